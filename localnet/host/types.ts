@@ -1,0 +1,101 @@
+/**
+ * The boundary between the local node's ledger/RPC layer and its contract host.
+ *
+ * The ledger layer (`localnet/ledger.ts`, `localnet/rpc/`) owns the entry store, ledgers,
+ * transaction validation and fees. The host (`localnet/host/`) runs one InvokeHostFunction
+ * against a read-only view of the store and returns what it would change; the ledger layer
+ * applies those changes only when the invocation succeeded.
+ *
+ * Ledger keys cross this boundary as base64 `LedgerKey` XDR strings (canonical, so usable
+ * as Map keys); entries as `xdr.LedgerEntry`.
+ *
+ * @module
+ */
+import type { xdr } from "@stellar/stellar-sdk";
+
+/** Read access to the current ledger entries. */
+export interface LedgerReader {
+  /** The live entry for a base64 LedgerKey, or undefined. */
+  get(key: string): xdr.LedgerEntry | undefined;
+}
+
+/** Ledger facts an invocation sees. */
+export interface LedgerInfo {
+  sequence: number;
+  timestamp: bigint;
+  networkPassphrase: string;
+  /** sha256(passphrase) */
+  networkId: Uint8Array;
+  protocolVersion: number;
+  /** Max TTL of an entry (ledgers), for auth expiry checks. */
+  maxEntryTtl: number;
+}
+
+/** Auth handling of an invocation (stellar-rpc semantics). */
+export type AuthMode = "enforce" | "record" | "record_allow_nonroot";
+
+/** One InvokeHostFunction to run. */
+export interface InvokeRequest {
+  reader: LedgerReader;
+  ledger: LedgerInfo;
+  /** The operation's source account (op source if set, else tx source), G… */
+  source: string;
+  hostFunction: xdr.HostFunction;
+  /** Auth entries attached to the operation (used in enforce mode). */
+  auth: xdr.SorobanAuthorizationEntry[];
+  mode: AuthMode;
+  /**
+   * Declared footprint (base64 LedgerKeys). When given (applying a submitted tx), any read
+   * outside readOnly ∪ readWrite, or write outside readWrite, fails the invocation with
+   * `Error(Storage, ExceededLimit)`. When absent (simulation), every access is allowed and
+   * recorded.
+   */
+  footprint?: { readOnly: Set<string>; readWrite: Set<string> };
+}
+
+/** A host error, as Soroban's `Error(<type>, <code>)`. */
+export interface HostErrorInfo {
+  /** "Contract" | "WasmVm" | "Context" | "Storage" | "Object" | "Crypto" | "Events" | "Budget" | "Value" | "Auth" */
+  type: string;
+  /** Contract error number, or a code name ("InvalidAction", "ExceededLimit", …). */
+  code: number | string;
+  /** Human message (first diagnostic of the failure). */
+  message: string;
+}
+
+/** Resources an invocation used, for fee computation and SorobanTransactionData. */
+export interface InvokeResources {
+  instructions: number;
+  diskReadBytes: number;
+  writeBytes: number;
+}
+
+/** What an invocation did. */
+export interface InvokeResult {
+  ok: boolean;
+  /** The return value (on success). */
+  returnValue?: xdr.ScVal;
+  /** The failure (when !ok). */
+  error?: HostErrorInfo;
+  /**
+   * The failure as stellar-rpc reports it in simulation: `HostError: Error(Contract, #3)\n\n
+   * Event log (newest first):\n   0: [Diagnostic Event] …`.
+   */
+  errorString?: string;
+  /** Contract events (empty when !ok: a failed call emits nothing). */
+  events: xdr.ContractEvent[];
+  /** Diagnostic events: fn_call / fn_return / error (inSuccessfulContractCall false when !ok). */
+  diagnosticEvents: xdr.DiagnosticEvent[];
+  /**
+   * Entries to write (value) or delete (null), by base64 LedgerKey. Empty when !ok.
+   * `lastModifiedLedgerSeq` is set by the ledger layer when applying.
+   */
+  changes: Map<string, xdr.LedgerEntry | null>;
+  /** Every key read (and not written), base64 LedgerKey — the readOnly footprint. */
+  readOnly: string[];
+  /** Every key written, created or deleted (including nonce keys) — the readWrite footprint. */
+  readWrite: string[];
+  /** Auth entries recorded (record modes) — or the submitted ones (enforce). */
+  auth: xdr.SorobanAuthorizationEntry[];
+  resources: InvokeResources;
+}
