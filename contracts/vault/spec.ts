@@ -1,0 +1,176 @@
+/**
+ * The vault's Soroban interface (functions, structs, errors).
+ *
+ * Struct fields are listed in byte order of their names, which is how `#[contracttype]`
+ * structs appear on the wire (ScMap keys sorted).
+ *
+ * @module
+ */
+import { defineSpec, T } from "../sdk.ts";
+import { VIGIL_SPEC_ERRORS } from "../registry/errors.ts";
+
+/** `VaultState`: the vault's books. */
+export interface VaultState {
+  /** Capital currently out with keepers (sum of outstanding draws). */
+  active_liq: bigint;
+  /** Cumulative realized profit (return_proceeds above the draw; slash income above a write-off). */
+  total_profit: bigint;
+  /** LP shares outstanding (including the locked minimum-liquidity shares). */
+  total_shares: bigint;
+  /** Capital owned by the vault, idle plus deployed. */
+  total_usdc: bigint;
+}
+
+/** `VaultConfig`: bounded configuration. */
+export interface VaultConfig {
+  /** Upper bound of total_usdc after a deposit. */
+  deposit_cap: bigint;
+  /** Upper bound of one keeper's cumulative outstanding draws (0 disables draws). */
+  max_draw_per_keeper: bigint;
+  /** Seconds newly minted shares stay locked. */
+  withdraw_cooldown: bigint;
+}
+
+/** `Depositor`: one depositor's record. */
+export interface Depositor {
+  /** Cumulative USDC deposited. */
+  deposited: bigint;
+  first_deposit_at: bigint;
+  last_deposit_at: bigint;
+  /** Shares still inside their cooldown (withdrawable once ledger time ≥ unlock_at). */
+  locked_shares: bigint;
+  shares: bigint;
+  /** When locked_shares unlock. */
+  unlock_at: bigint;
+  /** Cumulative USDC withdrawn. */
+  withdrawn: bigint;
+}
+
+/** `DepositorBalance`: what `balance` returns. */
+export interface DepositorBalance {
+  shares: bigint;
+  /** floor(shares * total_usdc / total_shares): what the shares are worth now. */
+  usdc_value: bigint;
+}
+
+const A = T.address;
+
+/** The vault spec. */
+export const VAULT_SPEC = defineSpec({
+  functions: [
+    {
+      name: "__constructor",
+      doc:
+        "Stores admin, USDC token and config; the registry may be given now or once later (set_registry).",
+      inputs: [["admin", A], ["usdc", A], ["config", T.udt("VaultConfig")], [
+        "registry",
+        T.option(A),
+      ]],
+    },
+    {
+      name: "set_registry",
+      doc: "Admin only, once: stores the registry address when the constructor did not.",
+      inputs: [["registry", A]],
+    },
+    {
+      name: "set_config",
+      doc: "Admin only: replaces the config within fixed bounds. Never moves funds.",
+      inputs: [["config", T.udt("VaultConfig")]],
+    },
+    {
+      name: "deposit",
+      doc:
+        "Depositor auth. Moves amount USDC in, mints floor(amount*total_shares/total_usdc) shares; returns the shares minted.",
+      inputs: [["depositor", A], ["amount", T.i128]],
+      output: T.i128,
+    },
+    {
+      name: "withdraw",
+      doc:
+        "Depositor auth. Burns shares (out of cooldown) for floor(shares*total_usdc/total_shares) USDC, limited to idle capital; returns the USDC paid.",
+      inputs: [["depositor", A], ["shares", T.i128]],
+      output: T.i128,
+    },
+    {
+      name: "draw",
+      doc:
+        "Keeper auth. Checks registration (registry get_keeper), transfers amount of idle capital to the keeper, marks the draw; returns the keeper's outstanding draw.",
+      inputs: [["keeper", A], ["amount", T.i128]],
+      output: T.i128,
+    },
+    {
+      name: "return_proceeds",
+      doc:
+        "Keeper auth. Pulls amount USDC back, settles the outstanding draw; profit = max(0, amount - drawn), a shortfall is a realized loss. Returns the profit.",
+      inputs: [["keeper", A], ["amount", T.i128], ["response_time_ms", T.u64]],
+      output: T.i128,
+    },
+    {
+      name: "book_slash",
+      doc:
+        "Registry only: books slashed stake already transferred to the vault and writes the keeper's outstanding draw off. Returns the amount written off.",
+      inputs: [["caller", A], ["keeper", A], ["amount", T.i128]],
+      output: T.i128,
+    },
+    { name: "get_state", doc: "The vault's books.", output: T.udt("VaultState") },
+    { name: "get_config", doc: "The vault configuration.", output: T.udt("VaultConfig") },
+    {
+      name: "get_depositor",
+      doc: "The depositor's record (all zero for an address that holds no shares).",
+      inputs: [["depositor", A]],
+      output: T.udt("Depositor"),
+    },
+    {
+      name: "balance",
+      doc: "The depositor's shares and their current USDC value.",
+      inputs: [["depositor", A]],
+      output: T.udt("DepositorBalance"),
+    },
+    {
+      name: "get_keeper_draw",
+      doc: "The keeper's outstanding draw (0 if none).",
+      inputs: [["keeper", A]],
+      output: T.i128,
+    },
+    { name: "get_registry", doc: "The registry address, if wired.", output: T.option(A) },
+    { name: "get_usdc", doc: "The USDC token contract.", output: A },
+    {
+      name: "get_admin",
+      doc: "The admin address (bounded set_config, one-time set_registry).",
+      output: A,
+    },
+    {
+      name: "get_total_loss",
+      doc:
+        "Cumulative realized losses (return shortfalls, slash write-offs above the slashed stake).",
+      output: T.i128,
+    },
+  ],
+  structs: {
+    VaultState: [
+      ["active_liq", T.i128],
+      ["total_profit", T.i128],
+      ["total_shares", T.i128],
+      ["total_usdc", T.i128],
+    ],
+    VaultConfig: [
+      ["deposit_cap", T.i128],
+      ["max_draw_per_keeper", T.i128],
+      ["withdraw_cooldown", T.u64],
+    ],
+    Depositor: [
+      ["deposited", T.i128],
+      ["first_deposit_at", T.u64],
+      ["last_deposit_at", T.u64],
+      ["locked_shares", T.i128],
+      ["shares", T.i128],
+      ["unlock_at", T.u64],
+      ["withdrawn", T.i128],
+    ],
+    DepositorBalance: [
+      ["shares", T.i128],
+      ["usdc_value", T.i128],
+    ],
+  },
+  errors: VIGIL_SPEC_ERRORS,
+});
