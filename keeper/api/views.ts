@@ -1,0 +1,218 @@
+/**
+ * The JSON shapes of `/api/state` and `/api/performance` (documented in `README.md`). Amounts are
+ * decimal strings of 7-decimal integer units, times ISO 8601, health factors finite or null.
+ */
+import type { Logger, LogLine } from "../log/mod.ts";
+import {
+  type DashboardState,
+  type DepositorRow,
+  type KeeperRow,
+  type LiquidationRecord,
+  listPositions,
+  type Position,
+  positionCounts,
+  sharePriceUnits,
+  type VaultConfigSnapshot,
+  type VaultSnapshot,
+} from "../state.ts";
+import { amount, finite, iso } from "./json.ts";
+
+/** Version of the JSON shapes; bumped only on incompatible changes. */
+export const API_VERSION = 1;
+
+/** Static facts about this keeper shown in `/api/state`. Never contains secrets. */
+export interface KeeperInfo {
+  networkPassphrase: string;
+  vaultContract: string;
+  registryContract: string;
+  lendingPool: string | null;
+  usdcContract: string | null;
+  pollIntervalSec: number;
+}
+
+/** Query options of `/api/state`. */
+export interface StateQuery {
+  /** Newest event lines to include (0..ring size). Default 100. */
+  events: number;
+  /** Riskiest positions to include; null = all. Default 500. */
+  positions: number | null;
+}
+
+/** Builds the `/api/state` body. */
+export function stateView(
+  s: DashboardState,
+  log: Logger,
+  info: KeeperInfo,
+  q: StateQuery,
+  now = new Date(),
+) {
+  const all = listPositions(s);
+  const shown = q.positions === null ? all : all.slice(0, q.positions);
+  const counts = positionCounts(s);
+  return {
+    api_version: API_VERSION,
+    generated_at: now.toISOString(),
+    keeper: {
+      name: s.self.name,
+      address: s.self.address,
+      mode: s.self.mode,
+      started_at: s.self.startedAt.toISOString(),
+      uptime_seconds: Math.max(0, Math.floor((now.getTime() - s.self.startedAt.getTime()) / 1000)),
+      network_passphrase: info.networkPassphrase,
+      vault_contract: info.vaultContract,
+      registry_contract: info.registryContract,
+      lending_pool: info.lendingPool,
+      usdc_contract: info.usdcContract,
+      poll_interval_seconds: info.pollIntervalSec,
+      latest_ledger: s.latestLedger,
+      last_cycle: s.stats.lastCycle && {
+        number: s.stats.lastCycle.number,
+        started_at: s.stats.lastCycle.startedAt.toISOString(),
+        duration_ms: Math.round(s.stats.lastCycle.durationMs),
+        errors: s.stats.lastCycle.errors,
+      },
+    },
+    keepers: s.keepers.map((k) => keeperView(k, s.self.address)),
+    keepers_read_at: iso(s.keepersReadAt),
+    positions: shown.map(positionView),
+    positions_summary: {
+      tracked: counts.tracked,
+      with_debt: counts.withDebt,
+      underwater: counts.underwater,
+      shown: shown.length,
+      truncated: shown.length < all.length,
+    },
+    vault: vaultView(s.vault),
+    vault_config: vaultConfigView(s.vaultConfig),
+    events: log.recent(q.events).map(eventView),
+  };
+}
+
+/** Builds the `/api/performance` body. */
+export function performanceView(s: DashboardState, now = new Date()) {
+  const st = s.stats;
+  return {
+    api_version: API_VERSION,
+    generated_at: now.toISOString(),
+    vault: vaultView(s.vault),
+    vault_config: vaultConfigView(s.vaultConfig),
+    share_price_series: s.sharePrice.map((p) => ({
+      time: p.time.toISOString(),
+      share_price: amount(sharePriceUnits(p.totalUsdc, p.totalShares)),
+      total_usdc: amount(p.totalUsdc),
+      total_shares: amount(p.totalShares),
+      ledger: p.ledger,
+    })),
+    depositors: s.depositors.map(depositorView),
+    keeper_stats: {
+      name: s.self.name,
+      address: s.self.address,
+      cycles: st.cycles,
+      fills: st.fills,
+      lost_races: st.lostRaces,
+      held: st.held,
+      failed: st.failed,
+      total_drew: amount(st.totalDrew),
+      total_proceeds: amount(st.totalProceeds),
+      total_profit: amount(st.totalProfit),
+      avg_response_time_ms: st.fills > 0 ? Math.round(st.responseTimeSumMs / st.fills) : null,
+      errors: st.errors,
+      outstanding_draw: amount(st.outstandingDraw),
+      native_balance: amount(st.nativeBalance),
+      last_liquidation_at: iso(st.lastLiquidationAt),
+    },
+    keepers: s.keepers.map((k) => keeperView(k, s.self.address)),
+    // Newest first: what a "recent fills" table shows.
+    liquidations: [...s.liquidations].reverse().map(liquidationView),
+  };
+}
+
+/** One event-log line as shown in `/api/state` (its `text` is the SSE `data`). */
+export function eventView(l: LogLine) {
+  return { id: l.id, ts: l.ts, level: l.level, text: l.text };
+}
+
+function keeperView(k: KeeperRow, self: string) {
+  return {
+    address: k.address,
+    name: k.name,
+    is_self: k.address === self,
+    stake: amount(k.stake),
+    active: k.active,
+    has_active_draw: k.hasActiveDraw,
+    draw_marked_at: iso(k.drawMarkedAt),
+    registered_at: iso(k.registeredAt),
+    total_executions: amount(k.totalExecutions),
+    successful_fills: amount(k.successfulFills),
+    total_profit: amount(k.totalProfit),
+    avg_response_time_ms: finite(k.avgResponseTimeMs),
+  };
+}
+
+function positionView(p: Position) {
+  const hf = finite(p.healthFactor);
+  return {
+    pool: p.pool,
+    user: p.user,
+    health_factor: hf,
+    underwater: hf !== null && hf < 1,
+    collateral_value: amount(p.collateralValue),
+    liabilities_value: amount(p.liabilitiesValue),
+    auction: p.auction && { start_block: p.auction.startBlock, percent: p.auction.percent },
+    updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+/** The vault block shared by both endpoints. */
+export function vaultView(v: VaultSnapshot | null) {
+  if (!v) return null;
+  return {
+    total_usdc: amount(v.totalUsdc),
+    total_shares: amount(v.totalShares),
+    total_profit: amount(v.totalProfit),
+    active_liq: amount(v.activeLiq),
+    idle: amount(v.totalUsdc - v.activeLiq),
+    share_price: amount(sharePriceUnits(v.totalUsdc, v.totalShares)),
+    ledger: v.ledger,
+    read_at: v.readAt.toISOString(),
+  };
+}
+
+function vaultConfigView(c: VaultConfigSnapshot | null) {
+  if (!c) return null;
+  return {
+    deposit_cap: amount(c.depositCap),
+    withdraw_cooldown_seconds: c.withdrawCooldownSec,
+    max_draw_per_keeper: amount(c.maxDrawPerKeeper),
+  };
+}
+
+function depositorView(d: DepositorRow) {
+  return {
+    address: d.address,
+    shares: amount(d.shares),
+    usdc_value: amount(d.usdcValue),
+    read_at: d.readAt.toISOString(),
+  };
+}
+
+function liquidationView(r: LiquidationRecord) {
+  return {
+    id: r.id,
+    adapter: r.adapter,
+    pool: r.pool,
+    user: r.user,
+    outcome: r.outcome,
+    drew: amount(r.drew),
+    proceeds: amount(r.proceeds),
+    profit: amount(r.profit),
+    response_time_ms: Math.round(r.responseTimeMs),
+    tx_hash: r.txHash,
+    ledger: r.ledger,
+    auction_block: r.auctionBlock ?? null,
+    time: r.time.toISOString(),
+    keeper: r.keeper,
+    keeper_name: r.keeperName,
+    note: r.note ?? null,
+  };
+}

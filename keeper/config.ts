@@ -1,0 +1,381 @@
+/**
+ * Keeper configuration from environment variables (spec "Keeper configuration"). `loadConfig` is
+ * pure: it takes the variables and returns a validated {@link Config} or throws {@link ConfigError}
+ * with the exact message to print. `readEnvironment` merges a best-effort `.env` file from the
+ * working directory under the real environment (the real environment wins).
+ */
+import { Keypair, Networks, StrKey } from "@stellar/stellar-sdk";
+import dotenv from "dotenv";
+import { redactSecrets } from "./log/redact.ts";
+
+/** A configuration problem; `message` is exactly what is printed to stderr before exit 1. */
+export class ConfigError extends Error {
+  /** The variable at fault. */
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(redactSecrets(message));
+    this.name = "ConfigError";
+    this.variable = variable;
+  }
+}
+
+/** Exit status of the keeper for any configuration or start-up error. */
+export const CONFIG_EXIT_CODE = 1;
+
+/** Defaults of the optional variables. */
+export const DEFAULTS = {
+  KEEPER_NAME: "keeper-1",
+  SOROBAN_RPC: "https://soroban-testnet.stellar.org",
+  HORIZON_URL: "https://horizon-testnet.stellar.org",
+  NETWORK_PASSPHRASE: Networks.TESTNET,
+  POLL_INTERVAL: 10,
+  MIN_PROFIT: 1.02,
+  API_PORT: 8080,
+  API_HOST: "0.0.0.0",
+  // 1 %: above a normal constant-product pool fee (0.3 %) plus the price impact of a
+  // keeper-sized lot, well below the 2 % MIN_PROFIT margin, so a swap that passes the floor cannot
+  // turn a fill that cleared MIN_PROFIT into a loss. Nectar uses the same value.
+  SLIPPAGE_BPS: 100,
+  ALLOCATION_DRIFT_BPS: 500,
+  LOG_LEVEL: "info",
+} as const;
+
+/** Log levels accepted by LOG_LEVEL. */
+export type ConfigLogLevel = "debug" | "info" | "warn" | "error";
+
+/** Validated keeper configuration. The secret exists only inside {@link Config.keypair}. */
+export interface Config {
+  /** Signs every transaction. Non-enumerable; never serialized. */
+  readonly keypair: Keypair;
+  /** The operator's public key (G…), the name used in logs. */
+  readonly operator: string;
+  readonly keeperName: string;
+  readonly registryContract: string;
+  readonly vaultContract: string;
+  /** null = vault-monitor-only mode (no liquidation cycle). */
+  readonly lendingPool: string | null;
+  /** null disables crediting USDC lots directly and stale-draw recovery. */
+  readonly usdcContract: string | null;
+  readonly sorobanRpc: string;
+  readonly horizonUrl: string;
+  readonly networkPassphrase: string;
+  /** Seconds, integer in [3, 300]. */
+  readonly pollIntervalSec: number;
+  /** Minimum lot/bid ratio to fill, finite and > 0. */
+  readonly minProfit: number;
+  /** 0 lets the OS pick a port (the bound port is logged). */
+  readonly apiPort: number;
+  readonly apiHost: string;
+  readonly primaryDexRouter: string | null;
+  readonly fallbackDexRouter: string | null;
+  /** Integer in [0, 10000]. */
+  readonly slippageBps: number;
+  readonly allocationVault: string | null;
+  /** Integer in [0, 10000]. */
+  readonly allocationDriftBps: number;
+  /** G… or C… addresses, in the given order, duplicates removed. */
+  readonly knownDepositors: readonly string[];
+  /** Allowed CORS origins; `["*"]` allows any. null = the default (localhost dev origins). */
+  readonly corsOrigins: readonly string[] | null;
+  readonly logLevel: ConfigLogLevel;
+  /** The same configuration without secrets, for logs and the API. */
+  toJSON(): Record<string, unknown>;
+}
+
+/** Variables read by {@link loadConfig}, in the order they are checked. */
+export const CONFIG_VARIABLES = [
+  "KEEPER_SECRET",
+  "KEEPER_NAME",
+  "REGISTRY_CONTRACT",
+  "VAULT_CONTRACT",
+  "LENDING_POOL",
+  "USDC_CONTRACT",
+  "SOROBAN_RPC",
+  "HORIZON_URL",
+  "NETWORK_PASSPHRASE",
+  "POLL_INTERVAL",
+  "MIN_PROFIT",
+  "API_PORT",
+  "PRIMARY_DEX_ROUTER",
+  "FALLBACK_DEX_ROUTER",
+  "SLIPPAGE_BPS",
+  "ALLOCATION_VAULT",
+  "ALLOCATION_DRIFT_BPS",
+  "KNOWN_DEPOSITORS",
+  "API_HOST",
+  "API_CORS_ORIGINS",
+  "LOG_LEVEL",
+] as const;
+
+type Env = Record<string, string | undefined>;
+
+const REQUIRED = ["KEEPER_SECRET", "REGISTRY_CONTRACT", "VAULT_CONTRACT"] as const;
+
+/** Validates the environment; throws {@link ConfigError} on the first problem found. */
+export function loadConfig(env: Env): Config {
+  const get = (k: string): string | undefined => {
+    const v = env[k];
+    if (v === undefined) return undefined;
+    const t = v.trim();
+    return t === "" ? undefined : t;
+  };
+  // Required variables first, in the spec's table order, so the message names the first missing one.
+  for (const k of REQUIRED) {
+    if (get(k) === undefined) throw new ConfigError(k, `missing required env: ${k}`);
+  }
+
+  const secret = get("KEEPER_SECRET")!;
+  if (!StrKey.isValidEd25519SecretSeed(secret)) {
+    throw new ConfigError(
+      "KEEPER_SECRET",
+      "invalid KEEPER_SECRET: not a Stellar secret seed (S followed by 55 base32 characters, valid checksum)",
+    );
+  }
+  const keypair = Keypair.fromSecret(secret);
+
+  const keeperName = get("KEEPER_NAME") ?? DEFAULTS.KEEPER_NAME;
+  // deno-lint-ignore no-control-regex
+  if (keeperName.length > 64 || /[\u0000-\u001f\u007f]/.test(keeperName)) {
+    throw new ConfigError(
+      "KEEPER_NAME",
+      "invalid KEEPER_NAME: at most 64 characters, no control characters",
+    );
+  }
+
+  const registryContract = contract(get, "REGISTRY_CONTRACT")!;
+  const vaultContract = contract(get, "VAULT_CONTRACT")!;
+  const lendingPool = contract(get, "LENDING_POOL");
+  const usdcContract = contract(get, "USDC_CONTRACT");
+  const sorobanRpc = httpUrl(get, "SOROBAN_RPC", DEFAULTS.SOROBAN_RPC);
+  const horizonUrl = httpUrl(get, "HORIZON_URL", DEFAULTS.HORIZON_URL);
+  const networkPassphrase = get("NETWORK_PASSPHRASE") ?? DEFAULTS.NETWORK_PASSPHRASE;
+  const pollIntervalSec = intIn(get, "POLL_INTERVAL", DEFAULTS.POLL_INTERVAL, 3, 300);
+  const minProfit = positiveNumber(get, "MIN_PROFIT", DEFAULTS.MIN_PROFIT);
+  const apiPort = intIn(get, "API_PORT", DEFAULTS.API_PORT, 0, 65535);
+  const primaryDexRouter = contract(get, "PRIMARY_DEX_ROUTER");
+  const fallbackDexRouter = contract(get, "FALLBACK_DEX_ROUTER");
+  const slippageBps = intIn(get, "SLIPPAGE_BPS", DEFAULTS.SLIPPAGE_BPS, 0, 10000);
+  const allocationVault = contract(get, "ALLOCATION_VAULT");
+  const allocationDriftBps = intIn(
+    get,
+    "ALLOCATION_DRIFT_BPS",
+    DEFAULTS.ALLOCATION_DRIFT_BPS,
+    0,
+    10000,
+  );
+  const knownDepositors = depositors(env.KNOWN_DEPOSITORS);
+  const apiHost = get("API_HOST") ?? DEFAULTS.API_HOST;
+  const corsOrigins = origins(get("API_CORS_ORIGINS"));
+  const logLevel = level(get("LOG_LEVEL"));
+
+  const publicView = {
+    operator: keypair.publicKey(),
+    keeperName,
+    registryContract,
+    vaultContract,
+    lendingPool,
+    usdcContract,
+    sorobanRpc,
+    horizonUrl,
+    networkPassphrase,
+    pollIntervalSec,
+    minProfit,
+    apiPort,
+    apiHost,
+    primaryDexRouter,
+    fallbackDexRouter,
+    slippageBps,
+    allocationVault,
+    allocationDriftBps,
+    knownDepositors: Object.freeze([...knownDepositors]),
+    corsOrigins: corsOrigins && Object.freeze([...corsOrigins]),
+    logLevel,
+  };
+  const cfg = { ...publicView } as Record<string | symbol, unknown>;
+  // The Keypair holds the raw secret: keep it off every enumeration, JSON and inspection path.
+  Object.defineProperty(cfg, "keypair", { value: keypair, enumerable: false });
+  const redacted = () => ({ ...publicView, keypair: `[Keypair ${publicView.operator}]` });
+  Object.defineProperty(cfg, "toJSON", { value: redacted, enumerable: false });
+  Object.defineProperty(cfg, Symbol.for("Deno.customInspect"), {
+    value: () => `Config ${JSON.stringify(redacted())}`,
+    enumerable: false,
+  });
+  Object.defineProperty(cfg, Symbol.for("nodejs.util.inspect.custom"), {
+    value: () => `Config ${JSON.stringify(redacted())}`,
+    enumerable: false,
+  });
+  return Object.freeze(cfg) as unknown as Config;
+}
+
+type Getter = (k: string) => string | undefined;
+
+function contract(get: Getter, key: string): string | null {
+  const v = get(key);
+  if (v === undefined) return null;
+  if (!StrKey.isValidContract(v)) {
+    throw new ConfigError(
+      key,
+      `invalid ${key}: ${show(v)} is not a contract address (C…, 56 chars)`,
+    );
+  }
+  return v;
+}
+
+function httpUrl(get: Getter, key: string, dflt: string): string {
+  const v = get(key);
+  if (v === undefined) return dflt;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(key, `invalid ${key}: ${show(v)} is not a URL`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    throw new ConfigError(key, `invalid ${key}: ${show(v)} is not an http(s) URL`);
+  }
+  return v;
+}
+
+function intIn(get: Getter, key: string, dflt: number, lo: number, hi: number): number {
+  const v = get(key);
+  if (v === undefined) return dflt;
+  if (!/^[+-]?\d+$/.test(v)) {
+    throw new ConfigError(
+      key,
+      `invalid ${key}: ${show(v)} is not an integer (allowed ${lo} to ${hi})`,
+    );
+  }
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < lo || n > hi) {
+    throw new ConfigError(key, `invalid ${key}: ${v} is outside [${lo}, ${hi}]`);
+  }
+  return n;
+}
+
+function positiveNumber(get: Getter, key: string, dflt: number): number {
+  const v = get(key);
+  if (v === undefined) return dflt;
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(v)) {
+    throw new ConfigError(key, `invalid ${key}: ${show(v)} is not a number (must be > 0)`);
+  }
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new ConfigError(key, `invalid ${key}: ${v} must be a finite number > 0`);
+  }
+  return n;
+}
+
+/** KNOWN_DEPOSITORS: comma-separated G…/C… addresses; whitespace and empty entries ignored. */
+function depositors(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === "") return [];
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const parts = raw.split(",");
+  for (let i = 0; i < parts.length; i++) {
+    const a = parts[i].trim();
+    if (a === "") continue;
+    if (!StrKey.isValidEd25519PublicKey(a) && !StrKey.isValidContract(a)) {
+      throw new ConfigError(
+        "KNOWN_DEPOSITORS",
+        `invalid KNOWN_DEPOSITORS: entry ${i + 1} ${
+          show(a)
+        } is not a G… account or C… contract address`,
+      );
+    }
+    if (!seen.has(a)) {
+      seen.add(a);
+      out.push(a);
+    }
+  }
+  return out;
+}
+
+/** API_CORS_ORIGINS: comma-separated origins (scheme://host[:port]) or `*`. */
+function origins(raw: string | undefined): string[] | null {
+  if (raw === undefined) return null;
+  const out: string[] = [];
+  for (const part of raw.split(",")) {
+    const o = part.trim();
+    if (o === "") continue;
+    if (o === "*") {
+      out.push(o);
+      continue;
+    }
+    let u: URL | undefined;
+    try {
+      u = new URL(o);
+    } catch {
+      u = undefined;
+    }
+    if (
+      !u || (u.protocol !== "http:" && u.protocol !== "https:") || u.origin !== o.replace(/\/$/, "")
+    ) {
+      throw new ConfigError(
+        "API_CORS_ORIGINS",
+        `invalid API_CORS_ORIGINS: ${show(o)} is not an origin like https://example.org or *`,
+      );
+    }
+    out.push(u.origin);
+  }
+  return [...new Set(out)];
+}
+
+function level(raw: string | undefined): ConfigLogLevel {
+  if (raw === undefined) return DEFAULTS.LOG_LEVEL;
+  const l = raw.toLowerCase();
+  if (l === "debug" || l === "info" || l === "warn" || l === "error") return l;
+  throw new ConfigError(
+    "LOG_LEVEL",
+    `invalid LOG_LEVEL: ${show(raw)} is not debug, info, warn or error`,
+  );
+}
+
+/** Quotes a user value for a message, shortened; secrets are redacted by ConfigError anyway. */
+function show(v: string): string {
+  return JSON.stringify(v.length > 80 ? `${v.slice(0, 77)}...` : v);
+}
+
+/** Result of reading `.env` plus the process environment. */
+export interface EnvironmentRead {
+  /** Merged variables: the real environment wins over `.env`. */
+  env: Record<string, string>;
+  /** Path of the `.env` file that was read, if any. */
+  dotenvPath: string | null;
+  /** Non-fatal problems (unreadable `.env`, `.env` readable by others while holding a secret). */
+  warnings: string[];
+}
+
+/**
+ * Reads `<dir>/.env` best-effort (a missing or unreadable file is not an error) and overlays the
+ * process environment on it. The process environment is not modified.
+ */
+export function readEnvironment(
+  opts: { dir?: string; processEnv?: Record<string, string> } = {},
+): EnvironmentRead {
+  const dir = opts.dir ?? Deno.cwd();
+  const processEnv = opts.processEnv ?? Deno.env.toObject();
+  const path = `${dir.replace(/\/$/, "")}/.env`;
+  const warnings: string[] = [];
+  let fileVars: Record<string, string> = {};
+  let dotenvPath: string | null = null;
+  try {
+    const text = Deno.readTextFileSync(path);
+    fileVars = dotenv.parse(text);
+    dotenvPath = path;
+    if (fileVars.KEEPER_SECRET) {
+      const mode = Deno.statSync(path).mode;
+      if (mode !== null && (mode & 0o077) !== 0) {
+        warnings.push(
+          `${path} holds KEEPER_SECRET and is readable by other users (mode ${
+            (mode & 0o777).toString(8)
+          }); chmod 600 it`,
+        );
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) {
+      warnings.push(`could not read ${path}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return { env: { ...fileVars, ...processEnv }, dotenvPath, warnings };
+}

@@ -1,0 +1,106 @@
+/** Turning log fields into JSON-safe values, and lines into JSON or human text. */
+import { Keypair } from "@stellar/stellar-sdk";
+import { redactSecrets } from "./redact.ts";
+
+/** A JSON value. */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+const MAX_DEPTH = 6;
+const MAX_STRING = 8192;
+
+/**
+ * Converts any value into a JSON-safe one: bigint → decimal string, Date → ISO 8601, non-finite
+ * numbers → their name as a string, Error → {name, message}, Keypair → its public key (never the
+ * secret), byte arrays → a length note, strings redacted and capped. Cycles and deep nesting are cut.
+ */
+export function toJsonValue(value: unknown, depth = 0, seen = new WeakSet<object>()): JsonValue {
+  switch (typeof value) {
+    case "string":
+      return cap(redactSecrets(value));
+    case "number":
+      return Number.isFinite(value) ? value : String(value);
+    case "bigint":
+      return value.toString();
+    case "boolean":
+      return value;
+    case "undefined":
+      return null;
+    case "symbol":
+      return value.toString();
+    case "function":
+      return `[function ${value.name || "anonymous"}]`;
+  }
+  if (value === null) return null;
+  const obj = value as object;
+  if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? "Invalid Date" : obj.toISOString();
+  if (obj instanceof Keypair) return obj.publicKey();
+  if (obj instanceof Error) return errorValue(obj, depth, seen);
+  if (obj instanceof Uint8Array || obj instanceof ArrayBuffer) return `[${obj.byteLength} bytes]`;
+  if (seen.has(obj)) return "[circular]";
+  if (depth >= MAX_DEPTH) return "[nested]";
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) return obj.slice(0, 200).map((v) => toJsonValue(v, depth + 1, seen));
+    if (obj instanceof Map) {
+      const out: Record<string, JsonValue> = {};
+      for (const [k, v] of obj) out[String(k)] = toJsonValue(v, depth + 1, seen);
+      return out;
+    }
+    if (obj instanceof Set) return [...obj].map((v) => toJsonValue(v, depth + 1, seen));
+    // Objects that know how to present themselves (e.g. Config's redacted toJSON).
+    const maybeJson = (obj as { toJSON?: () => unknown }).toJSON;
+    if (typeof maybeJson === "function") return toJsonValue(maybeJson.call(obj), depth + 1, seen);
+    const out: Record<string, JsonValue> = {};
+    for (const [k, v] of Object.entries(obj)) {
+      if (typeof v === "function") continue;
+      out[k] = toJsonValue(v, depth + 1, seen);
+    }
+    return out;
+  } finally {
+    seen.delete(obj);
+  }
+}
+
+function errorValue(err: Error, depth: number, seen: WeakSet<object>): JsonValue {
+  const out: Record<string, JsonValue> = {
+    name: err.name,
+    message: cap(redactSecrets(err.message)),
+  };
+  const code = (err as { code?: unknown }).code;
+  if (code !== undefined) out.code = toJsonValue(code, depth + 1, seen);
+  if (err.cause !== undefined && depth < MAX_DEPTH) {
+    out.cause = toJsonValue(err.cause, depth + 1, seen);
+  }
+  return out;
+}
+
+function cap(s: string): string {
+  return s.length > MAX_STRING ? `${s.slice(0, MAX_STRING)}…(${s.length - MAX_STRING} more)` : s;
+}
+
+/** Collapses line breaks so one log line stays one line (SSE data, terminals). */
+export function oneLine(s: string): string {
+  return s.replace(/\r\n|\r|\n/g, " ⏎ ");
+}
+
+/** `key=value` rendering of one field for the human line. */
+export function humanValue(v: JsonValue): string {
+  if (v === null) return "null";
+  if (typeof v === "string") {
+    return v === "" || /[\s="\\]/.test(v) ? JSON.stringify(v) : v;
+  }
+  if (typeof v === "object") {
+    // An Error rendered as its message reads better than a JSON object.
+    if (!Array.isArray(v) && typeof v.message === "string" && typeof v.name === "string") {
+      return JSON.stringify(`${v.name}: ${v.message}`);
+    }
+    return JSON.stringify(v);
+  }
+  return String(v);
+}

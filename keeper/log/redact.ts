@@ -1,0 +1,48 @@
+/**
+ * Secret redaction: the last guard before any text leaves the process (stderr, SSE, API, metrics).
+ *
+ * A Stellar secret seed is `S` + 55 base32 characters (56 in all). A run of exactly 56 base32
+ * characters starting with `S` is redacted even when its checksum is wrong (a mistyped secret is
+ * still mostly secret); inside longer base32 runs (e.g. a muxed `M…` address) only substrings that
+ * pass `StrKey.isValidEd25519SecretSeed` are redacted, so ordinary addresses are never mangled.
+ */
+import { StrKey } from "@stellar/stellar-sdk";
+
+/** What a redacted secret seed is replaced with. */
+export const REDACTED = "[REDACTED]";
+
+const BASE32_RUN = /[A-Z2-7]{56,}/g;
+
+/** Replaces every Stellar secret seed found in `text` with {@link REDACTED}. */
+export function redactSecrets(text: string): string {
+  // Fast path: no candidate run at all (the common case for log lines and JSON bodies).
+  if (!text.includes("S")) return text;
+  BASE32_RUN.lastIndex = 0;
+  if (!BASE32_RUN.test(text)) return text;
+  BASE32_RUN.lastIndex = 0;
+  return text.replace(BASE32_RUN, redactRun);
+}
+
+function redactRun(run: string): string {
+  if (run.length === 56) return run[0] === "S" ? REDACTED : run;
+  let out = "";
+  let i = 0;
+  while (i < run.length) {
+    if (run[i] === "S" && i + 56 <= run.length) {
+      const candidate = run.slice(i, i + 56);
+      if (StrKey.isValidEd25519SecretSeed(candidate)) {
+        out += REDACTED;
+        i += 56;
+        continue;
+      }
+    }
+    out += run[i];
+    i++;
+  }
+  return out;
+}
+
+/** True when `text` still contains something {@link redactSecrets} would replace. */
+export function containsSecret(text: string): boolean {
+  return redactSecrets(text) !== text;
+}

@@ -1,0 +1,275 @@
+/**
+ * Keeper entry point: `runKeeper()` loads the configuration (`.env` best-effort, the real
+ * environment wins), builds the shared context, runs the chain part's start-up hook, serves the
+ * HTTP API on API_PORT, starts the cycle hook, and shuts down cleanly on SIGINT/SIGTERM.
+ *
+ * Exit status: 0 after a clean shutdown; 1 for a configuration error (message on stderr, e.g.
+ * `missing required env: KEEPER_SECRET`) or a start-up failure (API port cannot be bound, the
+ * start-up hook threw).
+ *
+ * Runnable directly: `deno run -A keeper/main.ts`.
+ */
+import type { Hono } from "hono";
+import { CONFIG_EXIT_CODE, ConfigError, loadConfig, readEnvironment } from "./config.ts";
+import { type ApiServer, createApi, serveApi, type SseOptions } from "./api/mod.ts";
+import { createKeeperContext, type KeeperContext } from "./context.ts";
+import { type LoggerOptions, redactSecrets } from "./log/mod.ts";
+
+/** A running cycle loop, as returned by {@link KeeperHooks.startCycle}. */
+export interface CycleHandle {
+  /**
+   * Stops the loop: no new cycle starts; resolves when the cycle in progress (if any) has finished
+   * or reached a safe point (`ctx.signal` is already aborted when this is called).
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * SEAM for the chain part of the keeper (registration, adapters, the cycle, recovery).
+ * Both hooks are optional; without them the keeper serves the API only.
+ */
+export interface KeeperHooks {
+  /**
+   * Spec start-up steps 3–4, before the API starts: `register(operator, KEEPER_NAME)` (every
+   * failure only a warning, use `ctx.recordError("registration", …)`), build the adapters and the
+   * DEX client. Throwing here aborts start-up with exit status 1.
+   */
+  prepare?(ctx: KeeperContext): Promise<void> | void;
+  /**
+   * Spec start-up step 6, after the API is up: start the ticker (see {@link startTicker}).
+   * Not called in vault-monitor-only mode unless `runInMonitorMode` is set.
+   */
+  startCycle?(ctx: KeeperContext): CycleHandle | Promise<CycleHandle>;
+  /** Also call `startCycle` when LENDING_POOL is empty (a monitor-only cycle refreshing vault data). */
+  runInMonitorMode?: boolean;
+}
+
+/**
+ * SEAM: the hooks `deno run -A keeper/main.ts` (and `main.ts keeper`) use. The chain part replaces
+ * this with its implementation; until then the keeper serves the API only.
+ */
+export const DEFAULT_HOOKS: KeeperHooks = {};
+
+/** Options of {@link runKeeper}; all optional, for embedding and tests. */
+export interface RunKeeperOptions {
+  /** Variables to use instead of `.env` + `Deno.env`. */
+  env?: Record<string, string>;
+  /** Directory whose `.env` is read. Default: the working directory. */
+  dir?: string;
+  /** Aborting it shuts the keeper down, like SIGTERM. */
+  signal?: AbortSignal;
+  /** Listen for SIGINT/SIGTERM. Default true. */
+  handleSignals?: boolean;
+  hooks?: KeeperHooks;
+  sse?: SseOptions;
+  logOptions?: LoggerOptions;
+  /** Export default process metrics. Default true. */
+  defaultMetrics?: boolean;
+  /** How long shutdown waits for the cycle in progress before abandoning it. Default 30 000 ms. */
+  shutdownTimeoutMs?: number;
+  /** Builds the HTTP app (e.g. the API with the web pages mounted). Default: `createApi(ctx)`. */
+  app?: (ctx: KeeperContext) => Hono;
+  /** Called once the API listens. */
+  onReady?: (ready: { url: string; port: number; ctx: KeeperContext }) => void;
+}
+
+/** Runs the keeper until shutdown; resolves with the process exit status. */
+export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
+  let env: Record<string, string>;
+  const early: string[] = [];
+  if (opts.env) {
+    env = opts.env;
+  } else {
+    const read = readEnvironment({ dir: opts.dir });
+    env = read.env;
+    early.push(...read.warnings);
+  }
+
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      return CONFIG_EXIT_CODE;
+    }
+    console.error(redactSecrets(`configuration failed: ${e instanceof Error ? e.message : e}`));
+    return CONFIG_EXIT_CODE;
+  }
+
+  const abort = new AbortController();
+  const ctx = createKeeperContext(config, {
+    signal: abort.signal,
+    sse: opts.sse,
+    logOptions: opts.logOptions,
+    defaultMetrics: opts.defaultMetrics,
+  });
+  const log = ctx.log;
+  for (const w of early) log.warn(w);
+  const hooks = opts.hooks ?? DEFAULT_HOOKS;
+  log.info("keeper starting", {
+    operator: config.operator,
+    name: config.keeperName,
+    mode: ctx.state.self.mode,
+    rpc: config.sorobanRpc,
+    vault: config.vaultContract,
+    registry: config.registryContract,
+    lending_pool: config.lendingPool,
+    poll_interval_s: config.pollIntervalSec,
+  });
+  if (!config.lendingPool) {
+    log.info("LENDING_POOL is empty: vault-monitor-only mode, no liquidation cycle");
+  }
+
+  // Shutdown triggers: OS signals and the caller's AbortSignal.
+  let stopRequested!: (why: string) => void;
+  const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
+  let forced!: () => void;
+  const forcedP = new Promise<void>((resolve) => (forced = resolve));
+  let signalCount = 0;
+  const onSignal = (name: Deno.Signal) => () => {
+    signalCount++;
+    if (signalCount > 1) {
+      log.warn("second signal: not waiting for the cycle in progress", { signal: name });
+      forced();
+    }
+    stopRequested(name);
+  };
+  const listeners: [Deno.Signal, () => void][] = [];
+  if (opts.handleSignals ?? true) {
+    for (const s of ["SIGINT", "SIGTERM"] as const) {
+      const fn = onSignal(s);
+      Deno.addSignalListener(s, fn);
+      listeners.push([s, fn]);
+    }
+  }
+  const onAbort = () => stopRequested("abort");
+  if (opts.signal?.aborted) stopRequested("abort");
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const cleanupListeners = () => {
+    for (const [s, fn] of listeners) Deno.removeSignalListener(s, fn);
+    opts.signal?.removeEventListener("abort", onAbort);
+  };
+
+  let server: ApiServer | undefined;
+  let cycle: CycleHandle | undefined;
+  try {
+    if (hooks.prepare) await hooks.prepare(ctx);
+    try {
+      server = serveApi(ctx, {
+        port: config.apiPort,
+        hostname: config.apiHost,
+        app: opts.app ? opts.app(ctx) : createApi(ctx),
+      });
+    } catch (e) {
+      log.error("cannot start the HTTP API", {
+        host: config.apiHost,
+        port: config.apiPort,
+        err: e,
+      });
+      abort.abort();
+      cleanupListeners();
+      return CONFIG_EXIT_CODE;
+    }
+    log.info("api listening", { url: server.url, port: server.addr.port });
+    opts.onReady?.({ url: server.url, port: server.addr.port, ctx });
+
+    const cycleWanted = hooks.startCycle &&
+      (ctx.state.self.mode === "liquidation" || hooks.runInMonitorMode);
+    if (cycleWanted && !abort.signal.aborted) cycle = await hooks.startCycle!(ctx);
+    else if (!hooks.startCycle) log.info("no cycle installed: serving the API only");
+  } catch (e) {
+    log.error("start-up failed", { err: e });
+    abort.abort();
+    await server?.shutdown();
+    cleanupListeners();
+    return CONFIG_EXIT_CODE;
+  }
+
+  const why = await stopped;
+  log.info("shutting down", { reason: why });
+  abort.abort();
+  if (cycle) {
+    const timeoutMs = opts.shutdownTimeoutMs ?? 30_000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((
+      r,
+    ) => (timer = setTimeout(() => r("timeout"), timeoutMs)));
+    const result = await Promise.race([
+      cycle.stop().then(() => "done" as const, (e) => {
+        log.error("cycle stop failed", { err: e });
+        return "done" as const;
+      }),
+      timeout,
+      forcedP.then(() => "forced" as const),
+    ]);
+    clearTimeout(timer);
+    if (result !== "done") log.warn("abandoning the cycle in progress", { reason: result });
+  }
+  await server!.shutdown();
+  cleanupListeners();
+  log.info("keeper stopped");
+  return 0;
+}
+
+/** What one cycle reports back to {@link startTicker}. */
+export interface CycleReport {
+  /** Errors logged during the cycle (adapter/task failures are counted, not thrown). */
+  errors: number;
+}
+
+/**
+ * Runs `cycle` now and then every POLL_INTERVAL seconds, never overlapping (a long cycle delays
+ * the next one instead of stacking), recording each in state and metrics. A thrown cycle is
+ * logged and counted (`kind="cycle"`) and the ticker goes on. `stop()` waits for the cycle in
+ * progress, which sees `ctx.signal` aborted.
+ */
+export function startTicker(
+  ctx: KeeperContext,
+  cycle: (ctx: KeeperContext) => Promise<CycleReport>,
+  opts: { intervalMs?: number; runImmediately?: boolean } = {},
+): CycleHandle {
+  const intervalMs = opts.intervalMs ?? ctx.config.pollIntervalSec * 1000;
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | undefined;
+
+  const runOne = async () => {
+    const startedAt = new Date();
+    const t0 = performance.now();
+    let errors = 0;
+    try {
+      errors = (await cycle(ctx)).errors;
+    } catch (e) {
+      errors++;
+      ctx.recordError("cycle", e, { level: "error", msg: "cycle failed" });
+    }
+    ctx.recordCycle({ startedAt, durationMs: performance.now() - t0, errors });
+  };
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      const t0 = performance.now();
+      running = runOne().finally(() => {
+        running = undefined;
+        // Keep the cadence: the next cycle starts one interval after this one started.
+        schedule(Math.max(0, intervalMs - (performance.now() - t0)));
+      });
+    }, delay);
+  };
+  schedule(opts.runImmediately === false ? intervalMs : 0);
+
+  return {
+    async stop() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}
+
+if (import.meta.main) {
+  Deno.exit(await runKeeper());
+}
