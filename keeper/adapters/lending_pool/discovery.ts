@@ -1,0 +1,242 @@
+/**
+ * Borrower discovery from pool events, followed incrementally with a getEvents cursor.
+ *
+ * A position changes only through a pool call that emits an event naming its owner (Blend v2:
+ * supply/withdraw/supply_collateral/withdraw_collateral/borrow/repay/flash_loan with the owner
+ * in topic[2]; new_auction/fill_auction/delete_auction with the user in topic[2] and, for fills,
+ * the filler in data[0]; bad_debt with the user in topic[1]). Interest and prices move health
+ * factors without events, but those come from the reserves and the oracle, which are re-read
+ * every cycle. So after the cold-start backfill a cycle reads only the positions of owners that
+ * appeared in new events: a steady cycle with no events makes one getEvents request and reads
+ * no positions, whatever the number of borrowers.
+ *
+ * Everything here is a cache: a restarted keeper rebuilds it from the chain (events within the
+ * RPC's retention window, then the current Positions entries).
+ *
+ * @module
+ */
+import { Positions } from "@blend-capital/blend-sdk";
+import { scValToNative, xdr } from "@stellar/stellar-sdk";
+import {
+  contractDataKey,
+  getEventsPage,
+  getLedgerEntries,
+  type RawEvent,
+} from "../../chain/ledger.ts";
+import type { ChainRpc } from "../../chain/rpc.ts";
+import { sv } from "../../chain/scval.ts";
+
+/** Events whose topic[2] is the position owner. */
+const OWNER_IN_TOPIC2 = new Set([
+  "supply",
+  "withdraw",
+  "supply_collateral",
+  "withdraw_collateral",
+  "borrow",
+  "repay",
+  "flash_loan",
+]);
+
+/** Result of one {@link BorrowerIndex.sync}. */
+export interface SyncReport {
+  events: number;
+  pages: number;
+  /** Owners whose positions were (re)read. */
+  refreshed: number;
+  /** True when the cursor was lost (retention) and discovery restarted from the oldest ledger. */
+  restarted: boolean;
+}
+
+/** Options of {@link BorrowerIndex}. */
+export interface BorrowerIndexOptions {
+  /** Addresses that are never borrowers (the pool, its backstop, this keeper). */
+  exclude?: Iterable<string>;
+  /** getEvents page size (default 1000). */
+  pageLimit?: number;
+  /** Max getEvents pages per sync, so a huge backlog spreads over cycles (default 200). */
+  maxPages?: number;
+}
+
+/** The set of known borrowers of one pool, their positions, and open liquidation auctions. */
+export class BorrowerIndex {
+  readonly poolId: string;
+  /** Positions of owners with liabilities, as Blend SDK objects. */
+  readonly positions = new Map<string, Positions>();
+  /** Users with an open user-liquidation auction (per events since the backfill). */
+  readonly auctions = new Set<string>();
+  /** Every owner seen in events (with or without debt). */
+  readonly owners = new Set<string>();
+  #dirty = new Set<string>();
+  #cursor: string | undefined;
+  #nextStart: number | undefined;
+  #exclude: Set<string>;
+  #pageLimit: number;
+  #maxPages: number;
+
+  constructor(poolId: string, opts: BorrowerIndexOptions = {}) {
+    this.poolId = poolId;
+    this.#exclude = new Set([poolId, ...(opts.exclude ?? [])]);
+    this.#pageLimit = opts.pageLimit ?? 1000;
+    this.#maxPages = opts.maxPages ?? 200;
+  }
+
+  /** Adds addresses that are never borrowers. */
+  exclude(...addresses: string[]): void {
+    for (const a of addresses) this.#exclude.add(a);
+  }
+
+  /** Marks owners for a positions re-read at the next sync (e.g. after our own fill). */
+  markDirty(...users: string[]): void {
+    for (const u of users) if (!this.#exclude.has(u)) this.#dirty.add(u);
+  }
+
+  /** True once the first sync has run. */
+  get started(): boolean {
+    return this.#cursor !== undefined || this.#nextStart !== undefined;
+  }
+
+  /**
+   * Reads new pool events (from the cursor; on the first call from the RPC's oldest ledger),
+   * then re-reads the positions of the owners they named, in batches of ≤ 200 keys.
+   */
+  async sync(chain: ChainRpc): Promise<SyncReport> {
+    let restarted = false;
+    let pages = 0;
+    let events = 0;
+    let cursor = this.#cursor;
+    let startLedger = this.#nextStart;
+    if (!cursor && startLedger === undefined) {
+      startLedger = (await chain.server.getHealth()).oldestLedger;
+    }
+    while (pages < this.#maxPages) {
+      let page;
+      try {
+        page = await getEventsPage(chain, {
+          contractIds: [this.poolId],
+          cursor,
+          startLedger: cursor ? undefined : startLedger,
+          limit: this.#pageLimit,
+        });
+      } catch (err) {
+        // -32600: the cursor/start is outside the retention window; rescan from the oldest.
+        if (isRangeError(err) && !restarted) {
+          restarted = true;
+          cursor = undefined;
+          startLedger = (await chain.server.getHealth()).oldestLedger;
+          continue;
+        }
+        throw err;
+      }
+      pages++;
+      for (const ev of page.events) this.#apply(ev);
+      events += page.events.length;
+      const next = page.cursor || page.events.at(-1)?.id;
+      if (!next) {
+        // No cursor from the node: continue from the tip next time (re-reading a ledger's
+        // events is harmless, the index is idempotent).
+        startLedger = Math.max(startLedger ?? 0, page.latestLedger);
+        cursor = undefined;
+        break;
+      }
+      const advanced = next !== cursor;
+      cursor = next;
+      // Caught up: an empty page, or a partial page whose cursor reached the tip.
+      if (!advanced || page.events.length === 0) break;
+      if (page.events.length < this.#pageLimit && cursorLedger(cursor) >= page.latestLedger) break;
+    }
+    this.#cursor = cursor;
+    this.#nextStart = cursor ? undefined : startLedger;
+    const refreshed = await this.#refresh(chain);
+    return { events, pages, refreshed, restarted };
+  }
+
+  #apply(ev: RawEvent): void {
+    if (ev.inSuccessfulContractCall === false) return;
+    let topics: xdr.ScVal[];
+    try {
+      topics = ev.topic.map((t) => xdr.ScVal.fromXDR(t, "base64"));
+    } catch {
+      return;
+    }
+    const name = topics[0]?.type === "scvSymbol" ? String(topics[0].sym) : undefined;
+    if (!name) return;
+    const addrAt = (i: number): string | undefined => {
+      const t = topics[i];
+      return t?.type === "scvAddress" ? String(scValToNative(t)) : undefined;
+    };
+    if (OWNER_IN_TOPIC2.has(name)) {
+      this.#touch(addrAt(2));
+      return;
+    }
+    if (name === "bad_debt") {
+      this.#touch(addrAt(1));
+      return;
+    }
+    if (name === "new_auction" || name === "fill_auction" || name === "delete_auction") {
+      const type = topics[1]?.type === "scvU32" ? Number(topics[1].u32) : -1;
+      const user = addrAt(2);
+      if (type !== 0 || !user) return;
+      if (name === "new_auction") this.auctions.add(user);
+      if (name === "delete_auction") this.auctions.delete(user);
+      if (name === "fill_auction") {
+        try {
+          const data = scValToNative(xdr.ScVal.fromXDR(ev.value, "base64")) as unknown[];
+          const filler = typeof data[0] === "string" ? data[0] : undefined;
+          if (BigInt(data[1] as bigint) >= 100n) this.auctions.delete(user);
+          this.#touch(filler);
+        } catch {
+          this.auctions.delete(user); // unknown shape: re-check on the chain at execution
+        }
+      }
+      this.#touch(user);
+    }
+  }
+
+  #touch(user: string | undefined): void {
+    if (!user || this.#exclude.has(user)) return;
+    this.owners.add(user);
+    this.#dirty.add(user);
+  }
+
+  async #refresh(chain: ChainRpc): Promise<number> {
+    if (this.#dirty.size === 0) return 0;
+    const users = [...this.#dirty];
+    this.#dirty.clear();
+    const keys = users.map((u) => positionsKey(this.poolId, u).toXDR("base64"));
+    let entries;
+    try {
+      ({ entries } = await getLedgerEntries(chain, keys));
+    } catch (err) {
+      for (const u of users) this.#dirty.add(u); // retry next cycle
+      throw err;
+    }
+    users.forEach((u, i) => {
+      const e = entries.get(keys[i]);
+      const p = e ? Positions.fromLedgerEntryData(e.xdr) : undefined;
+      if (p && p.liabilities.size > 0) this.positions.set(u, p);
+      else this.positions.delete(u);
+    });
+    return users.length;
+  }
+}
+
+/** Ledger key of a user's Blend positions. */
+export function positionsKey(poolId: string, user: string): xdr.LedgerKey {
+  return contractDataKey(poolId, sv.variant("Positions", sv.address(user)));
+}
+
+/** The ledger of an event id / cursor (`%019d-%010d` of TOID: ledger << 32 | …). */
+export function cursorLedger(cursor: string | undefined): number {
+  if (!cursor) return 0;
+  const head = cursor.split("-")[0];
+  try {
+    return Number(BigInt(head) >> 32n);
+  } catch {
+    return 0;
+  }
+}
+
+function isRangeError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === -32600;
+}

@@ -1,0 +1,152 @@
+/**
+ * DEX conversion of seized collateral to USDC (the spec's SwapToUSDC), exactly:
+ *
+ * 1. Venues in order: the primary router, then the fallback router (whichever are configured).
+ * 2. Slippage floor: floor = refValue × (10000 − SLIPPAGE_BPS) / 10000, where refValue is the
+ *    oracle-implied USDC value of the input. A quote below the floor is ErrSlippageExceeded and
+ *    stops: no other venue is tried (the price is wrong, not the venue).
+ * 3. A transient venue error — the quote failed, or the swap transaction was refused or FAILED
+ *    (nothing moved) — tries the next venue. Every venue failing is ErrNoRoute.
+ * 4. When the outcome of a sent swap is unknown (no confirmation before the poll deadline),
+ *    no other venue is tried: funds may have moved. The error propagates.
+ * 5. `amount_out_min` on chain = max(floor, quote × (10000 − SLIPPAGE_BPS) / 10000): execution
+ *    can neither fall below the oracle floor nor slip more than SLIPPAGE_BPS from the quote.
+ * 6. Proceeds are the keeper's measured USDC balance delta across the swap; a swap that was sent
+ *    but did not raise the balance is an error (no profit can be booked from it).
+ * 7. No automatic retries: a failure is retried, if at all, by the next cycle.
+ *
+ * @module
+ */
+import type { Keypair } from "@stellar/stellar-sdk";
+import { describeError, ErrNoRoute, ErrSlippageExceeded, isAmbiguous } from "../chain/errors.ts";
+import type { ChainRpc } from "../chain/rpc.ts";
+import type { InvokeOptions } from "../chain/tx.ts";
+import { tokenBalance } from "../token.ts";
+import { detectVenue, type Venue } from "./venues.ts";
+
+export { detectVenue, phoenixVenue, soroswapVenue, type Venue } from "./venues.ts";
+
+/** A completed conversion. */
+export interface SwapOutcome {
+  /** Measured USDC balance delta. */
+  proceeds: bigint;
+  venue: string;
+  txHash: string;
+  quote: bigint;
+  floor: bigint;
+  minOut: bigint;
+  /** Venues that failed before this one succeeded. */
+  failures: { venue: string; error: string }[];
+}
+
+/** Options of {@link SwapClient}. */
+export interface SwapClientOptions {
+  usdc: string;
+  /** Integer in [0, 10000]. */
+  slippageBps: number;
+  primary?: Venue;
+  fallback?: Venue;
+  /** Observer of venue failures (for logs/metrics). */
+  onVenueError?: (venue: string, err: unknown) => void;
+}
+
+/** floor = refValue × (10000 − bps) / 10000, rounded down. */
+export function slippageFloor(refValue: bigint, bps: number): bigint {
+  return (refValue * BigInt(10_000 - bps)) / 10_000n;
+}
+
+/** The keeper's DEX client: exists only when at least one router is configured. */
+export class SwapClient {
+  readonly usdc: string;
+  readonly slippageBps: number;
+  readonly venues: Venue[];
+  #onVenueError?: (venue: string, err: unknown) => void;
+
+  constructor(opts: SwapClientOptions) {
+    if (!Number.isInteger(opts.slippageBps) || opts.slippageBps < 0 || opts.slippageBps > 10_000) {
+      throw new RangeError("slippageBps must be an integer in [0, 10000]");
+    }
+    this.usdc = opts.usdc;
+    this.slippageBps = opts.slippageBps;
+    this.venues = [opts.primary, opts.fallback].filter((v): v is Venue => v !== undefined);
+    this.#onVenueError = opts.onVenueError;
+  }
+
+  /** Builds the client from router addresses (either may be null), detecting each ABI. */
+  static async create(
+    chain: ChainRpc,
+    opts: {
+      usdc: string;
+      slippageBps: number;
+      primaryRouter: string | null;
+      fallbackRouter: string | null;
+      invoke?: InvokeOptions;
+      onVenueError?: (venue: string, err: unknown) => void;
+    },
+  ): Promise<SwapClient> {
+    const [primary, fallback] = await Promise.all([
+      opts.primaryRouter
+        ? detectVenue(chain, "primary", opts.primaryRouter, opts.invoke)
+        : undefined,
+      opts.fallbackRouter
+        ? detectVenue(chain, "fallback", opts.fallbackRouter, opts.invoke)
+        : undefined,
+    ]);
+    return new SwapClient({ ...opts, primary, fallback });
+  }
+
+  /**
+   * Swaps `amountIn` of `tokenIn` to USDC for the keeper, per the rules in this module's doc.
+   * `refValue` is the oracle-implied USDC value of `amountIn` (USDC units).
+   */
+  async swapToUSDC(
+    chain: ChainRpc,
+    keypair: Keypair,
+    tokenIn: string,
+    amountIn: bigint,
+    refValue: bigint,
+  ): Promise<SwapOutcome> {
+    if (tokenIn === this.usdc) throw new Error("swapToUSDC: input is already USDC");
+    if (amountIn <= 0n) throw new RangeError("swapToUSDC: amount must be positive");
+    const floor = slippageFloor(refValue, this.slippageBps);
+    const failures: { venue: string; error: string }[] = [];
+    const me = keypair.publicKey();
+    for (const venue of this.venues) {
+      let quote: bigint;
+      try {
+        quote = await venue.quote(chain, tokenIn, this.usdc, amountIn);
+      } catch (err) {
+        this.#failed(failures, venue, err);
+        continue;
+      }
+      if (quote < floor) throw new ErrSlippageExceeded(venue.name, quote, floor);
+      const fromQuote = slippageFloor(quote, this.slippageBps);
+      const minOut = fromQuote > floor ? fromQuote : floor;
+      const before = await tokenBalance(chain, this.usdc, me);
+      let txHash: string;
+      try {
+        txHash = (await venue.swap(chain, keypair, tokenIn, this.usdc, amountIn, minOut)).hash;
+      } catch (err) {
+        if (isAmbiguous(err)) throw err; // may have landed: never try a second venue
+        this.#failed(failures, venue, err);
+        continue;
+      }
+      const after = await tokenBalance(chain, this.usdc, me);
+      const proceeds = after - before;
+      if (proceeds <= 0n) {
+        throw new Error(
+          `swap ${
+            txHash.slice(0, 12)
+          }… on ${venue.name} confirmed but the USDC balance did not increase`,
+        );
+      }
+      return { proceeds, venue: venue.name, txHash, quote, floor, minOut, failures };
+    }
+    throw new ErrNoRoute(failures);
+  }
+
+  #failed(failures: { venue: string; error: string }[], venue: Venue, err: unknown): void {
+    failures.push({ venue: venue.name, error: describeError(err) });
+    this.#onVenueError?.(venue.name, err);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * DEX venues the swap client can use, each speaking its real protocol's ABI:
+ * - Soroswap router: quote `router_get_amounts_out(amount_in, path)` (last element),
+ *   swap `swap_exact_tokens_for_tokens(amount_in, amount_out_min, path, to, deadline)`.
+ * - Phoenix multihop: quote `simulate_swap(operations, amount, pool_type)` (`ask_amount`),
+ *   swap `swap(recipient, operations, max_spread_bps, amount, pool_type, deadline,
+ *   max_allowed_fee_bps)` (returns nothing: proceeds are a balance delta anyway).
+ *
+ * The kind of a configured router is detected from its contract spec (its function names), so
+ * PRIMARY_DEX_ROUTER / FALLBACK_DEX_ROUTER can point at either.
+ *
+ * @module
+ */
+import { type Keypair, xdr } from "@stellar/stellar-sdk";
+import type { ChainRpc } from "../chain/rpc.ts";
+import { ledgerNow } from "../chain/ledger.ts";
+import { big, native, sv } from "../chain/scval.ts";
+import {
+  invokeContract,
+  type InvokeOptions,
+  type InvokeResult,
+  simulateRead,
+} from "../chain/tx.ts";
+
+/** One swap venue. */
+export interface Venue {
+  /** Label for logs, e.g. "primary (soroswap)". */
+  readonly name: string;
+  readonly contractId: string;
+  /** Expected output of swapping `amountIn` of `tokenIn` for `tokenOut` (read-only). */
+  quote(chain: ChainRpc, tokenIn: string, tokenOut: string, amountIn: bigint): Promise<bigint>;
+  /** Swaps exactly `amountIn`, failing on chain if the output is below `minOut`. */
+  swap(
+    chain: ChainRpc,
+    keypair: Keypair,
+    tokenIn: string,
+    tokenOut: string,
+    amountIn: bigint,
+    minOut: bigint,
+  ): Promise<InvokeResult>;
+}
+
+/** Seconds a swap's on-chain deadline lies ahead of the ledger clock. */
+export const SWAP_DEADLINE_SEC = 120;
+
+/** A Soroswap-router venue. */
+export function soroswapVenue(label: string, router: string, opts: InvokeOptions = {}): Venue {
+  return {
+    name: `${label} (soroswap)`,
+    contractId: router,
+    async quote(chain, tokenIn, tokenOut, amountIn) {
+      const r = await simulateRead(chain, router, "router_get_amounts_out", [
+        sv.i128(amountIn),
+        sv.addresses([tokenIn, tokenOut]),
+      ]);
+      const amounts = native<unknown[]>(r.retval);
+      return big(amounts[amounts.length - 1]);
+    },
+    swap(chain, keypair, tokenIn, tokenOut, amountIn, minOut) {
+      return invokeContract(chain, keypair, router, "swap_exact_tokens_for_tokens", [
+        sv.i128(amountIn),
+        sv.i128(minOut),
+        sv.addresses([tokenIn, tokenOut]),
+        sv.address(keypair.publicKey()),
+        sv.u64(ledgerNow(chain) + SWAP_DEADLINE_SEC),
+      ], opts);
+    },
+  };
+}
+
+/** A Phoenix-multihop venue (single hop, XYK pools). */
+export function phoenixVenue(label: string, multihop: string, opts: InvokeOptions = {}): Venue {
+  // `Swap { ask_asset, ask_asset_min_amount: Option<i128>, offer_asset }`, keys sorted.
+  const ops = (tokenIn: string, tokenOut: string, minOut?: bigint) =>
+    sv.vec([
+      sv.struct({
+        ask_asset: sv.address(tokenOut),
+        ask_asset_min_amount: minOut === undefined ? none() : sv.i128(minOut),
+        offer_asset: sv.address(tokenIn),
+      }),
+    ]);
+  return {
+    name: `${label} (phoenix)`,
+    contractId: multihop,
+    async quote(chain, tokenIn, tokenOut, amountIn) {
+      const r = await simulateRead(chain, multihop, "simulate_swap", [
+        ops(tokenIn, tokenOut),
+        sv.i128(amountIn),
+        sv.u32(0),
+      ]);
+      const v = native<{ ask_amount: unknown }>(r.retval);
+      return big(v.ask_amount);
+    },
+    swap(chain, keypair, tokenIn, tokenOut, amountIn, minOut) {
+      return invokeContract(chain, keypair, multihop, "swap", [
+        sv.address(keypair.publicKey()),
+        ops(tokenIn, tokenOut, minOut),
+        none(),
+        sv.i128(amountIn),
+        sv.u32(0),
+        sv.u64(ledgerNow(chain) + SWAP_DEADLINE_SEC),
+        none(),
+      ], opts);
+    },
+  };
+}
+
+/** `Option::None`. */
+function none(): xdr.ScVal {
+  return xdr.ScVal.scvVoid();
+}
+
+/** Function names that identify a venue kind. */
+const KIND_BY_FUNCTION: [string, "soroswap" | "phoenix"][] = [
+  ["router_get_amounts_out", "soroswap"],
+  ["simulate_swap", "phoenix"],
+];
+
+/**
+ * Builds the venue for a configured router, detecting its ABI from its contract spec
+ * (`getContractMethods`: the instance and code entries, two reads at start-up).
+ */
+export async function detectVenue(
+  chain: ChainRpc,
+  label: string,
+  contractId: string,
+  opts: InvokeOptions = {},
+): Promise<Venue> {
+  let names: string[] = [];
+  try {
+    const methods = await chain.server.getContractMethods(contractId, chain.networkPassphrase);
+    names = methods.map((m) => m.name);
+  } catch {
+    // Unknown spec (e.g. a native or unreadable contract): assume the Soroswap ABI.
+  }
+  const kind = KIND_BY_FUNCTION.find(([fn]) => names.includes(fn))?.[1] ?? "soroswap";
+  return kind === "phoenix"
+    ? phoenixVenue(label, contractId, opts)
+    : soroswapVenue(label, contractId, opts);
+}
