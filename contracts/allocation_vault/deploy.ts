@@ -1,0 +1,85 @@
+/**
+ * Deploys a DeFindex-style allocation vault with HODL strategies on a local node.
+ *
+ * @module
+ */
+import type { DexHost } from "../dex/deploy.ts";
+import { hodlStrategy } from "./strategy.ts";
+import { allocationVault } from "./vault.ts";
+
+/** Options of {@link deployAllocationVault}. */
+export interface AllocationVaultDeployOptions {
+  /** The vault's single asset (token contract id). */
+  asset: string;
+  /** Manager (also emergency manager, fee receiver and protocol receiver unless given). */
+  manager: string;
+  /**
+   * Initial allocation of the seed deposit across the strategies, in bps (one entry per strategy;
+   * at least 2 strategies; default `[5000, 5000]`). These are not on-chain targets (DeFindex has
+   * none): a keeper with equal targets sees `max |w - 1/n|` as drift, e.g. `[7000, 3000]` → 2000.
+   */
+  weights?: number[];
+  /** Rebalance manager (default: the manager); the keeper's account can be given this role. */
+  rebalanceManager?: string;
+  /** Seed deposit from a funded holder of `asset`, invested along `weights`. */
+  seed?: { from: string; amount: bigint };
+  /** Vault fee in bps (default 0). */
+  vaultFeeBps?: number;
+  /** Router stored for swap instructions (default: the manager's address, unused). */
+  soroswapRouter?: string;
+  name?: string;
+  symbol?: string;
+}
+
+/** Ids of what {@link deployAllocationVault} deployed. */
+export interface AllocationVaultDeployment {
+  allocation_vault: string;
+  strategies: string[];
+  /** The initial allocation used for the seed (bps per strategy, same order). */
+  weights: number[];
+}
+
+/** Deploys strategies and the vault; optionally seeds it and invests along `weights`. */
+export async function deployAllocationVault(
+  host: DexHost,
+  opts: AllocationVaultDeployOptions,
+): Promise<AllocationVaultDeployment> {
+  const weights = opts.weights ?? [5000, 5000];
+  if (weights.length < 2) throw new Error("at least two strategies");
+  if (weights.some((w) => !Number.isInteger(w) || w < 0)) throw new Error("weights are bps >= 0");
+  if (weights.reduce((a, b) => a + b, 0) > 10_000) throw new Error("weights sum above 10000 bps");
+  const strategies: string[] = [];
+  for (let i = 0; i < weights.length; i++) {
+    strategies.push(await host.deployContract(hodlStrategy, { asset: opts.asset, init_args: [] }));
+  }
+  const m = opts.manager;
+  const allocation_vault = await host.deployContract(allocationVault, {
+    assets: [{
+      address: opts.asset,
+      strategies: strategies.map((address, i) => ({ address, name: `hodl_${i}`, paused: false })),
+    }],
+    roles: [[0, m], [1, m], [2, m], [3, opts.rebalanceManager ?? m]],
+    vault_fee: opts.vaultFeeBps ?? 0,
+    defindex_protocol_receiver: m,
+    defindex_protocol_rate: 0,
+    soroswap_router: opts.soroswapRouter ?? m,
+    name_symbol: [["name", opts.name ?? "Local Allocation"], ["symbol", opts.symbol ?? "LALLOC"]],
+    upgradable: false,
+  });
+  if (opts.seed) {
+    await host.invoke(allocation_vault, "deposit", {
+      amounts_desired: [opts.seed.amount],
+      amounts_min: [0n],
+      from: opts.seed.from,
+      invest: false,
+    }, { source: opts.seed.from });
+    const instructions = strategies
+      .map((s, i) => ({ s, amount: (opts.seed!.amount * BigInt(weights[i])) / 10_000n }))
+      .filter((x) => x.amount > 0n)
+      .map((x) => ({ tag: "Invest", values: [x.s, x.amount] }));
+    if (instructions.length > 0) {
+      await host.invoke(allocation_vault, "rebalance", { caller: m, instructions }, { source: m });
+    }
+  }
+  return { allocation_vault, strategies, weights };
+}
