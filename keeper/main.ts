@@ -14,6 +14,8 @@ import { CONFIG_EXIT_CODE, ConfigError, loadConfig, readEnvironment } from "./co
 import { type ApiServer, createApi, serveApi, type SseOptions } from "./api/mod.ts";
 import { createKeeperContext, type KeeperContext } from "./context.ts";
 import { type LoggerOptions, redactSecrets } from "./log/mod.ts";
+// The chain part (registration, adapters, cycle, recovery): keeper/startup.ts.
+import { chainHooks } from "./startup.ts";
 
 /** A running cycle loop, as returned by {@link KeeperHooks.startCycle}. */
 export interface CycleHandle {
@@ -48,7 +50,7 @@ export interface KeeperHooks {
  * SEAM: the hooks `deno run -A keeper/main.ts` (and `main.ts keeper`) use. The chain part replaces
  * this with its implementation; until then the keeper serves the API only.
  */
-export const DEFAULT_HOOKS: KeeperHooks = {};
+export const DEFAULT_HOOKS: KeeperHooks = chainHooks();
 
 /** Options of {@link runKeeper}; all optional, for embedding and tests. */
 export interface RunKeeperOptions {

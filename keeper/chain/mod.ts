@@ -9,3 +9,4 @@ export * from "./ledger.ts";
 export * from "./rpc.ts";
 export * from "./scval.ts";
 export * from "./tx.ts";
+export * from "./spec.ts";

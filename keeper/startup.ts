@@ -1,0 +1,372 @@
+/**
+ * The chain part of the keeper's start-up and its cycle, plugged into `runKeeper`'s hooks
+ * (`keeper/main.ts`). Spec start-up order:
+ *
+ * 1–2. `.env` + environment, KEEPER_SECRET parsed (done by `runKeeper`/`loadConfig`).
+ * 3. `register(operator, KEEPER_NAME)`: AlreadyRegistered and every other failure are warnings.
+ * 4. Adapters: the lending-pool adapter (unless LENDING_POOL is empty: vault-monitor-only mode),
+ *    the allocation adapter when ALLOCATION_VAULT is set; a DEX client only when a router is set.
+ * 5. The HTTP API (`runKeeper`).
+ * 6. The ticker: a cycle now and every POLL_INTERVAL seconds (never overlapping). SIGTERM/SIGINT
+ *    abort `ctx.signal`: no new cycle or task starts, a fill that is waiting for its block gives
+ *    the draw back instead of filling early, and `runKeeper` waits for the cycle in progress.
+ *
+ * In monitor-only mode the ticker still refreshes the dashboard (vault state, keepers,
+ * depositors) but runs no recovery and no adapter: nothing is ever signed.
+ *
+ * @module
+ */
+import { AllocationAdapter } from "./adapters/allocation/mod.ts";
+import type { Adapter, Result, Task } from "./adapters/adapter.ts";
+import { LendingPoolAdapter } from "./adapters/lending_pool/mod.ts";
+import { ContractCallError, describeError } from "./chain/errors.ts";
+import { ChainRpc } from "./chain/rpc.ts";
+import { contractErrorName } from "./chain/spec.ts";
+import type { InvokeOptions } from "./chain/tx.ts";
+import type { KeeperContext } from "./context.ts";
+import { runCycle } from "./cycle.ts";
+import { SwapClient } from "./dex/mod.ts";
+import type { CycleHandle, KeeperHooks } from "./main.ts";
+import { startTicker } from "./main.ts";
+import { rpcRequestHook } from "./metrics.ts";
+import {
+  type DepositorRow,
+  type KeeperRow,
+  type LiquidationOutcome,
+  type Position,
+  setDepositors,
+  setKeepers,
+  setLatestLedger,
+  setNativeBalance,
+  setOutstandingDraw,
+  setPositions,
+  setVault,
+  setVaultConfig,
+} from "./state.ts";
+import { nativeBalance } from "./token.ts";
+import { RegistryContract, VaultContract } from "./vault_client.ts";
+
+/** The keeper's chain objects, built once at start-up. */
+export interface ChainRuntime {
+  chain: ChainRpc;
+  vault: VaultContract;
+  registry: RegistryContract;
+  adapters: Adapter[];
+  lending?: LendingPoolAdapter;
+  dex?: SwapClient;
+}
+
+/** Options of {@link chainHooks} (tests tune timings). */
+export interface ChainHookOptions {
+  invoke?: InvokeOptions;
+  /** Run the first cycle immediately (default true). */
+  runImmediately?: boolean;
+  /** Per-request RPC timeout (default 30 s). */
+  rpcTimeoutMs?: number;
+}
+
+/** The hooks `runKeeper` uses for the chain part. */
+export function chainHooks(opts: ChainHookOptions = {}): KeeperHooks {
+  let rt: ChainRuntime | undefined;
+  return {
+    runInMonitorMode: true,
+    async prepare(ctx) {
+      rt = await prepareChain(ctx, opts);
+    },
+    startCycle(ctx): CycleHandle {
+      const runtime = rt!;
+      const ticker = startTicker(ctx, () => keeperCycle(runtime, ctx), {
+        runImmediately: opts.runImmediately,
+      });
+      return {
+        async stop() {
+          await ticker.stop();
+          runtime.chain.close();
+        },
+      };
+    },
+  };
+}
+
+/** Start-up steps 3–4. */
+export async function prepareChain(
+  ctx: KeeperContext,
+  opts: ChainHookOptions = {},
+): Promise<ChainRuntime> {
+  const { config, log } = ctx;
+  const chain = new ChainRpc(config.sorobanRpc, {
+    networkPassphrase: config.networkPassphrase,
+    onRequest: rpcRequestHook(ctx.metrics),
+    timeoutMs: opts.rpcTimeoutMs,
+  });
+  const keypair = config.keypair;
+  const vault = new VaultContract(chain, keypair, config.vaultContract, opts.invoke);
+  const registry = new RegistryContract(chain, config.registryContract, opts.invoke);
+
+  // 3. Registration: never fatal.
+  try {
+    const r = await registry.register(keypair, config.keeperName);
+    log.info("registered in the keeper registry", { name: config.keeperName, tx_hash: r.hash });
+  } catch (err) {
+    const code = err instanceof ContractCallError ? err.contractCode : undefined;
+    const name = code === undefined ? undefined : await contractErrorName(chain, registry.id, code);
+    if (name === "AlreadyRegistered") {
+      ctx.recordError("registration", err, {
+        msg: "AlreadyRegistered: registration skipped",
+      });
+    } else {
+      ctx.recordError("registration", err, {
+        msg: `registration failed (${name ?? describeError(err)}): continuing unregistered`,
+      });
+    }
+  }
+
+  // 4. Adapters.
+  const adapters: Adapter[] = [];
+  let lending: LendingPoolAdapter | undefined;
+  let dex: SwapClient | undefined;
+  if (config.lendingPool) {
+    if (config.primaryDexRouter || config.fallbackDexRouter) {
+      if (config.usdcContract) {
+        dex = await SwapClient.create(chain, {
+          usdc: config.usdcContract,
+          slippageBps: config.slippageBps,
+          primaryRouter: config.primaryDexRouter,
+          fallbackRouter: config.fallbackDexRouter,
+          invoke: opts.invoke,
+          onVenueError: (venue, err) =>
+            ctx.recordError("swap", err, { msg: `DEX venue failed: ${venue}`, fields: { venue } }),
+        });
+        log.info("DEX swap client ready", { venues: dex.venues.map((v) => v.name) });
+      } else {
+        log.warn("a DEX router is set but USDC_CONTRACT is empty: no DEX client");
+      }
+    }
+    if (!config.usdcContract) {
+      log.warn("USDC_CONTRACT is empty: liquidations are monitored but not executed, no recovery");
+    }
+    lending = new LendingPoolAdapter({
+      poolId: config.lendingPool,
+      keeper: keypair.publicKey(),
+      usdc: config.usdcContract,
+      minProfit: config.minProfit,
+      pollIntervalSec: config.pollIntervalSec,
+      dex,
+      invoke: opts.invoke,
+      signal: ctx.signal,
+      log: (level, msg, fields) => ctx.log[level](msg, fields),
+      availableCapital: () => availableCapital(vault),
+    });
+    adapters.push(lending);
+    if (config.allocationVault) {
+      adapters.push(
+        new AllocationAdapter({
+          vault: config.allocationVault,
+          driftBps: config.allocationDriftBps,
+          invoke: opts.invoke,
+          log: (level, msg, fields) => ctx.log[level](msg, fields),
+        }),
+      );
+    }
+  } else if (config.allocationVault) {
+    log.info("ALLOCATION_VAULT is set but LENDING_POOL is empty: monitor-only, no adapters run");
+  }
+  log.info("adapters ready", {
+    adapters: adapters.map((a) => a.name()),
+    dex: dex ? dex.venues.map((v) => v.name) : null,
+  });
+  return { chain, vault, registry, adapters, lending, dex };
+}
+
+/** Idle capital this keeper may draw now: min(vault idle, per-keeper cap left). */
+export async function availableCapital(vault: VaultContract): Promise<bigint | undefined> {
+  try {
+    const [st, cfg, mine] = await Promise.all([
+      vault.getState(),
+      vault.getConfig(),
+      vault.getKeeperDraw(),
+    ]);
+    const idle = st.total_usdc - st.active_liq;
+    const capLeft = cfg.max_draw_per_keeper - mine;
+    const a = idle < capLeft ? idle : capLeft;
+    return a > 0n ? a : 0n;
+  } catch {
+    return undefined; // unknown: let the draw itself fail if it must
+  }
+}
+
+/** One cycle with the context's logging, metrics and dashboard. */
+export async function keeperCycle(
+  rt: ChainRuntime,
+  ctx: KeeperContext,
+): Promise<{ errors: number }> {
+  const monitorOnly = ctx.state.self.mode === "monitor";
+  if (monitorOnly) {
+    try {
+      await refreshDashboard(rt, ctx, null);
+      return { errors: 0 };
+    } catch (err) {
+      ctx.recordError("refresh", err);
+      return { errors: 1 };
+    }
+  }
+  const report = await runCycle({
+    chain: rt.chain,
+    keypair: ctx.config.keypair,
+    vault: rt.vault,
+    adapters: rt.adapters,
+    usdc: ctx.config.usdcContract,
+    signal: ctx.signal,
+    hooks: {
+      info: (m, f) => ctx.log.info(m, f),
+      warn: (m, f) => ctx.log.warn(m, f),
+      debug: (m, f) => ctx.log.debug(m, f),
+      error: (kind, err, adapter) =>
+        ctx.recordError(kind, err, {
+          adapter,
+          msg: `${kind} failed${adapter ? ` (${adapter})` : ""}: ${describeError(err)}`,
+        }),
+      result: (adapter, task, result) => recordResult(ctx, adapter, task, result),
+      refresh: ({ outstandingDraw }) => refreshDashboard(rt, ctx, outstandingDraw),
+    },
+  });
+  return { errors: report.errors };
+}
+
+const OUTCOMES = new Set<string>(["filled", "held", "lost_race", "failed"]);
+
+/** Folds one task result into the dashboard (liquidations) or the log (everything else). */
+export function recordResult(
+  ctx: KeeperContext,
+  adapter: Adapter,
+  task: Task,
+  result: Result,
+): void {
+  const status = result.status ?? "filled";
+  const d = result.details ?? {};
+  if (OUTCOMES.has(status) && adapter.name() === "lending_pool") {
+    ctx.recordLiquidation({
+      adapter: adapter.name(),
+      pool: ctx.config.lendingPool,
+      user: typeof d.user === "string" ? d.user : task.label ?? null,
+      outcome: status as LiquidationOutcome,
+      drew: result.drew,
+      proceeds: result.proceeds,
+      responseTimeMs: result.responseTimeMs,
+      txHash: result.txHash ?? null,
+      ledger: typeof d.fill_ledger === "number" ? d.fill_ledger : null,
+      auctionBlock: typeof d.auction_block === "number" ? d.auction_block : null,
+      time: new Date(),
+      note: typeof d.held === "string"
+        ? `held: ${d.held}`
+        : typeof d.error === "string"
+        ? d.error
+        : null,
+    });
+    return;
+  }
+  const fields = {
+    adapter: adapter.name(),
+    task: task.label,
+    status,
+    tx_hash: result.txHash,
+    ...d,
+  };
+  if (status === "rebalanced") ctx.log.info(`${adapter.name()}: rebalanced`, fields);
+  else if (status === "waiting") ctx.log.debug(`${adapter.name()}: waiting`, fields);
+  else ctx.log.debug(`${adapter.name()}: ${status}`, fields);
+}
+
+/** Spec cycle step 3: positions, vault state and config, keepers, depositors, balances. */
+export async function refreshDashboard(
+  rt: ChainRuntime,
+  ctx: KeeperContext,
+  outstandingDraw: bigint | null,
+): Promise<void> {
+  const { state, config } = ctx;
+  const me = config.keypair.publicKey();
+  if (rt.lending) {
+    const now = new Date();
+    const rows: Position[] = rt.lending.positions().map((p) => ({
+      pool: p.pool,
+      user: p.user,
+      healthFactor: p.healthFactor,
+      collateralValue: toUnits(p.collateralValue),
+      liabilitiesValue: toUnits(p.liabilitiesValue),
+      auction: p.auction ? { startBlock: 0, percent: null } : null,
+      updatedAt: now,
+    }));
+    setPositions(state, rt.lending.index.poolId, rows);
+  }
+  const results = await Promise.allSettled([
+    rt.vault.getState().then((v) => {
+      setVault(state, {
+        totalUsdc: v.total_usdc,
+        totalShares: v.total_shares,
+        totalProfit: v.total_profit,
+        activeLiq: v.active_liq,
+        ledger: v.ledger,
+        readAt: new Date(),
+      });
+      setLatestLedger(state, v.ledger);
+    }),
+    rt.vault.getConfig().then((c) =>
+      setVaultConfig(state, {
+        depositCap: c.deposit_cap,
+        withdrawCooldownSec: Number(c.withdraw_cooldown),
+        maxDrawPerKeeper: c.max_draw_per_keeper,
+      })
+    ),
+    readKeepers(rt).then((rows) => setKeepers(state, rows)),
+    Promise.all(config.knownDepositors.map(async (address): Promise<DepositorRow> => {
+      const b = await rt.vault.balance(address);
+      return { address, shares: b.shares, usdcValue: b.usdcValue, readAt: new Date() };
+    })).then((rows) => setDepositors(state, rows)),
+    nativeBalance(rt.chain, me).then(
+      (b) => setNativeBalance(state, b),
+      () => setNativeBalance(state, null),
+    ),
+    outstandingDraw !== null
+      ? Promise.resolve(setOutstandingDraw(state, outstandingDraw))
+      : rt.vault.getKeeperDraw().then((d) => setOutstandingDraw(state, d), () => undefined),
+  ]);
+  const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed.length > 0) {
+    throw new Error(`dashboard refresh: ${failed.map((f) => describeError(f.reason)).join("; ")}`);
+  }
+}
+
+async function readKeepers(rt: ChainRuntime): Promise<KeeperRow[]> {
+  const list = await rt.registry.getKeepers();
+  return await Promise.all(list.map(async (address) => {
+    const k = await rt.registry.getKeeper(address).catch(() => ({} as Record<string, unknown>));
+    return {
+      address,
+      name: typeof k.name === "string" ? k.name : null,
+      stake: opt(k.stake),
+      active: typeof k.active === "boolean" ? k.active : null,
+      hasActiveDraw: typeof k.has_active_draw === "boolean" ? k.has_active_draw : null,
+      drawMarkedAt: secondsToDate(k.draw_marked_at ?? k.last_draw_time),
+      registeredAt: secondsToDate(k.registered_at),
+      totalExecutions: opt(k.total_executions),
+      successfulFills: opt(k.successful_fills),
+      totalProfit: opt(k.total_profit),
+      avgResponseTimeMs: k.avg_response_time_ms === undefined
+        ? null
+        : Number(k.avg_response_time_ms),
+    };
+  }));
+}
+
+function opt(v: unknown): bigint | null {
+  return typeof v === "bigint" ? v : typeof v === "number" ? BigInt(v) : null;
+}
+
+function secondsToDate(v: unknown): Date | null {
+  const n = typeof v === "bigint" ? Number(v) : typeof v === "number" ? v : 0;
+  return n > 0 ? new Date(n * 1000) : null;
+}
+
+function toUnits(x: number): bigint | null {
+  return Number.isFinite(x) ? BigInt(Math.round(x * 1e7)) : null;
+}
