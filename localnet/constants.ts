@@ -1,0 +1,52 @@
+/**
+ * Network constants of the local node: protocol version, fees, reserves, Soroban limits and
+ * TTLs. Values follow mainnet's settings for protocol 23 where one exists.
+ *
+ * @module
+ */
+
+/** Protocol reported and written into headers (protocol-23 XDR only: Blend's SDK pins it). */
+export const PROTOCOL_VERSION = 23;
+/** Base fee per operation (stroops). */
+export const BASE_FEE = 100;
+/** Base reserve (stroops): minimum balance = (2 + numSubEntries) × BASE_RESERVE. */
+export const BASE_RESERVE = 5_000_000n;
+/** 100 billion XLM, in stroops: the root account's genesis balance. */
+export const TOTAL_COINS = 1_000_000_000_000_000_000n;
+/** Maximum transactions per ledger written into headers. */
+export const MAX_TX_SET_SIZE = 1000;
+/** Friendbot's starting balance: 10,000 XLM. */
+export const FRIENDBOT_STARTING_BALANCE = 10_000n * 10_000_000n;
+
+/** Maximum TTL of an entry, in ledgers (auth signature expiry bound). */
+export const MAX_ENTRY_TTL = 3_110_400;
+/** TTL given to a new persistent/instance/code entry. */
+export const MIN_PERSISTENT_TTL = 2_073_600;
+/** TTL given to a new temporary entry. */
+export const MIN_TEMPORARY_TTL = 17_280;
+
+/** Per-transaction Soroban limits (declared resources above them are txSOROBAN_INVALID). */
+export const TX_LIMITS = {
+  instructions: 100_000_000,
+  diskReadBytes: 200_000,
+  writeBytes: 132_096,
+  readEntries: 100,
+  writeEntries: 50,
+  txSizeBytes: 132_096,
+} as const;
+
+/** getEvents: ledgers scanned per request and page sizes. */
+export const EVENTS_SCAN_LIMIT = 10_000;
+export const EVENTS_DEFAULT_LIMIT = 100;
+export const EVENTS_MAX_LIMIT = 10_000;
+/** getTransactions page sizes. */
+export const TXS_DEFAULT_LIMIT = 10;
+export const TXS_MAX_LIMIT = 200;
+/** getLedgers page sizes. */
+export const LEDGERS_DEFAULT_LIMIT = 100;
+export const LEDGERS_MAX_LIMIT = 10_000;
+/** getLedgerEntries: keys per request. */
+export const MAX_LEDGER_ENTRY_KEYS = 200;
+
+/** Version string served by getVersionInfo. */
+export const NODE_VERSION = "23.0.0-vigil-localnet";

@@ -1,0 +1,77 @@
+/**
+ * Friendbot: creates and funds an account with a real CreateAccount transaction from the
+ * network root account (so its hash is a real, included transaction).
+ *
+ * @module
+ */
+import { Account, Operation, StrKey, TransactionBuilder } from "@stellar/stellar-sdk";
+import { loadAccount } from "./accounts.ts";
+import { FRIENDBOT_STARTING_BALANCE } from "./constants.ts";
+import type { Chain } from "./ledger.ts";
+import { txMetaB64, txResultB64 } from "./meta.ts";
+
+/** An HTTP answer of friendbot. */
+export interface FriendbotReply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+const problem = (status: number, title: string, detail: string): FriendbotReply => ({
+  status,
+  body: { type: "https://stellar.org/horizon-errors/bad_request", title, status, detail },
+});
+
+/** Funds `addr` with 10,000 XLM (HTTP-style reply, like the real friendbot). */
+export function friendbot(chain: Chain, addr: string | null): FriendbotReply {
+  if (!addr || !StrKey.isValidEd25519PublicKey(addr)) {
+    return problem(400, "Bad Request", `invalid address: ${addr ?? "(missing addr)"}`);
+  }
+  chain.settle();
+  if (loadAccount(chain.store, addr)) {
+    return problem(
+      400,
+      "Bad Request",
+      "account already funded to starting balance (createAccountAlreadyExist)",
+    );
+  }
+  const rootId = chain.root.publicKey();
+  const rootAcc = loadAccount(chain.store, rootId)!;
+  const tx = new TransactionBuilder(new Account(rootId, rootAcc.seqNum.toString()), {
+    fee: "100",
+    networkPassphrase: chain.passphrase,
+  })
+    .addOperation(
+      Operation.createAccount({
+        destination: addr,
+        startingBalance: (Number(FRIENDBOT_STARTING_BALANCE) / 1e7).toString(),
+      }),
+    )
+    .setTimeout(300)
+    .build();
+  tx.sign(chain.root);
+  const env = tx.toEnvelope();
+  const b64 = env.toXdr("base64");
+  const out = chain.submit(env, b64);
+  if (out.status !== "PENDING") {
+    return problem(
+      500,
+      "Transaction Failed",
+      `friendbot transaction rejected: ${out.errorResultXdr}`,
+    );
+  }
+  const rec = chain.txIndex.get(out.hash)!;
+  if (!rec.successful) {
+    return problem(400, "Transaction Failed", `friendbot transaction failed: ${txResultB64(rec)}`);
+  }
+  return {
+    status: 200,
+    body: {
+      hash: rec.hash,
+      ledger: rec.ledger,
+      successful: true,
+      envelope_xdr: rec.envelopeB64,
+      result_xdr: txResultB64(rec),
+      result_meta_xdr: txMetaB64(rec, chain.nativeSac),
+    },
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * XDR builders for what a closed ledger publishes: transaction sets, results, transaction
+ * meta (v4, protocol 23) and LedgerCloseMeta (v2). Built lazily by callers and cached, since
+ * most are only read when a client asks for them.
+ *
+ * @module
+ */
+import { Address, nativeToScVal, xdr } from "@stellar/stellar-sdk";
+import type { Change } from "./store.ts";
+import type { TxRecord } from "./tx.ts";
+import { fromHex } from "./util.ts";
+
+/** LedgerEntryChanges of recorded changes (state+updated, created, state+removed). */
+export function changesXdr(changes: Change[]): xdr.LedgerEntryChange[] {
+  const out: xdr.LedgerEntryChange[] = [];
+  for (const c of changes) {
+    if (c.before && c.after) {
+      out.push(xdr.LedgerEntryChange.ledgerEntryState(c.before));
+      out.push(xdr.LedgerEntryChange.ledgerEntryUpdated(c.after));
+    } else if (c.after) {
+      out.push(xdr.LedgerEntryChange.ledgerEntryCreated(c.after));
+    } else if (c.before) {
+      out.push(xdr.LedgerEntryChange.ledgerEntryState(c.before));
+      out.push(xdr.LedgerEntryChange.ledgerEntryRemoved(xdr.LedgerKey.fromXdr(c.key, "base64")));
+    }
+  }
+  return out;
+}
+
+/** The CAP-67 `fee` transaction event (native SAC, topics [fee, source], data i128). */
+export function feeEvent(nativeSac: Uint8Array, source: string, fee: bigint): xdr.TransactionEvent {
+  return new xdr.TransactionEvent({
+    stage: xdr.TransactionEventStage.transactionEventStageBeforeAllTxs,
+    event: new xdr.ContractEvent({
+      ext: xdr.ExtensionPoint.v0(),
+      contractId: new xdr.ContractId(nativeSac),
+      type: xdr.ContractEventType.contract,
+      body: xdr.ContractEventBody.v0(
+        new xdr.ContractEventV0({
+          topics: [xdr.ScVal.scvSymbol("fee"), new Address(source).toScVal()],
+          data: nativeToScVal(fee, { type: "i128" }),
+        }),
+      ),
+    }),
+  });
+}
+
+/** TransactionMeta v4 of an applied transaction. */
+export function txMeta(tx: TxRecord, nativeSac: Uint8Array): xdr.TransactionMeta {
+  if (tx.cache.meta) return tx.cache.meta;
+  const operations = tx.opChanges.map((changes, i) =>
+    new xdr.OperationMetaV2({
+      ext: xdr.ExtensionPoint.v0(),
+      changes: changesXdr(changes),
+      events: tx.opEvents[i] ?? [],
+    })
+  );
+  let sorobanMeta: xdr.SorobanTransactionMetaV2 | null = null;
+  if (tx.soroban && tx.successful) {
+    sorobanMeta = new xdr.SorobanTransactionMetaV2({
+      ext: xdr.SorobanTransactionMetaExt.v1(
+        new xdr.SorobanTransactionMetaExtV1({
+          ext: xdr.ExtensionPoint.v0(),
+          totalNonRefundableResourceFeeCharged: tx.soroban.nonRefundableFee,
+          totalRefundableResourceFeeCharged: 0n,
+          rentFeeCharged: 0n,
+        }),
+      ),
+      returnValue: tx.soroban.returnValue ?? null,
+    });
+  }
+  const meta = xdr.TransactionMeta.v4(
+    new xdr.TransactionMetaV4({
+      ext: xdr.ExtensionPoint.v0(),
+      txChangesBefore: changesXdr(tx.seqChanges),
+      operations,
+      txChangesAfter: [],
+      sorobanMeta,
+      events: [feeEvent(nativeSac, tx.source, tx.feeCharged)],
+      diagnosticEvents: tx.diagnosticEvents,
+    }),
+  );
+  tx.cache.meta = meta;
+  return meta;
+}
+
+/** base64 TransactionMeta (cached). */
+export function txMetaB64(tx: TxRecord, nativeSac: Uint8Array): string {
+  return tx.cache.metaB64 ??= txMeta(tx, nativeSac).toXdr("base64");
+}
+
+/** base64 TransactionResult (cached). */
+export function txResultB64(tx: TxRecord): string {
+  return tx.cache.resultB64 ??= tx.result.toXdr("base64");
+}
+
+/** TransactionResultPair of a transaction. */
+export function resultPair(tx: TxRecord): xdr.TransactionResultPair {
+  return new xdr.TransactionResultPair({
+    transactionHash: new xdr.Hash(fromHex(tx.hash)),
+    result: tx.result,
+  });
+}
+
+/**
+ * The GeneralizedTransactionSet of a ledger: classic transactions in phase 0, Soroban ones in
+ * the parallel phase 1 (one stage, one cluster), as protocol 23 lays them out.
+ */
+export function txSetOf(prevHash: Uint8Array, txs: TxRecord[]): xdr.GeneralizedTransactionSet {
+  const classic = txs.filter((t) => !t.soroban).map((t) => t.envelope);
+  const soroban = txs.filter((t) => t.soroban).map((t) => t.envelope);
+  const phases = [
+    xdr.TransactionPhase.v0Components(
+      classic.length === 0 ? [] : [
+        xdr.TxSetComponent.txsetCompTxsMaybeDiscountedFee(
+          new xdr.TxSetComponentTxsMaybeDiscountedFee({ baseFee: null, txs: classic }),
+        ),
+      ],
+    ),
+    xdr.TransactionPhase.parallelTxsComponent(
+      new xdr.ParallelTxsComponent({
+        baseFee: null,
+        executionStages: soroban.length === 0 ? [] : [[soroban]],
+      }),
+    ),
+  ];
+  return xdr.GeneralizedTransactionSet.v1TxSet(
+    new xdr.TransactionSetV1({ previousLedgerHash: new xdr.Hash(prevHash), phases }),
+  );
+}
+
+/** LedgerCloseMeta v2 of a closed ledger. */
+export function ledgerCloseMeta(
+  history: xdr.LedgerHeaderHistoryEntry,
+  txSet: xdr.GeneralizedTransactionSet,
+  txs: TxRecord[],
+  nativeSac: Uint8Array,
+  liveSorobanBytes: bigint,
+): xdr.LedgerCloseMeta {
+  return xdr.LedgerCloseMeta.v2(
+    new xdr.LedgerCloseMetaV2({
+      ext: xdr.LedgerCloseMetaExt.v0(),
+      ledgerHeader: history,
+      txSet,
+      txProcessing: txs.map((tx) =>
+        new xdr.TransactionResultMetaV1({
+          ext: xdr.ExtensionPoint.v0(),
+          result: resultPair(tx),
+          feeProcessing: changesXdr(tx.feeChanges),
+          txApplyProcessing: txMeta(tx, nativeSac),
+          postTxApplyFeeProcessing: [],
+        })
+      ),
+      upgradesProcessing: [],
+      scpInfo: [],
+      totalByteSizeOfLiveSorobanState: liveSorobanBytes,
+      evictedKeys: [],
+    }),
+  );
+}

@@ -1,0 +1,334 @@
+/**
+ * The local Soroban-compatible node, in process: `startLocalnet()` starts the ledger, the
+ * JSON-RPC server and the ledger-close timer, and returns a {@link Localnet} handle with the
+ * in-process API used by the CLI, tests, scenarios and benchmarks.
+ *
+ * @module
+ */
+import { Address, type Asset, type contract, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
+import type { ContractModule } from "../contracts/sdk.ts";
+import { loadAccount, newAccount, withAccount } from "./accounts.ts";
+import { Chain, type Snapshot } from "./ledger.ts";
+import type { HostApi } from "./host_api.ts";
+import { methods } from "./rpc/methods.ts";
+import { invalidParams } from "./rpc/errors.ts";
+import { handleHttp } from "./rpc/server.ts";
+import type { Handler } from "./rpc/methods.ts";
+import { accountKey } from "./util.ts";
+
+export type { Chain } from "./ledger.ts";
+export type { HostApi } from "./host_api.ts";
+
+/** Options of {@link startLocalnet}. */
+export interface LocalnetOptions {
+  /** TCP port (default 8000; 0 = a free port). */
+  port?: number;
+  /** Interface to listen on (default 127.0.0.1). */
+  hostname?: string;
+  /** Ledger close interval in ms (default 1000; 0 = no timer: ledgers close on demand/send). */
+  ledgerMs?: number;
+  /** Network passphrase (default Networks.STANDALONE). */
+  networkPassphrase?: string;
+  /** Log internal errors of RPC methods (default: to stderr). */
+  onError?: (method: string, e: unknown) => void;
+}
+
+/** A running local node. */
+export interface Localnet {
+  readonly rpcUrl: string;
+  readonly networkPassphrase: string;
+  readonly port: number;
+  readonly friendbotUrl: string;
+  /** The node's state machine (advanced use: scenarios, benchmarks). */
+  readonly chain: Chain;
+  /** Deploys a TS contract module directly (no tx); runs `__constructor` with native args. */
+  deployContract(
+    module: ContractModule,
+    args?: Record<string, unknown> | unknown[],
+    opts?: { salt?: Uint8Array },
+  ): Promise<string>;
+  /** Deploys the SAC of a classic asset (id = asset.contractId(passphrase)); idempotent. */
+  deployAsset(asset: Asset): Promise<string>;
+  /** Creates (or tops up) a G account with native XLM, directly (default 10,000 XLM). */
+  fund(publicKey: string, xlm?: bigint): Promise<void>;
+  /**
+   * Runs a contract function directly with all auth mocked (record_allow_nonroot), applies its
+   * changes and events into the open ledger and returns the native result (decoded with the
+   * callee's spec). Throws an Error containing "Error(Contract, #N)" on failure. No fees/seq.
+   */
+  invoke<R = unknown>(
+    contractId: string,
+    fn: string,
+    args?: Record<string, unknown> | unknown[],
+    opts?: { source?: string },
+  ): Promise<R>;
+  /** Like {@link invoke} but read-only (nothing applied). */
+  view<R = unknown>(
+    contractId: string,
+    fn: string,
+    args?: Record<string, unknown> | unknown[],
+    opts?: { source?: string },
+  ): Promise<R>;
+  /** Moves ledger time forward by `seconds` and closes a ledger. */
+  advanceTime(seconds: number): Promise<void>;
+  /** Closes `count` ledgers now (default 1). */
+  closeLedgers(count?: number): Promise<void>;
+  /** The latest closed ledger. */
+  latestLedger(): { sequence: number; closeTime: bigint };
+  /** Snapshot of the whole chain; returns an id for {@link revert}. */
+  snapshot(): number;
+  /** Restores a snapshot (state, ledgers, events, time offset). */
+  revert(id: number): void;
+  /** Adds a JSON-RPC method (e.g. `localnet_shock`) on the node's endpoint. */
+  registerControlMethod(
+    name: string,
+    handler: (params: unknown) => Promise<unknown> | unknown,
+  ): void;
+  /** Stops the timer and the server. */
+  close(): Promise<void>;
+}
+
+/** Loads the contract host (localnet/host/mod.ts). */
+async function loadHost(): Promise<HostApi> {
+  // TODO(H1): static import once localnet/host/mod.ts has landed.
+  const path = "./host/mod.ts";
+  try {
+    return (await import(path)) as unknown as HostApi;
+  } catch (e) {
+    console.error("localnet: contract host not available:", (e as Error).message);
+    return undefined as unknown as HostApi;
+  }
+}
+
+/** Starts a node. */
+export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localnet> {
+  const passphrase = opts.networkPassphrase ?? Networks.STANDALONE;
+  const host = await loadHost();
+  const chain = new Chain(passphrase, host);
+  const hostname = opts.hostname ?? "127.0.0.1";
+  const onError = opts.onError ??
+    ((method: string, e: unknown) => console.error(`localnet: ${method} failed:`, e));
+
+  const table = new Map<string, Handler>();
+  const snapshots = new Map<number, Snapshot>();
+  let rpcUrl = "";
+  let friendbotUrl = "";
+  // Methods read friendbotUrl lazily (the port is known only after listening).
+  const ctx = {
+    chain,
+    get friendbotUrl() {
+      return friendbotUrl;
+    },
+  };
+  for (const [k, v] of methods(ctx)) table.set(k, v);
+
+  const latestInfo = () => ({
+    sequence: chain.latest.sequence,
+    closeTime: Number(chain.latest.closeTime),
+  });
+  table.set("localnet_advanceTime", (params: unknown) => {
+    const seconds = (params as { seconds?: unknown } | null)?.seconds;
+    if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 0) {
+      throw invalidParams("seconds must be a non-negative integer");
+    }
+    chain.advanceTime(seconds);
+    return latestInfo();
+  });
+  table.set("localnet_closeLedgers", (params: unknown) => {
+    const count = (params as { count?: unknown } | null)?.count ?? 1;
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 1_000_000) {
+      throw invalidParams("count must be an integer between 1 and 1000000");
+    }
+    chain.closeLedgers(count);
+    return latestInfo();
+  });
+  table.set("localnet_snapshot", () => {
+    const s = chain.snapshot();
+    snapshots.set(s.id, s);
+    return { id: s.id, ...latestInfo() };
+  });
+  table.set("localnet_revert", (params: unknown) => {
+    const id = (params as { id?: unknown } | null)?.id;
+    const s = typeof id === "number" ? snapshots.get(id) : undefined;
+    if (!s) throw invalidParams(`unknown snapshot id ${String(id)}`);
+    chain.revert(s);
+    return latestInfo();
+  });
+
+  const server = Deno.serve(
+    { port: opts.port ?? 8000, hostname, onListen: () => {} },
+    (req) => handleHttp(req, table, chain, onError),
+  );
+  const port = server.addr.port;
+  const base = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+  rpcUrl = `${base}/rpc`;
+  friendbotUrl = `${base}/friendbot`;
+
+  const ledgerMs = opts.ledgerMs ?? 1000;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  if (ledgerMs > 0) timer = setInterval(() => chain.closeLedger(), ledgerMs);
+
+  const rootId = chain.root.publicKey();
+
+  function encodeArgs(
+    spec: contract.Spec,
+    fn: string,
+    args: Record<string, unknown> | unknown[] = {},
+  ) {
+    if (!Array.isArray(args)) return spec.funcArgsToScVals(fn, args);
+    const inputs = spec.getFunc(fn).inputs;
+    if (args.length !== inputs.length) {
+      throw new Error(`${fn}: expected ${inputs.length} arguments, got ${args.length}`);
+    }
+    return inputs.map((input, i) => spec.nativeToScVal(args[i], input.type));
+  }
+
+  function decodeResult(spec: contract.Spec, fn: string, val: xdr.ScVal | undefined): unknown {
+    const outputs = spec.getFunc(fn).outputs;
+    if (outputs.length === 0 || !val) return null;
+    const out = outputs[0];
+    if (out.type === "scSpecTypeResult") return spec.scValToNative(val, out.value.okType);
+    return spec.scValToNative(val, out);
+  }
+
+  function call(
+    contractId: string,
+    fn: string,
+    args: Record<string, unknown> | unknown[] | undefined,
+    source: string | undefined,
+    apply: boolean,
+  ): unknown {
+    const spec = host.specFor(contractId, chain.store);
+    const hostFunction = xdr.HostFunction.hostFunctionTypeInvokeContract(
+      new xdr.InvokeContractArgs({
+        contractAddress: Address.fromString(contractId).toScAddress(),
+        functionName: fn,
+        args: encodeArgs(spec, fn, args),
+      }),
+    );
+    const res = host.invokeHostFunction({
+      reader: chain.store,
+      ledger: chain.hostLedger(),
+      source: source ?? rootId,
+      hostFunction,
+      auth: [],
+      mode: "record_allow_nonroot",
+    });
+    if (!res.ok) {
+      const e = res.error;
+      const head = e
+        ? `Error(${e.type}, ${typeof e.code === "number" ? `#${e.code}` : e.code})`
+        : "Error(WasmVm, InvalidAction)";
+      throw new Error(`${contractId}.${fn} failed: ${res.errorString ?? `HostError: ${head}`}`);
+    }
+    if (apply) chain.applyDirect(res.changes, res.events, res.liveUntil);
+    return decodeResult(spec, fn, res.returnValue);
+  }
+
+  const localnet: Localnet = {
+    rpcUrl,
+    networkPassphrase: passphrase,
+    port,
+    friendbotUrl,
+    chain,
+    deployContract(module, args, o) {
+      const salt = o?.salt ?? crypto.getRandomValues(new Uint8Array(32));
+      const r = host.deployContract({
+        reader: chain.store,
+        ledger: chain.hostLedger(),
+        module,
+        args,
+        deployer: rootId,
+        salt,
+      });
+      chain.applyDirect(r.changes, r.events ?? []);
+      return Promise.resolve(r.contractId);
+    },
+    deployAsset(asset) {
+      const id = asset.contractId(passphrase);
+      const instanceKey = xdr.LedgerKey.contractData(
+        new xdr.LedgerKeyContractData({
+          contract: Address.fromString(id).toScAddress(),
+          key: xdr.ScVal.scvLedgerKeyContractInstance(),
+          durability: xdr.ContractDataDurability.persistent,
+        }),
+      ).toXdr("base64");
+      if (!chain.store.get(instanceKey)) {
+        const r = host.deployStellarAsset({
+          reader: chain.store,
+          ledger: chain.hostLedger(),
+          asset,
+        });
+        chain.applyDirect(r.changes);
+      }
+      return Promise.resolve(id);
+    },
+    fund(publicKey, xlm = 10_000n) {
+      if (!StrKey.isValidEd25519PublicKey(publicKey)) {
+        throw new Error(`invalid account ${publicKey}`);
+      }
+      const amount = xlm * 10_000_000n;
+      const seq = chain.latest.sequence + 1;
+      const changes = new Map<string, xdr.LedgerEntry | null>();
+      const root = loadAccount(chain.store, rootId)!;
+      const existing = loadAccount(chain.store, publicKey);
+      const acc = existing
+        ? withAccount(existing, { balance: existing.balance + amount })
+        : newAccount(publicKey, amount, seq);
+      const entry = (a: xdr.AccountEntry) =>
+        new xdr.LedgerEntry({
+          lastModifiedLedgerSeq: seq,
+          data: xdr.LedgerEntryData.account(a),
+          ext: xdr.LedgerEntryExt.v0(),
+        });
+      changes.set(accountKey(rootId), entry(withAccount(root, { balance: root.balance - amount })));
+      changes.set(accountKey(publicKey), entry(acc));
+      chain.applyDirect(changes);
+      return Promise.resolve();
+    },
+    invoke(contractId, fn, args, o) {
+      try {
+        return Promise.resolve(call(contractId, fn, args, o?.source, true) as never);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+    view(contractId, fn, args, o) {
+      try {
+        return Promise.resolve(call(contractId, fn, args, o?.source, false) as never);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+    advanceTime(seconds) {
+      chain.advanceTime(seconds);
+      return Promise.resolve();
+    },
+    closeLedgers(count = 1) {
+      chain.closeLedgers(count);
+      return Promise.resolve();
+    },
+    latestLedger() {
+      return { sequence: chain.latest.sequence, closeTime: chain.latest.closeTime };
+    },
+    snapshot() {
+      const s = chain.snapshot();
+      snapshots.set(s.id, s);
+      return s.id;
+    },
+    revert(id) {
+      const s = snapshots.get(id);
+      if (!s) throw new Error(`unknown snapshot id ${id}`);
+      chain.revert(s);
+    },
+    registerControlMethod(name, handler) {
+      table.set(name, handler);
+    },
+    async close() {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+      await server.shutdown();
+    },
+  };
+  return localnet;
+}
