@@ -29,6 +29,10 @@ export interface LedgerInfo {
   protocolVersion: number;
   /** Max TTL of an entry (ledgers), for auth expiry checks. */
   maxEntryTtl: number;
+  /** Base reserve in stroops (default 5_000_000): the SAC keeps native balances above the reserve. */
+  baseReserve?: number;
+  /** Minimum TTL of new temporary entries (default 16), for nonce entries. */
+  minTempTtl?: number;
 }
 
 /** Auth handling of an invocation (stellar-rpc semantics). */
@@ -98,4 +102,10 @@ export interface InvokeResult {
   /** Auth entries recorded (record modes) — or the submitted ones (enforce). */
   auth: xdr.SorobanAuthorizationEntry[];
   resources: InvokeResources;
+  /**
+   * Requested live-until ledgers by base64 LedgerKey (nonce entries: their signature expiration;
+   * `extendTtl` calls: sequence + extendTo). The ledger layer applies max(current, requested);
+   * entries absent here get its default TTL when created. Empty when !ok.
+   */
+  liveUntil?: Map<string, number>;
 }

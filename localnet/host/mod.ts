@@ -1,0 +1,195 @@
+/**
+ * The contract host of the local node.
+ *
+ * - {@link invokeHostFunction}: runs one InvokeHostFunction (invoke a contract, upload code,
+ *   create a contract) against a read-only ledger view and returns what it would change.
+ * - {@link registerModule}, {@link stubWasm}: TypeScript contract modules and their stub Wasm.
+ * - {@link deployContract}, {@link deployStellarAsset}: in-process deployments.
+ * - {@link encodeArgs}, {@link decodeResult}, {@link specFor}: native ↔ ScVal helpers.
+ *
+ * Semantics follow rs-soroban-env (see `localnet/host/README` notes in each module): errors as
+ * `Error(Type, Code)`, footprint enforcement, Soroban authorization (record/enforce), contract
+ * and diagnostic events, and the built-in Stellar Asset Contract.
+ *
+ * @module
+ */
+import { type Asset, contract, xdr } from "@stellar/stellar-sdk";
+import type { ContractModule } from "../../contracts/sdk.ts";
+import type { InvokeRequest, InvokeResult, LedgerInfo, LedgerReader } from "./types.ts";
+import { internals, Invocation } from "./host.ts";
+import { type Conv, SpecCodec } from "./codec.ts";
+import { contractIdFromAddress, instanceLedgerKey } from "./keys.ts";
+import { moduleByHash, register, registerModule, toHex } from "./registry.ts";
+import { SAC_SPEC_ENTRIES, sacInstanceStorage } from "./sac.ts";
+import { specFromWasm, stubWasm } from "./wasm.ts";
+import { contractCodeKey } from "./xdr_fast.ts";
+
+export type * from "./types.ts";
+export { registerModule, stubWasm };
+export { HostErr } from "./host.ts";
+export { CodecError } from "./codec.ts";
+export { SAC_SPEC_ENTRIES } from "./sac.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+/**
+ * Runs one InvokeHostFunction. Never throws for contract/host failures: they come back as
+ * `{ok: false, error, errorString, diagnosticEvents}` with no changes.
+ */
+export function invokeHostFunction(req: InvokeRequest): InvokeResult {
+  return new Invocation(req).run();
+}
+
+/** Entries written (value) or deleted (null) by a deployment, by base64 LedgerKey. */
+export type Changes = Map<string, xdr.LedgerEntry | null>;
+
+/** A failed in-process deployment. */
+export class DeployError extends Error {
+  constructor(readonly result: InvokeResult) {
+    super(result.errorString ?? result.error?.message ?? "deployment failed");
+    this.name = "DeployError";
+  }
+}
+
+/**
+ * Deploys a TypeScript contract module in-process: writes its contractCode entry (the stub
+ * Wasm, if not present) and its instance, with the contract id derived as on the real network
+ * (`HashIdPreimage contractId fromAddress{deployer, salt}`), then runs `__constructor` with
+ * `args` (native values, positional or by name). Authorization inside the constructor is
+ * recorded, not enforced (an in-process deployment acts with every party's consent).
+ * Throws {@link DeployError} if the contract exists or the constructor fails.
+ */
+export function deployContract(opts: {
+  reader: LedgerReader;
+  ledger: LedgerInfo;
+  module: ContractModule;
+  args?: Record<string, unknown> | unknown[];
+  deployer: string;
+  salt: Uint8Array;
+}): {
+  contractId: string;
+  changes: Changes;
+  events: xdr.ContractEvent[];
+  liveUntil: Map<string, number>;
+} {
+  const reg = register(opts.module);
+  const contractId = contractIdFromAddress(opts.ledger.networkId, opts.deployer, opts.salt);
+  const inv = new Invocation({
+    reader: opts.reader,
+    ledger: opts.ledger,
+    source: opts.deployer,
+    hostFunction: DUMMY_HOST_FN,
+    auth: [],
+    mode: "record_allow_nonroot",
+  });
+  const res = inv.finish(() => inv.deployModule(reg, contractId, opts.args));
+  if (!res.ok) throw new DeployError(res);
+  return {
+    contractId,
+    changes: res.changes,
+    events: res.events,
+    liveUntil: res.liveUntil ?? new Map(),
+  };
+}
+
+/**
+ * Deploys the Stellar Asset Contract of `asset` (id = `asset.contractId(passphrase)`), with
+ * instance storage as `init_asset` writes it: METADATA, AssetInfo and (issued assets) Admin =
+ * issuer. Throws {@link DeployError} if it already exists.
+ */
+export function deployStellarAsset(opts: {
+  reader: LedgerReader;
+  ledger: LedgerInfo;
+  asset: Asset;
+}): { contractId: string; changes: Changes } {
+  const contractId = opts.asset.contractId(opts.ledger.networkPassphrase);
+  const inv = new Invocation({
+    reader: opts.reader,
+    ledger: opts.ledger,
+    source: opts.asset.isNative() ? contractId : opts.asset.getIssuer()!,
+    hostFunction: DUMMY_HOST_FN,
+    auth: [],
+    mode: "record_allow_nonroot",
+  });
+  const res = inv.finish(() =>
+    inv.createInstance(
+      contractId,
+      xdr.ContractExecutable.contractExecutableStellarAsset(),
+      sacInstanceStorage(opts.asset),
+    )
+  );
+  if (!res.ok) throw new DeployError(res);
+  return { contractId, changes: res.changes };
+}
+
+const DUMMY_HOST_FN = xdr.HostFunction.hostFunctionTypeUploadContractWasm(new Uint8Array() as Any);
+
+// ---------------------------------------------------------------------------------------------
+// Native helpers
+// ---------------------------------------------------------------------------------------------
+
+/** Anything a codec can be made from. */
+export type SpecSource = contract.Spec | xdr.ScSpecEntry[] | ContractModule | SpecCodec;
+
+const codecs = new WeakMap<object, SpecCodec>();
+
+/** The (cached) codec of a spec source. */
+export function codecFor(spec: SpecSource): SpecCodec {
+  if (spec instanceof SpecCodec) return spec;
+  let c = codecs.get(spec);
+  if (!c) {
+    if (Array.isArray(spec)) c = new SpecCodec(spec);
+    else if ("functions" in spec && "spec" in spec) c = register(spec as ContractModule).codec;
+    else c = new SpecCodec((spec as contract.Spec).entries);
+    codecs.set(spec, c);
+  }
+  return c;
+}
+
+/**
+ * Encodes native arguments of `fn` through a spec (positional array, or object keyed by
+ * parameter name). Throws {@link CodecError} when a value does not fit.
+ */
+export function encodeArgs(
+  spec: SpecSource,
+  fn: string,
+  args: Record<string, unknown> | unknown[] = [],
+): xdr.ScVal[] {
+  return codecFor(spec).encodeArgs(fn, args);
+}
+
+/** Decodes a function's return ScVal through a spec (the Ok type of a Result; void → null). */
+export function decodeResult(spec: SpecSource, fn: string, value: xdr.ScVal): unknown {
+  const f = codecFor(spec).fns.get(fn);
+  if (!f) throw new Error(`no function ${fn} in the spec`);
+  if (!f.output) return null;
+  return f.output.dec(value);
+}
+
+/** Conversion for one spec type (JSON form), e.g. to decode a storage value. */
+export function typeCodec(spec: SpecSource, type: string | Record<string, unknown>): Conv {
+  return codecFor(spec).conv(type);
+}
+
+const sacSpec = new contract.Spec(SAC_SPEC_ENTRIES);
+
+/**
+ * The `contract.Spec` of a deployed contract: the SAC interface for Stellar Asset Contracts,
+ * else the registered module's (normalized) spec, else the spec in its code entry's Wasm.
+ */
+export function specFor(contractId: string, reader: LedgerReader): contract.Spec {
+  const entry = reader.get(instanceLedgerKey(contractId));
+  if (!entry) throw new Error(`contract ${contractId} not found`);
+  const instance = (entry.data as Any).contractData.val.instance as xdr.ScContractInstance;
+  if (instance.executable.type === "contractExecutableStellarAsset") return sacSpec;
+  const hash: Uint8Array = (instance.executable as Any).wasmHash.value;
+  const reg = moduleByHash(toHex(hash));
+  if (reg) return reg.spec;
+  const code = reader.get(contractCodeKey(hash));
+  if (!code) throw new Error(`contract code ${toHex(hash)} not found`);
+  return new contract.Spec(specFromWasm((code.data as Any).contractCode.code));
+}
+
+/** The SAC's codec (for in-process callers encoding SAC arguments). */
+export const sacCodec: SpecCodec = internals.SAC_CODEC;
