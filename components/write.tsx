@@ -1,0 +1,100 @@
+/**
+ * Write progress for the islands: a hook that runs one write (building → signing →
+ * submitted → confirmed) and a component that shows its stages, the transaction hash and,
+ * on failure, the plain-language reason.
+ *
+ * @module
+ */
+import { useState } from "preact/hooks";
+import type { WriteStage } from "../lib/soroban.ts";
+import { plainError } from "../lib/errors.ts";
+import { shortHash } from "../lib/format.ts";
+
+const STAGES: WriteStage[] = ["building", "signing", "submitted", "confirmed"];
+const STAGE_LABEL: Record<WriteStage, string> = {
+  building: "Building & simulating",
+  signing: "Signing in wallet",
+  submitted: "Submitted",
+  confirmed: "Confirmed",
+};
+
+/** State of one write. */
+export interface WriteState {
+  stage: WriteStage | null;
+  status: "idle" | "running" | "done" | "failed";
+  hash: string | null;
+  error: string | null;
+  /** What the write achieved, e.g. "Deposited 10.00 USDC for 9.99 shares". */
+  message: string | null;
+}
+
+const IDLE: WriteState = { stage: null, status: "idle", hash: null, error: null, message: null };
+
+/** Runs writes one at a time and tracks their progress. */
+export function useWrite(ctx: { usdc?: string | null } = {}) {
+  const [state, setState] = useState<WriteState>(IDLE);
+  const run = async <T,>(
+    fn: (onStage: (s: WriteStage, info?: { hash?: string }) => void) => Promise<T>,
+    describe: (v: T) => string,
+  ): Promise<T | null> => {
+    setState({ ...IDLE, status: "running", stage: "building" });
+    try {
+      const v = await fn((stage, info) =>
+        setState((s) => ({ ...s, stage, hash: info?.hash ?? s.hash }))
+      );
+      setState((s) => ({ ...s, status: "done", stage: "confirmed", message: describe(v) }));
+      return v;
+    } catch (e) {
+      const error = plainError(e, ctx);
+      console.warn("write failed:", e);
+      setState((s) => ({ ...s, status: "failed", error }));
+      return null;
+    }
+  };
+  return { state, run, reset: () => setState(IDLE), busy: state.status === "running" };
+}
+
+/** Shows a write's stages and outcome. */
+export function WriteStatus(props: { state: WriteState; explorer: string | null; id: string }) {
+  const s = props.state;
+  if (s.status === "idle") return null;
+  const at = s.stage ? STAGES.indexOf(s.stage) : -1;
+  return (
+    <div id={props.id} data-status={s.status}>
+      <ol class="progress" aria-label="Transaction progress">
+        {STAGES.map((st, i) => {
+          const cls = i < at || (i === at && s.status === "done")
+            ? "done"
+            : i === at && s.status === "running"
+            ? "active"
+            : i === at && s.status === "failed"
+            ? "failed"
+            : "";
+          return <li key={st} class={cls} data-stage={st}>{STAGE_LABEL[st]}</li>;
+        })}
+      </ol>
+      {s.status === "failed" && s.error && (
+        <p class="notice error result" role="alert" data-testid="write-error">{s.error}</p>
+      )}
+      {s.status === "done" && s.message && (
+        <p class="notice info result" data-testid="write-ok">{s.message}</p>
+      )}
+      {s.hash && (
+        <p class="small muted" style={{ margin: "6px 0 0" }}>
+          Transaction {props.explorer
+            ? (
+              <a
+                href={props.explorer + s.hash}
+                target="_blank"
+                rel="noopener noreferrer"
+                class="mono"
+              >
+                {shortHash(s.hash)}
+              </a>
+            )
+            : <span class="mono" title={s.hash}>{shortHash(s.hash)}</span>}
+        </p>
+      )}
+    </div>
+  );
+}

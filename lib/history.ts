@@ -1,0 +1,321 @@
+/**
+ * On-chain history of the vault and the registry, from contract events (`getEvents`):
+ * liquidations with realized profit (the vault's `return` events joined to the registry's
+ * `execution` event of the same transaction), deposits and withdrawals per depositor, and
+ * the share-price series rebuilt backwards from the current `get_state` by undoing each
+ * event (exact for every ledger the RPC still retains; no keeper memory involved).
+ *
+ * Event shapes (contracts/vault, contracts/registry): topics `[Symbol(name), Address]`;
+ * vault data `deposit [amount, minted]`, `withdraw [shares, amount]`, `draw [amount,
+ * outstanding]`, `return [amount, drawn, profit, loss]`, `slash [amount, outstanding, loss]`;
+ * registry `execution [success, profit, response_time_ms, total_executions]`,
+ * `register [name, stake, time]`, `deregister [stake]`.
+ *
+ * @module
+ */
+import { rpc, scValToNative } from "@stellar/stellar-sdk";
+import { type NetworkInfo, rpcServer } from "./soroban.ts";
+import { toBigInt } from "./format.ts";
+import type { VaultState } from "./chain.ts";
+
+/** One decoded contract event. */
+export interface ChainEvent {
+  id: string;
+  contract: "vault" | "registry";
+  name: string;
+  /** The address in topic[1], when present. */
+  subject: string | null;
+  data: unknown[];
+  ledger: number;
+  /** Ledger close time, ms since epoch. */
+  time: number;
+  txHash: string;
+}
+
+/** A liquidation settled on chain (a vault `return` with an outstanding draw). */
+export interface ChainLiquidation {
+  keeper: string;
+  drew: bigint;
+  proceeds: bigint;
+  profit: bigint;
+  loss: bigint;
+  /** From the registry's `execution` event of the same transaction, when present. */
+  responseTimeMs: number | null;
+  txHash: string;
+  ledger: number;
+  time: number;
+}
+
+/** A deposit or withdrawal of one depositor. */
+export interface DepositorTx {
+  kind: "deposit" | "withdraw";
+  /** USDC moved (in for deposits, out for withdrawals). */
+  amount: bigint;
+  shares: bigint;
+  txHash: string;
+  ledger: number;
+  time: number;
+  /** Position in the event history (orders events within a ledger). */
+  seq: number;
+}
+
+/** The vault's books after an event. */
+export interface StatePoint {
+  time: number;
+  ledger: number;
+  /** Position of the event in the history (the current state: the history's length). */
+  seq: number;
+  total_usdc: bigint;
+  total_shares: bigint;
+}
+
+const PAGE = 1000;
+const MAX_PAGES = 50;
+
+function contractIdOf(c: unknown): string | null {
+  if (typeof c === "string") return c;
+  const f = (c as { contractId?: () => string } | undefined)?.contractId;
+  return typeof f === "function" ? f.call(c) : null;
+}
+
+function where(e: ChainEvent, seq: number) {
+  return { txHash: e.txHash, ledger: e.ledger, time: e.time, seq };
+}
+
+function decode(v: unknown): unknown {
+  try {
+    return scValToNative(v as Parameters<typeof scValToNative>[0]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Incrementally synced event history of the vault and registry. One instance per server;
+ * `sync()` fetches only what is new since the last call (one RPC request when nothing is).
+ */
+export class ChainHistory {
+  private events: ChainEvent[] = [];
+  private cursor: string | null = null;
+  private startLedger: number | null = null;
+  private syncing: Promise<void> | null = null;
+  private lastSync = 0;
+  /** First ledger covered; events before it are outside the RPC's retention window. */
+  fromLedger: number | null = null;
+  /** Error of the last failed sync, or null. */
+  lastError: string | null = null;
+
+  constructor(
+    readonly net: NetworkInfo,
+    readonly vault: string | null,
+    readonly registry: string | null,
+    private readonly minIntervalMs = 1000,
+  ) {}
+
+  /** Fetches new events (coalesces concurrent calls; at most once per `minIntervalMs`). */
+  sync(): Promise<void> {
+    if (this.syncing) return this.syncing;
+    if (Date.now() - this.lastSync < this.minIntervalMs && this.lastError === null) {
+      return Promise.resolve();
+    }
+    this.syncing = this.doSync().then(
+      () => {
+        this.lastError = null;
+      },
+      (e) => {
+        this.lastError = e instanceof Error ? e.message : String(e);
+      },
+    ).finally(() => {
+      this.lastSync = Date.now();
+      this.syncing = null;
+    });
+    return this.syncing;
+  }
+
+  private async oldestLedger(server: rpc.Server): Promise<number> {
+    const h = await server.getHealth() as { oldestLedger?: number; latestLedger?: number };
+    if (typeof h.oldestLedger === "number" && h.oldestLedger > 0) return h.oldestLedger;
+    const latest = await server.getLatestLedger();
+    // stellar-rpc default retention: 7 days of 5 s ledgers.
+    return Math.max(1, latest.sequence - 120_960 + 1);
+  }
+
+  private async doSync(): Promise<void> {
+    const ids = [this.vault, this.registry].filter((x): x is string => !!x);
+    if (ids.length === 0) return;
+    const server = rpcServer(this.net.rpcUrl);
+    const filters = [{ type: "contract" as const, contractIds: ids }];
+    for (let page = 0; page < MAX_PAGES; page++) {
+      let res: rpc.Api.GetEventsResponse;
+      if (this.cursor) {
+        res = await server.getEvents({ filters, cursor: this.cursor, limit: PAGE });
+      } else {
+        this.startLedger ??= await this.oldestLedger(server);
+        try {
+          res = await server.getEvents({ filters, startLedger: this.startLedger, limit: PAGE });
+        } catch (e) {
+          // The window moved between getHealth and getEvents: take the range from the error.
+          const m = /ledger range: (\d+) - (\d+)/.exec(String((e as Error)?.message ?? e));
+          if (!m) throw e;
+          this.startLedger = Number(m[1]);
+          res = await server.getEvents({ filters, startLedger: this.startLedger, limit: PAGE });
+        }
+        this.fromLedger ??= this.startLedger;
+      }
+      for (const ev of res.events) this.add(ev);
+      if (res.cursor) this.cursor = res.cursor;
+      if (res.events.length < PAGE) break;
+    }
+  }
+
+  private add(ev: rpc.Api.EventResponse) {
+    const cid = contractIdOf(ev.contractId);
+    const contract = cid === this.vault ? "vault" : cid === this.registry ? "registry" : null;
+    if (!contract) return;
+    if (this.events.length > 0 && this.events[this.events.length - 1].id >= ev.id) return;
+    const topics = ev.topic.map(decode);
+    const data = decode(ev.value);
+    this.events.push({
+      id: ev.id,
+      contract,
+      name: typeof topics[0] === "string" ? topics[0] : "",
+      subject: typeof topics[1] === "string" ? topics[1] : null,
+      data: Array.isArray(data) ? data : [data],
+      ledger: ev.ledger,
+      time: Date.parse(ev.ledgerClosedAt),
+      txHash: ev.txHash,
+    });
+  }
+
+  /** All synced events, oldest first. */
+  all(): readonly ChainEvent[] {
+    return this.events;
+  }
+
+  /** True when the synced history may miss early events (the RPC's retention cut them). */
+  get truncated(): boolean {
+    return this.fromLedger !== null && this.fromLedger > 1 &&
+      !this.events.some((e) => e.contract === "vault" && e.name === "deposit");
+  }
+
+  /** Liquidations settled on chain, newest first. */
+  liquidations(): ChainLiquidation[] {
+    const rt = new Map<string, number>();
+    for (const e of this.events) {
+      if (e.contract === "registry" && e.name === "execution" && e.subject) {
+        const ms = toBigInt(e.data[2]);
+        if (ms !== null) rt.set(`${e.txHash}|${e.subject}`, Number(ms));
+      }
+    }
+    const out: ChainLiquidation[] = [];
+    for (const e of this.events) {
+      if (e.contract !== "vault" || e.name !== "return" || !e.subject) continue;
+      const [amount, drawn, profit, loss] = e.data.map(toBigInt);
+      if (amount === null || drawn === null || profit === null) continue;
+      if (drawn === 0n) continue; // a return with no outstanding draw is not a liquidation
+      out.push({
+        keeper: e.subject,
+        drew: drawn,
+        proceeds: amount,
+        profit,
+        loss: loss ?? 0n,
+        responseTimeMs: rt.get(`${e.txHash}|${e.subject}`) ?? null,
+        txHash: e.txHash,
+        ledger: e.ledger,
+        time: e.time,
+      });
+    }
+    return out.reverse();
+  }
+
+  /** A depositor's deposits and withdrawals, newest first. */
+  depositorHistory(address: string): DepositorTx[] {
+    const out: DepositorTx[] = [];
+    this.events.forEach((e, seq) => {
+      if (e.contract !== "vault" || e.subject !== address) return;
+      if (e.name === "deposit") {
+        const [amount, minted] = e.data.map(toBigInt);
+        if (amount !== null && minted !== null) {
+          out.push({ kind: "deposit", amount, shares: minted, ...where(e, seq) });
+        }
+      } else if (e.name === "withdraw") {
+        const [shares, amount] = e.data.map(toBigInt);
+        if (amount !== null && shares !== null) {
+          out.push({ kind: "withdraw", amount, shares, ...where(e, seq) });
+        }
+      }
+    });
+    return out.reverse();
+  }
+
+  /**
+   * The vault's books after every event, oldest first, ending with `current` at `nowMs`:
+   * rebuilt backwards from the current state by undoing each event. Points with no shares
+   * outstanding (before the first deposit) are left out.
+   */
+  statePoints(current: VaultState, nowMs: number): StatePoint[] {
+    const pts: StatePoint[] = [];
+    let usdc = current.total_usdc, shares = current.total_shares;
+    const last = this.events.at(-1);
+    pts.push({
+      time: nowMs,
+      ledger: last?.ledger ?? 0,
+      seq: this.events.length,
+      total_usdc: usdc,
+      total_shares: shares,
+    });
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      const e = this.events[i];
+      if (e.contract !== "vault") continue;
+      const d = e.data.map(toBigInt);
+      // State right after this event:
+      const after = {
+        time: e.time,
+        ledger: e.ledger,
+        seq: i,
+        total_usdc: usdc,
+        total_shares: shares,
+      };
+      switch (e.name) {
+        case "deposit":
+          usdc -= d[0] ?? 0n;
+          shares -= d[1] ?? 0n;
+          break;
+        case "withdraw":
+          shares += d[0] ?? 0n;
+          usdc += d[1] ?? 0n;
+          break;
+        case "return":
+          usdc = usdc - (d[2] ?? 0n) + (d[3] ?? 0n);
+          break;
+        case "slash": {
+          const amount = d[0] ?? 0n, outstanding = d[1] ?? 0n;
+          const gain = amount > outstanding ? amount - outstanding : 0n;
+          usdc = usdc - gain + (d[2] ?? 0n);
+          break;
+        }
+        default:
+          continue;
+      }
+      pts.push(after);
+    }
+    return pts.filter((p) => p.total_shares > 0n && p.total_usdc > 0n).reverse();
+  }
+
+  /**
+   * A depositor's shares after every vault event, aligned with {@link statePoints}
+   * (same order and length), rebuilt backwards from `currentShares`.
+   */
+  depositorShares(address: string, currentShares: bigint, points: StatePoint[]): bigint[] {
+    // Shares held at time t = current − (minted after t) + (burned after t).
+    const txs = this.depositorHistory(address); // newest first
+    return points.map((p) => {
+      let s = currentShares;
+      for (const tx of txs) {
+        if (tx.seq <= p.seq) break;
+        s += tx.kind === "deposit" ? -tx.shares : tx.shares;
+      }
+      return s < 0n ? 0n : s;
+    });
+  }
+}

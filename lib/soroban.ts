@@ -1,0 +1,300 @@
+/**
+ * Soroban access shared by the server and the browser, through `@stellar/stellar-sdk` only:
+ * contract specs (fetched once per contract with `contract.Client.from`), read-only
+ * simulation of view functions, and the write path (build → simulate → assemble → sign by a
+ * wallet → send → poll) with progress reporting.
+ *
+ * @module
+ */
+import {
+  Account,
+  BASE_FEE,
+  Contract,
+  contract,
+  rpc,
+  TransactionBuilder,
+  xdr,
+} from "@stellar/stellar-sdk";
+import { ContractCallError, TxFailedError } from "./tx_errors.ts";
+
+export { ContractCallError, TxFailedError };
+
+/** An address used as the source of read-only simulations; it need not exist. */
+const READ_SOURCE = "GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF";
+
+/** Where the frontend reaches the network. */
+export interface NetworkInfo {
+  rpcUrl: string;
+  passphrase: string;
+}
+
+const servers = new Map<string, rpc.Server>();
+
+/** One `rpc.Server` per RPC URL (allowHttp only for loopback/local URLs). */
+export function rpcServer(rpcUrl: string): rpc.Server {
+  let s = servers.get(rpcUrl);
+  if (!s) {
+    s = new rpc.Server(rpcUrl, { allowHttp: rpcUrl.startsWith("http:") });
+    servers.set(rpcUrl, s);
+  }
+  return s;
+}
+
+const specs = new Map<string, Promise<contract.Spec>>();
+
+/** The spec of a deployed contract (cached; a failed fetch is retried next time). */
+export function contractSpec(net: NetworkInfo, contractId: string): Promise<contract.Spec> {
+  const key = `${net.rpcUrl}|${contractId}`;
+  let p = specs.get(key);
+  if (!p) {
+    p = contract.Client.from({
+      rpcUrl: net.rpcUrl,
+      contractId,
+      networkPassphrase: net.passphrase,
+      allowHttp: net.rpcUrl.startsWith("http:"),
+      server: rpcServer(net.rpcUrl),
+    }).then((c) => c.spec);
+    specs.set(key, p);
+    p.catch(() => specs.delete(key));
+  }
+  return p;
+}
+
+/** Forgets cached specs (tests redeploy contracts at the same RPC URL). */
+export function clearSpecCache() {
+  specs.clear();
+}
+
+/** The function's arguments in spec order, from an object or a positional array. */
+function argsToScVals(spec: contract.Spec, fn: string, args: unknown[] | Record<string, unknown>) {
+  if (!Array.isArray(args)) return spec.funcArgsToScVals(fn, args);
+  const inputs = spec.getFunc(fn).inputs;
+  if (inputs.length !== args.length) {
+    throw new Error(`${fn} takes ${inputs.length} arguments, got ${args.length}`);
+  }
+  const named: Record<string, unknown> = {};
+  inputs.forEach((inp, i) => named[String(inp.name)] = args[i]);
+  return spec.funcArgsToScVals(fn, named);
+}
+
+const CONTRACT_ERR = /Error\(Contract, #(\d+)\)/;
+
+/** Names an error code through the contract's spec error enum. */
+function errorCase(spec: contract.Spec | null, code: number): { name: string; doc: string } | null {
+  if (!spec) return null;
+  for (const c of spec.errorCases()) {
+    if (Number(c.value) === code) return { name: String(c.name), doc: String(c.doc ?? "") };
+  }
+  return null;
+}
+
+/** A diagnostic event in stellar-xdr JSON form (from an object or base64 XDR). */
+function eventJson(ev: unknown): Record<string, unknown> | null {
+  try {
+    const de = typeof ev === "string" ? xdr.DiagnosticEvent.fromXDR(ev, "base64") : ev;
+    const j = (de as { toJson?: () => unknown }).toJson?.();
+    return j && typeof j === "object" ? j as Record<string, unknown> : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The contract error codes reported by "error" diagnostic events, with their contract. */
+function diagnosticErrors(
+  events: unknown[] | undefined,
+): { code: number; contract: string | null }[] {
+  const out: { code: number; contract: string | null }[] = [];
+  for (const ev of events ?? []) {
+    const j = eventJson(ev) as
+      | { event?: { contract_id?: string | null; body?: { v0?: { topics?: unknown[] } } } }
+      | null;
+    const topics = j?.event?.body?.v0?.topics ?? [];
+    for (const t of topics) {
+      const code = (t as { error?: { contract?: unknown } })?.error?.contract;
+      if (typeof code === "number") out.push({ code, contract: j?.event?.contract_id ?? null });
+    }
+  }
+  return out;
+}
+
+/**
+ * Finds the contract that raised a contract error: the first (innermost) "error" diagnostic
+ * event carrying that code names the failing contract.
+ */
+function errorOrigin(events: unknown[] | undefined, code: number): string | null {
+  return diagnosticErrors(events).find((e) => e.code === code && e.contract)?.contract ?? null;
+}
+
+/** Builds a {@link ContractCallError} from a failed simulation or transaction. */
+export function callError(
+  contractId: string,
+  fn: string,
+  detail: string,
+  spec: contract.Spec | null,
+  events?: unknown[],
+): ContractCallError {
+  const m = CONTRACT_ERR.exec(detail);
+  const code = m ? Number(m[1]) : null;
+  const origin = code === null ? null : errorOrigin(events, code);
+  const ownError = origin === null || origin === contractId;
+  const c = code !== null && ownError ? errorCase(spec, code) : null;
+  const msg = c
+    ? `${fn} failed: ${c.name}${c.doc ? ` (${c.doc})` : ""}`
+    : code !== null
+    ? `${fn} failed: Error(Contract, #${code})`
+    : `${fn} failed: ${detail.split("\n")[0].slice(0, 300)}`;
+  return new ContractCallError(msg, contractId, fn, code, c?.name ?? null, detail, origin);
+}
+
+/** Builds an unsigned invocation transaction. */
+function buildCall(
+  net: NetworkInfo,
+  source: Account,
+  contractId: string,
+  fn: string,
+  args: unknown[] | Record<string, unknown>,
+  spec: contract.Spec,
+  timeoutSec: number,
+) {
+  return new TransactionBuilder(source, { fee: BASE_FEE, networkPassphrase: net.passphrase })
+    .addOperation(new Contract(contractId).call(fn, ...argsToScVals(spec, fn, args)))
+    .setTimeout(timeoutSec)
+    .build();
+}
+
+/**
+ * Calls a view function by read-only simulation (no fees, no signature) and returns its
+ * native result (a `Result`'s Ok value unwrapped). Throws {@link ContractCallError}.
+ */
+export async function simulateView<T = unknown>(
+  net: NetworkInfo,
+  contractId: string,
+  fn: string,
+  args: unknown[] | Record<string, unknown> = [],
+): Promise<T> {
+  const spec = await contractSpec(net, contractId);
+  const tx = buildCall(net, new Account(READ_SOURCE, "0"), contractId, fn, args, spec, 0);
+  const sim = await rpcServer(net.rpcUrl).simulateTransaction(tx);
+  if (rpc.Api.isSimulationError(sim)) {
+    throw callError(contractId, fn, sim.error, spec, sim.events as unknown[]);
+  }
+  const retval = (sim as rpc.Api.SimulateTransactionSuccessResponse).result?.retval;
+  if (!retval) throw callError(contractId, fn, "simulation returned no result", spec);
+  const native = spec.funcResToNative(fn, retval) as unknown;
+  if (native instanceof contract.Ok) return native.unwrap() as T;
+  if (native instanceof contract.Err) {
+    throw callError(contractId, fn, String(native.unwrapErr()?.message ?? "error"), spec);
+  }
+  return native as T;
+}
+
+/** The stages of a write, in order. */
+export type WriteStage = "building" | "signing" | "submitted" | "confirmed";
+
+/** A wallet able to sign a transaction envelope (base64 XDR). */
+export interface TxSigner {
+  address: string;
+  signTransaction(xdr: string, opts: { networkPassphrase: string; address: string }): Promise<
+    { signedTxXdr: string }
+  >;
+}
+
+/** What a confirmed write returns. */
+export interface WriteResult<T = unknown> {
+  hash: string;
+  ledger: number;
+  /** The function's native return value. */
+  value: T;
+}
+
+/**
+ * The write path, entirely client-side: build the invocation, simulate it (a contract error
+ * stops here, before the wallet is asked), assemble (footprint, resource fee, auth), have the
+ * wallet sign, send, and poll getTransaction until it is final (bounded by `timeoutMs`).
+ * `onStage` reports progress: building → signing → submitted (with the hash) → confirmed.
+ */
+export async function writeCall<T = unknown>(
+  net: NetworkInfo,
+  contractId: string,
+  fn: string,
+  args: unknown[] | Record<string, unknown>,
+  signer: TxSigner,
+  opts: {
+    onStage?: (stage: WriteStage, info?: { hash?: string }) => void;
+    timeoutMs?: number;
+    pollMs?: number;
+  } = {},
+): Promise<WriteResult<T>> {
+  const server = rpcServer(net.rpcUrl);
+  opts.onStage?.("building");
+  const spec = await contractSpec(net, contractId);
+  const account = await server.getAccount(signer.address);
+  const raw = buildCall(net, account, contractId, fn, args, spec, 120);
+  const sim = await server.simulateTransaction(raw);
+  if (rpc.Api.isSimulationError(sim)) {
+    throw callError(contractId, fn, sim.error, spec, sim.events as unknown[]);
+  }
+  if (rpc.Api.isSimulationRestore(sim)) {
+    throw new Error(`${fn}: contract state must be restored first`);
+  }
+  const assembled = rpc.assembleTransaction(raw, sim).build();
+  opts.onStage?.("signing");
+  const { signedTxXdr } = await signer.signTransaction(assembled.toXDR(), {
+    networkPassphrase: net.passphrase,
+    address: signer.address,
+  });
+  const signed = TransactionBuilder.fromXDR(signedTxXdr, net.passphrase);
+  const sent = await server.sendTransaction(signed);
+  if (sent.status === "ERROR" || sent.status === "TRY_AGAIN_LATER") {
+    let code = sent.status as string;
+    try {
+      const r = (sent.errorResult as unknown as { toJson(): { result?: unknown } }).toJson().result;
+      code = typeof r === "string" ? r : Object.keys(r ?? {})[0] ?? code;
+    } catch { /* keep status */ }
+    throw new TxFailedError(`${fn}: transaction rejected (${code})`, sent.hash, code);
+  }
+  opts.onStage?.("submitted", { hash: sent.hash });
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  const pollMs = opts.pollMs ?? 1000;
+  for (;;) {
+    const got = await server.getTransaction(sent.hash);
+    if (got.status === rpc.Api.GetTransactionStatus.SUCCESS) {
+      const ret = got.returnValue;
+      let value: unknown = null;
+      if (ret) {
+        const native = spec.funcResToNative(fn, ret) as unknown;
+        value = native instanceof contract.Ok ? native.unwrap() : native;
+      }
+      opts.onStage?.("confirmed", { hash: sent.hash });
+      return { hash: sent.hash, ledger: got.ledger, value: value as T };
+    }
+    if (got.status === rpc.Api.GetTransactionStatus.FAILED) {
+      const detail = failedDetail(got);
+      throw callError(contractId, fn, detail, spec, diagnostics(got));
+    }
+    if (Date.now() > deadline) {
+      throw new TxFailedError(
+        `${fn}: not confirmed within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s`,
+        sent.hash,
+        "TIMEOUT",
+      );
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+function diagnostics(got: rpc.Api.GetFailedTransactionResponse): unknown[] {
+  return (got.diagnosticEventsXdr ?? []) as unknown[];
+}
+
+/** Best-effort text for a FAILED transaction, including any contract error code. */
+function failedDetail(got: rpc.Api.GetFailedTransactionResponse): string {
+  const first = diagnosticErrors(diagnostics(got))[0];
+  if (first) return `Error(Contract, #${first.code})`;
+  try {
+    const j = (got.resultXdr as unknown as { toJson(): unknown }).toJson();
+    return `transaction failed: ${JSON.stringify(j).slice(0, 300)}`;
+  } catch {
+    return "transaction failed";
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * `/` — what the service is and its live state: TVL, share price, realized profit, keepers,
+ * the return (APY or cumulative), positions the keeper watches and the live keeper log.
+ *
+ * @module
+ */
+import type { Handlers, PageProps } from "../web/types.ts";
+import type { VaultState } from "../lib/chain.ts";
+import type { ApiState } from "../lib/api.ts";
+import { formatCount, formatPrice, formatUsdc, sharePrice, shortAddress } from "../lib/format.ts";
+import { describeReturn, vaultReturn } from "../lib/returns.ts";
+import { priceSeries } from "../lib/derive.ts";
+import { Notice, Panel, Tile } from "../components/ui.tsx";
+import LiveLog from "../islands/LiveLog.tsx";
+
+interface Data {
+  state: VaultState | null;
+  chainError: string | null;
+  keepers: number | null;
+  activeDraws: number | null;
+  liquidations: number | null;
+  ret: ReturnType<typeof describeReturn>;
+  api: ApiState | null;
+}
+
+export const handler: Handlers<Data> = {
+  async GET(_req, ctx) {
+    const { chain, api, history, now } = ctx.state;
+    const [st, keepers, apiState, perf] = await Promise.all([
+      chain.vaultState(),
+      chain.keepers(),
+      api.state(40),
+      api.performance(),
+      history.sync(),
+    ]);
+    const states = st.value && !history.lastError ? history.statePoints(st.value, now()) : null;
+    const series = priceSeries(states, perf);
+    return ctx.render({
+      state: st.value,
+      chainError: st.error,
+      keepers: keepers.value?.length ?? null,
+      activeDraws: keepers.value ? keepers.value.filter((k) => k.has_active_draw).length : null,
+      liquidations: history.lastError ? null : history.liquidations().length,
+      ret: describeReturn(vaultReturn(series.points)),
+      api: apiState,
+    });
+  },
+};
+
+export const meta = () => ({
+  title: "Vigil · pooled liquidations on Stellar",
+  description: "Deposit USDC into a shared vault that keepers use to fill liquidation auctions.",
+});
+
+export default function Home({ data, state }: PageProps<Data>) {
+  const s = data.state;
+  const underwater =
+    data.api?.positions.filter((p) => p.health_factor !== null && p.health_factor < 1.2) ?? [];
+  return (
+    <>
+      <section class="hero">
+        <h1>Pooled liquidation capital for Stellar lending markets</h1>
+        <p>
+          Depositors put USDC into one vault. Independent keepers stake USDC in a registry, draw
+          idle vault capital to fill liquidation auctions, and return it with the profit. Profit
+          raises the share price — no reward tokens, no emissions, no coordinator.
+        </p>
+        <div class="cta">
+          <a class="button" href="/vault">Deposit USDC</a>
+          <a class="button secondary" href="/dashboard">Open the dashboard</a>
+        </div>
+      </section>
+
+      {data.chainError && (
+        <Notice kind="error" id="chain-error">
+          The chain could not be read ({data.chainError}); its figures show “—”.
+        </Notice>
+      )}
+      <div class="tiles six" id="live-state">
+        <Tile id="tvl" label="TVL" value={formatUsdc(s?.total_usdc, 0)} sub="vault total_usdc" />
+        <Tile
+          id="share-price"
+          label="Share price"
+          value={formatPrice(sharePrice(s?.total_usdc, s?.total_shares))}
+          sub="USDC per share"
+        />
+        <Tile
+          id="realized-profit"
+          label="Realized profit"
+          value={formatUsdc(s?.total_profit)}
+          sub="on chain (total_profit)"
+        />
+        <Tile id="return" label={data.ret.label} value={data.ret.value} sub={data.ret.note} />
+        <Tile
+          id="keepers"
+          label="Keepers"
+          value={formatCount(data.keepers)}
+          sub={data.activeDraws === null
+            ? "registered"
+            : `registered · ${data.activeDraws} with a draw out`}
+        />
+        <Tile
+          id="liquidations"
+          label="Liquidations"
+          value={formatCount(data.liquidations)}
+          sub="settled on chain"
+        />
+      </div>
+
+      <h2>How it works</h2>
+      <ol class="steps">
+        <li>
+          <strong>Deposit.</strong>{" "}
+          USDC goes into the vault for LP shares at total_usdc ÷ total_shares. Shares unlock after
+          the withdraw cooldown.
+        </li>
+        <li>
+          <strong>Keepers fill auctions.</strong>{" "}
+          Registered keepers draw idle capital, fill lending-pool liquidation auctions and swap the
+          collateral back to USDC.
+        </li>
+        <li>
+          <strong>Profit raises the price.</strong>{" "}
+          Proceeds return to the vault; profit = proceeds − drew is booked on chain. A keeper that
+          keeps capital too long is slashed.
+        </li>
+      </ol>
+
+      <div class="two-col" style={{ marginTop: "24px" }}>
+        <Panel>
+          <LiveLog
+            apiUrl={state.config.apiUrl}
+            reachable={data.api !== null}
+            initial={(data.api?.events ?? []).map((e) => ({
+              id: e.id,
+              ts: e.ts,
+              level: e.level,
+              text: e.text,
+            }))}
+          />
+        </Panel>
+        <Panel title="Positions at risk" id="monitor">
+          {data.api === null
+            ? <p class="muted">— (the keeper API is not reachable)</p>
+            : underwater.length === 0
+            ? (
+              <p class="muted">
+                No watched position has a health factor below 1.2
+                {data.api.positionsSummary.tracked !== null &&
+                  ` (${formatCount(data.api.positionsSummary.tracked)} tracked)`}.
+              </p>
+            )
+            : (
+              <table class="data">
+                <thead>
+                  <tr>
+                    <th>Borrower</th>
+                    <th class="num">Health factor</th>
+                    <th>State</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {underwater.slice(0, 10).map((p) => (
+                    <tr key={p.user}>
+                      <td class="mono" title={p.user}>{shortAddress(p.user)}</td>
+                      <td class="num">{p.health_factor!.toFixed(4)}</td>
+                      <td class={p.health_factor! < 1 ? "neg" : ""}>
+                        {p.health_factor! < 1 ? "liquidatable" : "at risk"}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+        </Panel>
+      </div>
+    </>
+  );
+}
