@@ -134,7 +134,7 @@ function deposit(env: Env, a: { depositor: string; amount: bigint }): bigint {
 
   const now = env.ledger.timestamp;
   const rec = S.getDepositor(env, a.depositor) ?? S.emptyDepositor();
-  if (rec.shares === 0n) rec.first_deposit_at = now;
+  if (rec.deposited === 0n) rec.first_deposit_at = now;
   // Cooldown: the new shares are locked until now + withdraw_cooldown. Shares whose lock had
   // already expired stay free; shares still locked join the new lock (a top-up never re-locks
   // matured shares, unlike Nectar's whole-position re-lock).

@@ -89,13 +89,12 @@ export function getDepositor(env: Env, a: string): Depositor | undefined {
   return v === undefined ? undefined : env.fromScVal<Depositor>(v, T.udt("Depositor"));
 }
 
-/** Stores a depositor's record (bumping its TTL), or removes it when it holds no shares. */
+/**
+ * Stores a depositor's record and bumps its TTL. Records are kept after a full withdrawal:
+ * their cumulative deposited/withdrawn figures are the depositor's cost basis.
+ */
 export function setDepositor(env: Env, a: string, d: Depositor): void {
   const k = keyDepositor(a);
-  if (d.shares === 0n) {
-    if (env.storage.persistent.has(k)) env.storage.persistent.remove(k);
-    return;
-  }
   env.storage.persistent.set(k, env.toScVal(d, T.udt("Depositor")));
   env.storage.persistent.extendTtl(k, TTL_THRESHOLD, TTL_EXTEND_TO);
 }

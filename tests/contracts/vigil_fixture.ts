@@ -1,0 +1,171 @@
+/**
+ * Test fixture for the Vigil contracts over JSON-RPC: a fresh local node, a USDC issued
+ * asset with its SAC, funded users with trustlines, a wired vault + registry, and
+ * `contract.Client`s that sign with the users' real keys.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { Asset, contract, Keypair, Operation, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
+import { startTestNode } from "../helpers/localnet.ts";
+import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
+import {
+  VIGIL_SPEC_ERRORS,
+  VigilError,
+  type VigilErrorName,
+} from "../../contracts/registry/errors.ts";
+
+/** 1 USDC. */
+export const USDC = 10_000_000n;
+
+/** Options of every test transaction: a long validity window, since tests move ledger time. */
+export const TX_OPTS = { timeoutInSeconds: 30 * 86400 } as const;
+
+type Node = Awaited<ReturnType<typeof startTestNode>>;
+// deno-lint-ignore no-explicit-any
+type AnyClient = contract.Client & Record<string, any>;
+
+/** A running chain with Vigil deployed. */
+export interface VigilFixture {
+  node: Node;
+  server: rpc.Server;
+  passphrase: string;
+  usdc: string;
+  issuer: Keypair;
+  admin: Keypair;
+  vault: string;
+  registry: string;
+  /** A funded account with a USDC trustline and `usdc` units of USDC. */
+  user(usdc?: bigint): Promise<Keypair>;
+  /** A contract.Client for `contractId` signing as `kp`. */
+  client(contractId: string, kp: Keypair): Promise<AnyClient>;
+  /** USDC SAC balance of an address. */
+  balance(address: string): Promise<bigint>;
+  /** Mints USDC (the issuer acting, in-process). */
+  mint(address: string, amount: bigint): Promise<void>;
+  advanceTime(seconds: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a node, issues USDC and deploys a wired vault + registry. */
+export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
+  const node = await startTestNode();
+  try {
+    const passphrase = node.networkPassphrase;
+    const server = new rpc.Server(node.rpcUrl, { allowHttp: true });
+    const issuer = Keypair.random();
+    await node.fund(issuer.publicKey());
+    const asset = new Asset("USDC", issuer.publicKey());
+    const usdc = await node.deployAsset(asset);
+    const admin = Keypair.random();
+    await node.fund(admin.publicKey());
+    const { vault, registry } = await deployVigil(node, { usdc, admin: admin.publicKey(), config });
+
+    const mint = async (to: string, amount: bigint) => {
+      await node.invoke(usdc, "mint", { to, amount }, { source: issuer.publicKey() });
+    };
+    const balance = (id: string) => node.view<bigint>(usdc, "balance", { id });
+
+    const user = async (amount = 0n): Promise<Keypair> => {
+      const kp = Keypair.random();
+      await node.fund(kp.publicKey());
+      const account = await server.getAccount(kp.publicKey());
+      const tx = new TransactionBuilder(account, { fee: "1000", networkPassphrase: passphrase })
+        .addOperation(Operation.changeTrust({ asset }))
+        .setTimeout(TX_OPTS.timeoutInSeconds)
+        .build();
+      tx.sign(kp);
+      const sent = await server.sendTransaction(tx);
+      assert.equal(sent.status, "PENDING", `changeTrust: ${JSON.stringify(sent)}`);
+      const done = await server.pollTransaction(sent.hash, { attempts: 50 });
+      assert.equal(done.status, "SUCCESS", "changeTrust failed");
+      if (amount > 0n) await mint(kp.publicKey(), amount);
+      return kp;
+    };
+
+    const client = (contractId: string, kp: Keypair) =>
+      contract.Client.from({
+        contractId,
+        networkPassphrase: passphrase,
+        rpcUrl: node.rpcUrl,
+        allowHttp: true,
+        publicKey: kp.publicKey(),
+        ...contract.basicNodeSigner(kp, passphrase),
+      }) as Promise<AnyClient>;
+
+    return {
+      node,
+      server,
+      passphrase,
+      usdc,
+      issuer,
+      admin,
+      vault,
+      registry,
+      user,
+      client,
+      balance,
+      mint,
+      advanceTime: (s) => node.advanceTime(s),
+      close: () => node.close(),
+    };
+  } catch (e) {
+    await node.close();
+    throw e;
+  }
+}
+
+/** Asserts a simulated call failed with the typed Vigil error `name`, decoded by the client. */
+export function expectErr(
+  // deno-lint-ignore no-explicit-any
+  tx: contract.AssembledTransaction<any>,
+  name: VigilErrorName,
+): void {
+  const sim = tx.simulation!;
+  assert.ok(rpc.Api.isSimulationError(sim), `expected ${name}, but the simulation succeeded`);
+  assert.match(sim.error, new RegExp(`Error\\(Contract, #${VigilError[name]}\\)`));
+  const r = tx.result;
+  assert.ok(r.isErr(), "the client should decode the error as Err");
+  assert.equal(r.unwrapErr().message, VIGIL_SPEC_ERRORS[name][1]);
+}
+
+/**
+ * Asserts a simulated call failed with an error that is NOT one of Vigil's typed errors
+ * (a host error), matching `pattern`; the client rethrows instead of returning Err.
+ */
+export function expectHostErr(
+  // deno-lint-ignore no-explicit-any
+  tx: contract.AssembledTransaction<any>,
+  pattern: RegExp,
+): void {
+  const sim = tx.simulation!;
+  assert.ok(rpc.Api.isSimulationError(sim), "expected a host error, but the simulation succeeded");
+  assert.match(sim.error, pattern);
+  assert.throws(() => tx.result, "a host error is not a typed contract error");
+}
+
+/** Signs, sends and returns the decoded result of a call (unwrapping Ok). */
+// deno-lint-ignore no-explicit-any
+export async function send<R = unknown>(tx: contract.AssembledTransaction<any>): Promise<R> {
+  const sent = await tx.signAndSend();
+  const r = sent.result;
+  // deno-lint-ignore no-explicit-any
+  const res = r as any;
+  if (res && typeof res.isOk === "function") {
+    assert.ok(res.isOk(), `call failed: ${JSON.stringify(res)}`);
+    return res.unwrap() as R;
+  }
+  return r as R;
+}
+
+/** Unwraps a read call's Ok value. */
+// deno-lint-ignore no-explicit-any
+export function ok<R = unknown>(tx: contract.AssembledTransaction<any>): R {
+  // deno-lint-ignore no-explicit-any
+  const r = tx.result as any;
+  if (r && typeof r.isOk === "function") {
+    assert.ok(r.isOk(), `read failed: ${JSON.stringify(r)}`);
+    return r.unwrap() as R;
+  }
+  return r as R;
+}

@@ -1,0 +1,605 @@
+/**
+ * Model-based property testing of the vault + registry pair.
+ *
+ * A random sequence of operations (deposits, withdrawals, draws, returns with profit / exact /
+ * partial / nothing, slashes, (de)registrations and time moves, over several depositors and
+ * keepers) runs against the real contracts through a {@link VigilChain} (the local node's
+ * in-process `invoke`, auth mocked). Before each operation an independent model predicts its
+ * outcome (success and return value, or the exact typed error); after each operation the
+ * chain's state is compared with the model and the issue's invariants are checked:
+ * - the vault's USDC token balance (read from the SAC) equals total_usdc − active_liq;
+ * - the sum of depositor shares (including the locked minimum liquidity) equals total_shares;
+ * - a withdrawal pays at most the pro-rata value of the shares burnt; while no profit or loss
+ *   was ever booked, no depositor ever got out more than they put in;
+ * - the share price total_usdc/total_shares never falls except on a booked loss (a return
+ *   shortfall or a slash write-off), and then by exactly the booked loss;
+ * - the registry holds exactly the stakes of its keepers; a keeper's active-draw flag is set
+ *   exactly when the vault has an outstanding draw for it.
+ *
+ * @module
+ */
+import fc from "fast-check";
+import assert from "node:assert/strict";
+import { VigilError } from "../../contracts/registry/errors.ts";
+import type { KeeperInfo } from "../../contracts/registry/mod.ts";
+import type { Depositor, DepositorBalance, VaultState } from "../../contracts/vault/mod.ts";
+import { MIN_LIQUIDITY } from "../../contracts/vault/mod.ts";
+import { TESTNET_LIMITS, USDC } from "../../contracts/deploy.ts";
+
+/** What the property tests need from a chain with a freshly deployed vault and registry. */
+export interface VigilChain {
+  vault: string;
+  registry: string;
+  usdc: string;
+  depositors: string[];
+  keepers: string[];
+  /** Runs a contract function with all auth mocked; throws with "Error(Contract, #N)" on failure. */
+  invoke<R = unknown>(contractId: string, fn: string, args?: Record<string, unknown>): Promise<R>;
+  /** Read-only call. */
+  view<R = unknown>(contractId: string, fn: string, args?: Record<string, unknown>): Promise<R>;
+  /** The USDC SAC balance of an address. */
+  balance(address: string): Promise<bigint>;
+  /** Mints USDC to an address (the issuer acting). */
+  mint(address: string, amount: bigint): Promise<void>;
+  /** Moves ledger time forward. */
+  advanceTime(seconds: number): Promise<void>;
+  /** Best estimate of the timestamp the next invocation sees. */
+  now(): Promise<bigint>;
+}
+
+/** One operation of a random sequence. */
+export type Op =
+  | { t: "deposit"; who: number; amount: bigint }
+  | { t: "withdraw"; who: number; bps: number; extra: bigint }
+  | { t: "draw"; who: number; bps: number; abs: bigint | null }
+  | { t: "return"; who: number; kind: "profit" | "exact" | "partial" | "zero"; x: bigint }
+  | { t: "slash"; who: number }
+  | { t: "register"; who: number }
+  | { t: "deregister"; who: number }
+  | { t: "time"; seconds: number };
+
+const bigAmount = fc.oneof(
+  fc.bigInt({ min: 0n, max: 2_000n }), // dust: minimum liquidity, zero shares
+  fc.bigInt({ min: 1n, max: 1_000n * USDC }),
+  fc.bigInt({ min: 1n, max: 4_000_000n * USDC }), // reaches the 10M deposit cap
+);
+/** Arbitrary for one operation over `nd` depositors and `nk` keepers. */
+export function opArb(nd: number, nk: number): fc.Arbitrary<Op> {
+  const d = fc.integer({ min: 0, max: nd - 1 });
+  const k = fc.integer({ min: 0, max: nk - 1 });
+  return fc.oneof(
+    {
+      weight: 5,
+      arbitrary: fc.record({ t: fc.constant("deposit" as const), who: d, amount: bigAmount }),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        t: fc.constant("withdraw" as const),
+        who: d,
+        bps: fc.oneof(fc.constant(10_000), fc.integer({ min: 0, max: 10_000 })),
+        extra: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: 10n })),
+      }),
+    },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        t: fc.constant("draw" as const),
+        who: k,
+        // Mostly a fraction of the idle capital (capped by the per-keeper limit in practice),
+        // sometimes an absolute amount (0, dust, or above what is idle).
+        bps: fc.integer({ min: 0, max: 11_000 }),
+        abs: fc.option(
+          fc.oneof(fc.bigInt({ min: 0n, max: 100n }), fc.bigInt({ min: 1n, max: 20_000n * USDC })),
+          { freq: 4 },
+        ),
+      }),
+    },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        t: fc.constant("return" as const),
+        who: k,
+        kind: fc.constantFrom(
+          "profit" as const,
+          "exact" as const,
+          "partial" as const,
+          "zero" as const,
+        ),
+        x: fc.oneof(fc.bigInt({ min: 0n, max: 10n }), fc.bigInt({ min: 0n, max: 500n * USDC })),
+      }),
+    },
+    { weight: 2, arbitrary: fc.record({ t: fc.constant("slash" as const), who: k }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant("register" as const), who: k }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant("deregister" as const), who: k }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        t: fc.constant("time" as const),
+        seconds: fc.oneof(
+          fc.integer({ min: 1, max: 120 }),
+          fc.integer({ min: 600, max: 4000 }),
+          fc.integer({ min: 3000, max: 8000 }),
+        ),
+      }),
+    },
+  );
+}
+
+interface MDep {
+  shares: bigint;
+  locked: bigint;
+  unlockAt: bigint;
+  deposited: bigint;
+  withdrawn: bigint;
+}
+interface MKeeper {
+  stake: bigint;
+  active: boolean;
+  markedAt: bigint;
+}
+
+/** Outcome: a value, or a typed error code. */
+type Outcome = { ok: true; value?: bigint } | { ok: false; code: number };
+
+/** Seconds around a time boundary within which the model accepts either outcome. */
+const TIME_SLACK = 5n;
+
+const E = VigilError;
+
+function errCode(e: unknown): number | undefined {
+  const m = /Error\(Contract, #(\d+)\)/.exec(String((e as Error)?.message ?? e));
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The model plus the runner of one sequence. */
+export class VigilModel {
+  U = 0n;
+  S = 0n;
+  P = 0n;
+  L = 0n;
+  loss = 0n;
+  everProfitOrLoss = false;
+  deps = new Map<string, MDep>();
+  ownShares = 0n;
+  draws = new Map<string, bigint>();
+  keepers = new Map<string, MKeeper>();
+  readonly cfg = TESTNET_LIMITS;
+  /** Statistics, to show the sequences exercise every path. */
+  static stats: Record<string, number> = {};
+
+  constructor(readonly c: VigilChain) {}
+
+  private count(k: string) {
+    VigilModel.stats[k] = (VigilModel.stats[k] ?? 0) + 1;
+  }
+
+  /** Registers the initial keepers (each keeper holds USDC from the chain's setup). */
+  async init(): Promise<void> {
+    for (const k of this.c.keepers) {
+      await this.step({ t: "register", who: this.c.keepers.indexOf(k) });
+    }
+  }
+
+  private dep(a: string): MDep {
+    let d = this.deps.get(a);
+    if (!d) {
+      d = { shares: 0n, locked: 0n, unlockAt: 0n, deposited: 0n, withdrawn: 0n };
+      this.deps.set(a, d);
+    }
+    return d;
+  }
+
+  /** Runs one op: predicts, executes, compares, checks invariants. */
+  async step(op: Op): Promise<void> {
+    const c = this.c;
+    const before = { U: this.U, S: this.S };
+    let bookedLoss = 0n;
+    if (op.t === "time") {
+      await c.advanceTime(op.seconds);
+      this.count("time");
+      await this.check(before, 0n);
+      return;
+    }
+    const now = await c.now();
+    /** Acceptable outcomes (two only near a time boundary, where the clock decides). */
+    let expect: Outcome[] = [];
+    let run: () => Promise<unknown> = () => Promise.resolve();
+    let apply: (value: unknown) => void = () => {};
+    const err = (code: number): Outcome => ({ ok: false, code });
+
+    switch (op.t) {
+      case "deposit": {
+        const who = c.depositors[op.who];
+        const a = op.amount;
+        let minted = 0n;
+        if (a <= 0n) expect = [err(E.InvalidAmount)];
+        else if (this.U + a > this.cfg.deposit_cap) expect = [err(E.DepositCapExceeded)];
+        else if (this.S === 0n) {
+          minted = a - MIN_LIQUIDITY;
+          expect = [minted <= 0n ? err(E.ZeroShares) : { ok: true, value: minted }];
+        } else if (this.U === 0n) expect = [err(E.PoolInsolvent)];
+        else {
+          minted = (a * this.S) / this.U;
+          expect = [minted === 0n ? err(E.ZeroShares) : { ok: true, value: minted }];
+        }
+        run = () => c.invoke(c.vault, "deposit", { depositor: who, amount: a });
+        apply = () => {
+          const d = this.dep(who);
+          const t = this.observedNow!;
+          d.locked = t < d.unlockAt ? d.locked + minted : minted;
+          d.unlockAt = t + this.cfg.withdraw_cooldown;
+          d.shares += minted;
+          d.deposited += a;
+          if (this.S === 0n) {
+            this.ownShares += MIN_LIQUIDITY;
+            this.S += MIN_LIQUIDITY;
+          }
+          this.S += minted;
+          this.U += a;
+        };
+        break;
+      }
+      case "withdraw": {
+        const who = c.depositors[op.who];
+        const d = this.dep(who);
+        const shares = (d.shares * BigInt(op.bps)) / 10_000n + op.extra;
+        const amount = this.S === 0n ? 0n : (shares * this.U) / this.S;
+        const rest: Outcome = amount === 0n
+          ? err(E.ZeroPayout)
+          : amount > this.U - this.L
+          ? err(E.InsufficientLiquidity)
+          : { ok: true, value: amount };
+        const lockedNow = now < d.unlockAt ? d.locked : 0n;
+        const nearBoundary = d.unlockAt - now <= TIME_SLACK && now - d.unlockAt <= TIME_SLACK;
+        if (shares <= 0n) expect = [err(E.InvalidAmount)];
+        else if (shares > d.shares) expect = [err(E.InsufficientShares)];
+        else if (nearBoundary && shares > d.shares - d.locked) {
+          expect = [err(E.WithdrawCooldown), rest];
+        } else if (shares > d.shares - lockedNow) expect = [err(E.WithdrawCooldown)];
+        else expect = [rest];
+        run = () => c.invoke(c.vault, "withdraw", { depositor: who, shares });
+        apply = (v) => {
+          const paid = v as bigint;
+          // Pro-rata bound: the payout never exceeds the burnt shares' exact value.
+          assert.ok(paid * this.S <= shares * this.U, "withdraw paid above pro-rata");
+          d.shares -= shares;
+          d.withdrawn += paid;
+          this.S -= shares;
+          this.U -= paid;
+        };
+        break;
+      }
+      case "draw": {
+        const who = c.keepers[op.who];
+        const k = this.keepers.get(who);
+        const prev = this.draws.get(who) ?? 0n;
+        const idle = this.U - this.L;
+        const a = op.abs ?? (idle * BigInt(op.bps)) / 10_000n;
+        if (a < 0n) expect = [err(E.InvalidAmount)];
+        else if (!k) expect = [err(E.NotRegistered)];
+        else if (a === 0n) expect = [{ ok: true, value: prev }];
+        else if (a > this.U - this.L) expect = [err(E.InsufficientLiquidity)];
+        else if (prev + a > this.cfg.max_draw_per_keeper) expect = [err(E.DrawLimitExceeded)];
+        else if (k.stake < this.cfg.min_stake) expect = [err(E.StakeBelowMinimum)];
+        else expect = [{ ok: true, value: prev + a }];
+        run = () => c.invoke(c.vault, "draw", { keeper: who, amount: a });
+        apply = () => {
+          if (a === 0n) return;
+          this.draws.set(who, prev + a);
+          this.L += a;
+          if (!k!.active) {
+            k!.active = true;
+            k!.markedAt = this.observedNow!;
+          }
+        };
+        break;
+      }
+      case "return": {
+        const who = c.keepers[op.who];
+        const drawn = this.draws.get(who) ?? 0n;
+        const amount = op.kind === "profit"
+          ? drawn + op.x + 1n
+          : op.kind === "exact"
+          ? drawn
+          : op.kind === "partial"
+          ? (drawn * (op.x % 10_000n)) / 10_000n
+          : 0n;
+        // The keeper earns its profit elsewhere (the liquidation): top its balance up.
+        const held = await c.balance(who);
+        if (held < amount) await c.mint(who, amount - held);
+        const profit = amount > drawn ? amount - drawn : 0n;
+        const loss = drawn > amount ? drawn - amount : 0n;
+        expect = [
+          amount === 0n && drawn === 0n ? err(E.InvalidAmount) : { ok: true, value: profit },
+        ];
+        run = () =>
+          c.invoke(c.vault, "return_proceeds", {
+            keeper: who,
+            amount,
+            response_time_ms: op.x % 100_000n,
+          });
+        apply = () => {
+          this.L -= drawn;
+          this.U += profit - loss;
+          this.P += profit;
+          this.loss += loss;
+          bookedLoss = loss;
+          if (profit > 0n || loss > 0n) this.everProfitOrLoss = true;
+          this.draws.delete(who);
+          const k = this.keepers.get(who);
+          if (k && drawn > 0n) {
+            k.active = false;
+            k.markedAt = 0n;
+          }
+          this.count(`return_${op.kind}${drawn === 0n ? "_nodraw" : ""}`);
+        };
+        break;
+      }
+      case "slash": {
+        const who = c.keepers[op.who];
+        const k = this.keepers.get(who);
+        const timeout = this.cfg.slash_timeout;
+        let amount = 0n;
+        if (!k) expect = [err(E.NotRegistered)];
+        else if (!k.active) expect = [err(E.NoActiveDraw)];
+        else {
+          amount = (k.stake * BigInt(this.cfg.slash_rate_bps) + 9_999n) / 10_000n;
+          const elapsed = now - k.markedAt;
+          if (elapsed - timeout > TIME_SLACK) expect = [{ ok: true, value: amount }];
+          else if (timeout - elapsed >= TIME_SLACK) expect = [err(E.SlashTooEarly)];
+          else expect = [err(E.SlashTooEarly), { ok: true, value: amount }];
+        }
+        run = () => c.invoke(c.registry, "slash", { keeper: who });
+        apply = () => {
+          const out = this.draws.get(who) ?? 0n;
+          const gain = amount > out ? amount - out : 0n;
+          const loss = out > amount ? out - amount : 0n;
+          this.L -= out;
+          this.U += gain - loss;
+          this.P += gain;
+          this.loss += loss;
+          bookedLoss = loss;
+          this.everProfitOrLoss = true;
+          this.draws.delete(who);
+          k!.stake -= amount;
+          k!.active = false;
+          k!.markedAt = 0n;
+        };
+        break;
+      }
+      case "register": {
+        const who = c.keepers[op.who];
+        expect = [this.keepers.has(who) ? err(E.AlreadyRegistered) : { ok: true }];
+        const held = await c.balance(who);
+        if (held < this.cfg.min_stake) await c.mint(who, this.cfg.min_stake - held);
+        run = () => c.invoke(c.registry, "register", { operator: who, name: `keeper-${op.who}` });
+        apply = () =>
+          this.keepers.set(who, { stake: this.cfg.min_stake, active: false, markedAt: 0n });
+        break;
+      }
+      case "deregister": {
+        const who = c.keepers[op.who];
+        const k = this.keepers.get(who);
+        if (!k) expect = [err(E.NotRegistered)];
+        else if (k.active) expect = [err(E.ActiveDraw)];
+        else expect = [{ ok: true, value: k.stake }];
+        run = () => c.invoke(c.registry, "deregister", { operator: who });
+        apply = () => this.keepers.delete(who);
+        break;
+      }
+    }
+
+    let result: { ok: true; value: unknown } | { ok: false; code: number | undefined; e: unknown };
+    try {
+      result = { ok: true, value: await run() };
+    } catch (e) {
+      result = { ok: false, code: errCode(e), e };
+    }
+    this.count(`${op.t}:${result.ok ? "ok" : result.code}`);
+    const what = JSON.stringify(op, big);
+    if (result.ok) {
+      const match = expect.find((o) => o.ok);
+      assert.ok(match, `${what}: expected ${JSON.stringify(expect, big)}, got ok`);
+      if (match.ok && match.value !== undefined) {
+        assert.equal(result.value, match.value, `${what}: return value`);
+      }
+      this.observedNow = await this.learnNow(op, now);
+      apply(result.value);
+    } else {
+      assert.ok(
+        expect.some((o) => !o.ok && o.code === result.code),
+        `${what}: expected ${JSON.stringify(expect, big)}, got ${result.e}`,
+      );
+    }
+    await this.check(before, bookedLoss);
+  }
+
+  /** The timestamp the last successful call saw, learnt from the records it wrote. */
+  private observedNow: bigint | undefined;
+  private async learnNow(op: Op, estimate: bigint): Promise<bigint> {
+    const c = this.c;
+    if (op.t === "deposit") {
+      const who = c.depositors[op.who];
+      return (await c.view<Depositor>(c.vault, "get_depositor", { depositor: who }))
+        .last_deposit_at;
+    }
+    if (op.t === "draw") {
+      const who = c.keepers[op.who];
+      return (await c.view<KeeperInfo>(c.registry, "get_keeper", { operator: who })).draw_marked_at;
+    }
+    return estimate;
+  }
+
+  /** Compares the chain with the model and checks the invariants. */
+  async check(before: { U: bigint; S: bigint }, bookedLoss: bigint): Promise<void> {
+    const c = this.c;
+    const st = await c.view<VaultState>(c.vault, "get_state");
+    assert.deepEqual(st, {
+      total_usdc: this.U,
+      total_shares: this.S,
+      total_profit: this.P,
+      active_liq: this.L,
+    });
+    assert.equal(await c.view(c.vault, "get_total_loss"), this.loss);
+
+    // Token balance invariant, read from the USDC SAC itself.
+    assert.equal(await c.balance(c.vault), st.total_usdc - st.active_liq, "vault balance != U - L");
+
+    // Sum of depositor shares == total_shares (the vault's own record holds the locked minimum).
+    let sum = (await c.view<Depositor>(c.vault, "get_depositor", { depositor: c.vault })).shares;
+    assert.equal(sum, this.ownShares);
+    let values = 0n;
+    for (const who of c.depositors) {
+      const d = await c.view<Depositor>(c.vault, "get_depositor", { depositor: who });
+      const m = this.dep(who);
+      assert.equal(d.shares, m.shares, "depositor shares");
+      assert.equal(d.deposited, m.deposited);
+      assert.equal(d.withdrawn, m.withdrawn);
+      if (d.shares > 0n) assert.equal(d.unlock_at, m.unlockAt, "unlock_at");
+      sum += d.shares;
+      const b = await c.view<DepositorBalance>(c.vault, "balance", { depositor: who });
+      assert.equal(b.shares, d.shares);
+      // Never more than the exact pro-rata share of the pool.
+      assert.ok(
+        b.usdc_value * st.total_shares <= b.shares * st.total_usdc || st.total_shares === 0n,
+      );
+      values += b.usdc_value;
+      // Rounding never pays out more than was put in (while no profit/loss was booked).
+      if (!this.everProfitOrLoss) {
+        assert.ok(d.withdrawn + b.usdc_value <= d.deposited, "rounding paid out");
+      }
+    }
+    assert.equal(sum, st.total_shares, "sum of shares != total_shares");
+    assert.ok(values <= st.total_usdc);
+    // Conservation: the books are deposits - withdrawals + profit - loss.
+    let dep = 0n, wd = 0n;
+    for (const m of this.deps.values()) {
+      dep += m.deposited;
+      wd += m.withdrawn;
+    }
+    assert.equal(st.total_usdc, dep - wd + this.P - this.loss, "total_usdc conservation");
+
+    // Share price: never falls except by a booked loss, and then exactly by it.
+    if (before.S > 0n && st.total_shares > 0n) {
+      if (bookedLoss === 0n) {
+        assert.ok(st.total_usdc * before.S >= before.U * st.total_shares, "share price fell");
+      } else {
+        assert.equal(st.total_shares, before.S, "a loss does not move shares");
+      }
+    }
+
+    // Registry: stakes held, flags mirror the vault's outstanding draws.
+    let stakes = 0n;
+    for (const who of c.keepers) {
+      const draw = await c.view<bigint>(c.vault, "get_keeper_draw", { keeper: who });
+      assert.equal(draw, this.draws.get(who) ?? 0n, "keeper draw");
+      const m = this.keepers.get(who);
+      if (!m) continue;
+      const k = await c.view<KeeperInfo>(c.registry, "get_keeper", { operator: who });
+      assert.equal(k.stake, m.stake);
+      assert.equal(k.has_active_draw, m.active);
+      assert.equal(k.has_active_draw, draw > 0n, "flag mirrors outstanding draw");
+      if (m.active) assert.equal(k.draw_marked_at, m.markedAt, "slash clock = oldest draw");
+      stakes += k.stake;
+    }
+    assert.equal(await c.balance(c.registry), stakes, "registry balance != sum of stakes");
+  }
+}
+
+/** JSON.stringify replacer for bigints. */
+export const big = (_k: string, v: unknown): unknown => typeof v === "bigint" ? `${v}n` : v;
+
+/** Number of property-test cases: VIGIL_PROPERTY_RUNS, else the CI default. */
+export function propertyRuns(ciDefault: number): number {
+  const v = Number(Deno.env.get("VIGIL_PROPERTY_RUNS") ?? "");
+  return Number.isFinite(v) && v > 0 ? Math.floor(v) : ciDefault;
+}
+
+/** Parameters of one share-inflation (first-depositor) attack. */
+export interface AttackCase {
+  /** The attacker's first deposit. */
+  first: bigint;
+  /** What the attacker donates to inflate the share price (booked as keeper profit). */
+  donation: bigint;
+  /** Victims' deposits that follow. */
+  victims: bigint[];
+}
+
+/** Arbitrary for {@link AttackCase}: tiny first deposits, donations up to 1M USDC. */
+export const attackArb: fc.Arbitrary<AttackCase> = fc.record({
+  first: fc.oneof(fc.bigInt({ min: 1n, max: 5_000n }), fc.bigInt({ min: 1n, max: 1_000n * USDC })),
+  donation: fc.oneof(
+    fc.bigInt({ min: 1n, max: 10_000n }),
+    fc.bigInt({ min: 1n, max: 1_000_000n * USDC }),
+  ),
+  victims: fc.array(
+    fc.oneof(fc.bigInt({ min: 1n, max: 10_000n }), fc.bigInt({ min: 1n, max: 1_000_000n * USDC })),
+    { minLength: 1, maxLength: 3 },
+  ),
+});
+
+/**
+ * Runs the classic attack on a fresh deployment: the attacker (keeper 0, also a depositor)
+ * makes the first deposit, inflates the share price by drawing 1 unit and returning it with
+ * `donation` on top, lets the victims deposit, waits out the cooldown and withdraws everything.
+ * Asserts the attacker ends with no more than it put in, and that each victim lost less than
+ * one share's worth (or was refused with ZeroShares and lost nothing).
+ */
+export async function runInflationAttack(c: VigilChain, k: AttackCase): Promise<void> {
+  const attacker = c.keepers[0];
+  await c.invoke(c.registry, "register", { operator: attacker, name: "attacker" });
+  const spent0 = await c.balance(attacker);
+  try {
+    await c.invoke(c.vault, "deposit", { depositor: attacker, amount: k.first });
+  } catch (e) {
+    assert.equal(errCode(e), VigilError.ZeroShares); // first deposit at or below the minimum
+    return;
+  }
+  await c.invoke(c.vault, "draw", { keeper: attacker, amount: 1n });
+  const held = await c.balance(attacker);
+  if (held < 1n + k.donation) await c.mint(attacker, 1n + k.donation - held);
+  const topUp = held < 1n + k.donation ? 1n + k.donation - held : 0n;
+  await c.invoke(c.vault, "return_proceeds", {
+    keeper: attacker,
+    amount: 1n + k.donation,
+    response_time_ms: 1n,
+  });
+  for (const [i, v] of k.victims.entries()) {
+    const victim = c.depositors[i];
+    const st = await c.view<VaultState>(c.vault, "get_state");
+    try {
+      await c.invoke(c.vault, "deposit", { depositor: victim, amount: v });
+    } catch (e) {
+      assert.ok(
+        errCode(e) === VigilError.ZeroShares || errCode(e) === VigilError.DepositCapExceeded,
+        String(e),
+      );
+      continue;
+    }
+    const b = await c.view<DepositorBalance>(c.vault, "balance", { depositor: victim });
+    // Lost less than one share at the pre-deposit price (+1 unit for the value's own floor).
+    const price = (st.total_usdc + st.total_shares - 1n) / st.total_shares;
+    assert.ok(
+      b.usdc_value >= v - price - 1n,
+      `victim lost more than one share: ${v} -> ${b.usdc_value}`,
+    );
+  }
+  await c.advanceTime(Number(TESTNET_LIMITS.withdraw_cooldown) + 10);
+  const mine = await c.view<DepositorBalance>(c.vault, "balance", { depositor: attacker });
+  let out = 0n;
+  if (mine.shares > 0n) {
+    const st = await c.view<VaultState>(c.vault, "get_state");
+    const value = (mine.shares * st.total_usdc) / st.total_shares;
+    if (value > 0n) {
+      out = await c.invoke<bigint>(c.vault, "withdraw", {
+        depositor: attacker,
+        shares: mine.shares,
+      });
+    }
+  }
+  // Net USDC of the attacker over the attack (mints for the donation count as its spending).
+  const end = await c.balance(attacker);
+  const gained = end - (spent0 + topUp);
+  assert.ok(gained <= 0n, `inflation attack profitable: +${gained} (out ${out})`);
+}
