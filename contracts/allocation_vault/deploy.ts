@@ -14,15 +14,21 @@ export interface AllocationVaultDeployOptions {
   /** Manager (also emergency manager, fee receiver and protocol receiver unless given). */
   manager: string;
   /**
-   * Initial allocation of the seed deposit across the strategies, in bps (one entry per strategy;
-   * at least 2 strategies; default `[5000, 5000]`). These are not on-chain targets (DeFindex has
-   * none): a keeper with equal targets sees `max |w - 1/n|` as drift, e.g. `[7000, 3000]` → 2000.
+   * Target weights in bps, one per strategy (at least 2 strategies; default `[5000, 5000]`),
+   * published with the stand-in extension `set_target_weights` (real DeFindex has no on-chain
+   * targets; a keeper then uses equal weights).
    */
   weights?: number[];
   /** Rebalance manager (default: the manager); the keeper's account can be given this role. */
   rebalanceManager?: string;
-  /** Seed deposit from a funded holder of `asset`, invested along `weights`. */
+  /** Seed deposit from a funded holder of `asset`. It stays idle unless `initialAllocation`. */
   seed?: { from: string; amount: bigint };
+  /**
+   * How much of the seed to invest in each strategy, in bps of the seed (same order as
+   * `weights`). Omitted: the seed stays idle, so the vault starts drifted by its targets and a
+   * keeper's first rebalance invests it; equal to `weights`: no drift at start.
+   */
+  initialAllocation?: number[];
   /** Vault fee in bps (default 0). */
   vaultFeeBps?: number;
   /** Router stored for swap instructions (default: the manager's address, unused). */
@@ -35,11 +41,11 @@ export interface AllocationVaultDeployOptions {
 export interface AllocationVaultDeployment {
   allocation_vault: string;
   strategies: string[];
-  /** The initial allocation used for the seed (bps per strategy, same order). */
+  /** The target weights set on the vault (bps per strategy, same order). */
   weights: number[];
 }
 
-/** Deploys strategies and the vault; optionally seeds it and invests along `weights`. */
+/** Deploys strategies and the vault, sets its targets; optionally seeds and invests it. */
 export async function deployAllocationVault(
   host: DexHost,
   opts: AllocationVaultDeployOptions,
@@ -66,6 +72,10 @@ export async function deployAllocationVault(
     name_symbol: [["name", opts.name ?? "Local Allocation"], ["symbol", opts.symbol ?? "LALLOC"]],
     upgradable: false,
   });
+  await host.invoke(allocation_vault, "set_target_weights", {
+    caller: m,
+    weights: strategies.map((s, i) => [s, weights[i]]),
+  }, { source: m });
   if (opts.seed) {
     await host.invoke(allocation_vault, "deposit", {
       amounts_desired: [opts.seed.amount],
@@ -73,8 +83,12 @@ export async function deployAllocationVault(
       from: opts.seed.from,
       invest: false,
     }, { source: opts.seed.from });
-    const instructions = strategies
-      .map((s, i) => ({ s, amount: (opts.seed!.amount * BigInt(weights[i])) / 10_000n }))
+    const initial = opts.initialAllocation ?? [];
+    if (initial.length > 0 && initial.length !== strategies.length) {
+      throw new Error("initialAllocation needs one entry per strategy");
+    }
+    const instructions = initial
+      .map((bps, i) => ({ s: strategies[i], amount: (opts.seed!.amount * BigInt(bps)) / 10_000n }))
       .filter((x) => x.amount > 0n)
       .map((x) => ({ tag: "Invest", values: [x.s, x.amount] }));
     if (instructions.length > 0) {

@@ -18,8 +18,12 @@
  * always fail with 116 UnsupportedAsset (both tokens must be vault assets); deposits with
  * `invest = true` follow the current strategy proportions (funds stay idle while nothing is
  * invested); strategies are pulled with `approve` + the strategy's `transfer_from` instead of
- * `authorize_as_current_contract` (see `strategy.ts`). Target weights are not an on-chain
- * concept in DeFindex: the keeper derives drift from `fetch_total_managed_funds` (`drift.ts`).
+ * `authorize_as_current_contract` (see `strategy.ts`).
+ *
+ * Target weights are not an on-chain concept in DeFindex (a keeper derives drift from
+ * `fetch_total_managed_funds`, by default against equal weights — `drift.ts`). As a documented
+ * stand-in extension, `set_target_weights(caller, Map<strategy, bps>)` (Manager) and
+ * `get_target_weights()` publish targets that a keeper may read when the vault has them.
  *
  * @module
  */
@@ -53,6 +57,7 @@ import {
 /** The vault's `ContractError` codes. */
 export const VAULT_ERRORS = {
   NotInitialized: 100,
+  InvalidRatio: 101,
   StrategyDoesNotSupportAsset: 102,
   NoAssetAllocation: 103,
   RolesIncomplete: 104,
@@ -281,6 +286,16 @@ const spec = defineSpec({
       inputs: [["caller", T.address]],
       output: T.vec(T.tuple(T.address, T.i128)),
     },
+    {
+      name: "set_target_weights",
+      doc: "Stand-in extension (Manager): target bps per strategy, read by keepers for drift.",
+      inputs: [["caller", T.address], ["weights", T.map(T.address, T.u32)]],
+    },
+    {
+      name: "get_target_weights",
+      doc: "Stand-in extension: target bps per strategy (empty when unset).",
+      output: T.map(T.address, T.u32),
+    },
     // Vault share token (SEP-41 subset).
     { name: "total_supply", output: T.i128 },
     { name: "balance", inputs: [["id", T.address]], output: T.i128 },
@@ -320,6 +335,7 @@ const K = {
   balance: (a: string) => variant("Balance", addr(a)),
   totalSupply: variant("TotalSupply"),
   metadata: sym("METADATA"),
+  targets: variant("StandInTargets"),
 };
 
 interface Strategy {
@@ -902,6 +918,23 @@ export const allocationVault: ContractModule = {
       emit(env, "dfees", { distributed_fees: out }, "FeesDistributedEvent");
       return out;
     },
+
+    set_target_weights(env, a: { caller: string; weights: unknown }) {
+      requireAnyRole(env, ["Manager"], a.caller);
+      const entries: [string, number][] = a.weights instanceof Map
+        ? [...a.weights.entries()]
+        : (a.weights as [string, number][]);
+      const known = new Set(assets(env).flatMap((x) => x.strategies.map((s) => s.address)));
+      let sum = 0;
+      for (const [strategy, bps] of entries) {
+        if (!known.has(strategy)) fail(E.StrategyNotFound);
+        sum += Number(bps);
+      }
+      if (sum > 10_000) fail(E.InvalidRatio);
+      setTyped(env, env.storage.instance, K.targets, entries, T.map(T.address, T.u32));
+    },
+    get_target_weights: (env) =>
+      getTyped(env, env.storage.instance, K.targets, T.map(T.address, T.u32)) ?? [],
 
     total_supply: (env) => totalSupply(env),
     balance: (env, { id }: { id: string }) => shareBalance(env, id),

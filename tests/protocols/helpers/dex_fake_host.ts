@@ -304,3 +304,13 @@ function move(env: Env, from: string, to: string, amount: bigint): void {
   setI128(env.storage.persistent, bal(from), fb - amount);
   setI128(env.storage.persistent, bal(to), getI128(env.storage.persistent, bal(to)) + amount);
 }
+
+/** The fake host as the async `DexHost` the deploy helpers take. */
+export function asDexHost(h: FakeHost) {
+  return {
+    deployContract: (m: ContractModule, args?: Record<string, unknown>) =>
+      Promise.resolve(h.deploy(m, args)),
+    invoke: <R = unknown>(id: string, fn: string, args?: Record<string, unknown> | unknown[]) =>
+      Promise.resolve(h.invoke<R>(id, fn, args ?? {})),
+  };
+}
