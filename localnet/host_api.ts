@@ -22,7 +22,12 @@ export interface HostApi {
     args?: Record<string, unknown> | unknown[];
     deployer: string;
     salt: Uint8Array;
-  }): { contractId: string; changes: Changes; events?: xdr.ContractEvent[] };
+  }): {
+    contractId: string;
+    changes: Changes;
+    events?: xdr.ContractEvent[];
+    liveUntil?: Map<string, number>;
+  };
   deployStellarAsset(opts: {
     reader: LedgerReader;
     ledger: LedgerInfo;
@@ -30,4 +35,12 @@ export interface HostApi {
   }): { contractId: string; changes: Changes };
   /** The spec of a deployed contract (SAC spec for Stellar Asset Contracts). */
   specFor(contractId: string, reader: LedgerReader): contract.Spec;
+  /** Encodes native arguments of `fn` through a spec (positional or by parameter name). */
+  encodeArgs(
+    spec: contract.Spec,
+    fn: string,
+    args?: Record<string, unknown> | unknown[],
+  ): xdr.ScVal[];
+  /** Decodes a function's return value through a spec (the Ok type of a Result; void → null). */
+  decodeResult(spec: contract.Spec, fn: string, value: xdr.ScVal): unknown;
 }

@@ -5,12 +5,14 @@
  *
  * @module
  */
-import { Address, type Asset, type contract, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
+import { Address, type Asset, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
 import type { ContractModule } from "../contracts/sdk.ts";
 import { loadAccount, newAccount, withAccount } from "./accounts.ts";
 import { Chain, type Snapshot } from "./ledger.ts";
 import type { HostApi } from "./host_api.ts";
+import * as hostModule from "./host/mod.ts";
 import { methods } from "./rpc/methods.ts";
+import { normalizeEvent } from "./soroban.ts";
 import { invalidParams } from "./rpc/errors.ts";
 import { handleHttp } from "./rpc/server.ts";
 import type { Handler } from "./rpc/methods.ts";
@@ -88,22 +90,18 @@ export interface Localnet {
   close(): Promise<void>;
 }
 
-/** Loads the contract host (localnet/host/mod.ts). */
-async function loadHost(): Promise<HostApi> {
-  // TODO(H1): static import once localnet/host/mod.ts has landed.
-  const path = "./host/mod.ts";
+/** Starts a node. */
+export function startLocalnet(opts: LocalnetOptions = {}): Promise<Localnet> {
   try {
-    return (await import(path)) as unknown as HostApi;
+    return Promise.resolve(start(opts));
   } catch (e) {
-    console.error("localnet: contract host not available:", (e as Error).message);
-    return undefined as unknown as HostApi;
+    return Promise.reject(e);
   }
 }
 
-/** Starts a node. */
-export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localnet> {
+function start(opts: LocalnetOptions): Localnet {
   const passphrase = opts.networkPassphrase ?? Networks.STANDALONE;
-  const host = await loadHost();
+  const host: HostApi = hostModule;
   const chain = new Chain(passphrase, host);
   const hostname = opts.hostname ?? "127.0.0.1";
   const onError = opts.onError ??
@@ -170,27 +168,6 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
 
   const rootId = chain.root.publicKey();
 
-  function encodeArgs(
-    spec: contract.Spec,
-    fn: string,
-    args: Record<string, unknown> | unknown[] = {},
-  ) {
-    if (!Array.isArray(args)) return spec.funcArgsToScVals(fn, args);
-    const inputs = spec.getFunc(fn).inputs;
-    if (args.length !== inputs.length) {
-      throw new Error(`${fn}: expected ${inputs.length} arguments, got ${args.length}`);
-    }
-    return inputs.map((input, i) => spec.nativeToScVal(args[i], input.type));
-  }
-
-  function decodeResult(spec: contract.Spec, fn: string, val: xdr.ScVal | undefined): unknown {
-    const outputs = spec.getFunc(fn).outputs;
-    if (outputs.length === 0 || !val) return null;
-    const out = outputs[0];
-    if (out.type === "scSpecTypeResult") return spec.scValToNative(val, out.value.okType);
-    return spec.scValToNative(val, out);
-  }
-
   function call(
     contractId: string,
     fn: string,
@@ -203,7 +180,7 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
       new xdr.InvokeContractArgs({
         contractAddress: Address.fromString(contractId).toScAddress(),
         functionName: fn,
-        args: encodeArgs(spec, fn, args),
+        args: host.encodeArgs(spec, fn, args ?? []),
       }),
     );
     const res = host.invokeHostFunction({
@@ -221,8 +198,8 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
         : "Error(WasmVm, InvalidAction)";
       throw new Error(`${contractId}.${fn} failed: ${res.errorString ?? `HostError: ${head}`}`);
     }
-    if (apply) chain.applyDirect(res.changes, res.events, res.liveUntil);
-    return decodeResult(spec, fn, res.returnValue);
+    if (apply) chain.applyDirect(res.changes, res.events.map(normalizeEvent), res.liveUntil);
+    return host.decodeResult(spec, fn, res.returnValue ?? xdr.ScVal.scvVoid());
   }
 
   const localnet: Localnet = {
@@ -241,7 +218,7 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
         deployer: rootId,
         salt,
       });
-      chain.applyDirect(r.changes, r.events ?? []);
+      chain.applyDirect(r.changes, (r.events ?? []).map(normalizeEvent), r.liveUntil);
       return Promise.resolve(r.contractId);
     },
     deployAsset(asset) {

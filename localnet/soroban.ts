@@ -51,6 +51,40 @@ export function diagnosticError(type: string, code: string, message: string): xd
   });
 }
 
+/**
+ * Makes a host event safe to encode: the SDK's XDR classes need a `ContractId` instance where
+ * the host may hand over raw id bytes.
+ */
+export function normalizeEvent(ev: xdr.ContractEvent): xdr.ContractEvent {
+  const id = ev.contractId as unknown;
+  if (id === null || id instanceof xdr.ContractId) return ev;
+  return new xdr.ContractEvent({
+    ext: ev.ext,
+    contractId: new xdr.ContractId(id as Uint8Array),
+    type: ev.type,
+    body: ev.body,
+  });
+}
+
+/** {@link normalizeEvent} for a diagnostic event. */
+export function normalizeDiagnostic(d: xdr.DiagnosticEvent): xdr.DiagnosticEvent {
+  const ev = normalizeEvent(d.event);
+  return ev === d.event
+    ? d
+    : new xdr.DiagnosticEvent({ inSuccessfulContractCall: d.inSuccessfulContractCall, event: ev });
+}
+
+/** Normalizes the events of a host result in place. */
+export function normalizeResult<
+  T extends { events: xdr.ContractEvent[]; diagnosticEvents: xdr.DiagnosticEvent[] },
+>(
+  res: T,
+): T {
+  res.events = res.events.map(normalizeEvent);
+  res.diagnosticEvents = res.diagnosticEvents.map(normalizeDiagnostic);
+  return res;
+}
+
 function snake(s: string): string {
   return s.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }
@@ -76,7 +110,7 @@ export function applySorobanOp(
         return trapped([diagnosticError("Context", "InternalError", "contract host not loaded")]);
       }
       const op = body.invokeHostFunctionOp;
-      const res = ctx.host.invokeHostFunction({
+      const res = normalizeResult(ctx.host.invokeHostFunction({
         reader: view,
         ledger: ctx.hostLedger,
         source,
@@ -84,7 +118,7 @@ export function applySorobanOp(
         auth: op.auth,
         mode: "enforce",
         footprint: { readOnly: new Set(soroban.readOnly), readWrite: new Set(soroban.readWrite) },
-      });
+      }));
       if (!res.ok) return trapped(res.diagnosticEvents);
       const declared = soroban.data.resources;
       const used = res.resources;
@@ -260,14 +294,14 @@ export function simulateEnvelope(
 
   if (!ctx.host) return { error: "contract host not loaded" };
   const inv = body.invokeHostFunctionOp;
-  const res = ctx.host.invokeHostFunction({
+  const res = normalizeResult(ctx.host.invokeHostFunction({
     reader: ctx.reader,
     ledger: ctx.hostLedger,
     source,
     hostFunction: inv.hostFunction,
     auth: inv.auth,
     mode: authMode as AuthMode,
-  });
+  }));
   const events = res.diagnosticEvents.map((e) => e.toXdr("base64"));
   if (!res.ok) {
     const e = res.error;
