@@ -21,6 +21,12 @@ import type { ChainRpc } from "./chain/rpc.ts";
 import { tokenBalance } from "./token.ts";
 import type { VaultContract } from "./vault_client.ts";
 
+/** The vault operations the cycle uses (a {@link VaultContract}, or a fake in tests). */
+export type VaultLike = Pick<
+  VaultContract,
+  "hasFunction" | "getKeeperDraw" | "returnProceeds" | "forTask"
+>;
+
 /** What the cycle reports to its host (logging, metrics, dashboard). */
 export interface CycleHooks {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -38,13 +44,15 @@ export interface CycleHooks {
 export interface CycleDeps {
   chain: ChainRpc;
   keypair: Keypair;
-  vault: VaultContract;
+  vault: VaultLike;
   adapters: readonly Adapter[];
   /** USDC_CONTRACT, or null (recovery disabled). */
   usdc: string | null;
   hooks: CycleHooks;
   /** Stop at the next safe point (between tasks) when aborted. */
   signal?: AbortSignal;
+  /** Token balance reader (default: `balance` by simulation). */
+  balanceOf?: (token: string, holder: string) => Promise<bigint>;
 }
 
 /** Outcome of {@link recoverStaleDraw}. */
@@ -61,7 +69,7 @@ export interface RecoveryReport {
 
 /** Spec cycle step 1. Throws when a read or the return fails (the cycle logs it). */
 export async function recoverStaleDraw(
-  deps: Pick<CycleDeps, "chain" | "keypair" | "vault" | "usdc" | "hooks">,
+  deps: Pick<CycleDeps, "chain" | "keypair" | "vault" | "usdc" | "hooks" | "balanceOf">,
 ): Promise<RecoveryReport> {
   if (!deps.usdc) return { outstanding: null, returned: 0n, skipped: "USDC_CONTRACT not set" };
   if ((await deps.vault.hasFunction("get_keeper_draw")) === false) {
@@ -79,7 +87,9 @@ export async function recoverStaleDraw(
   }
   if (outstanding <= 0n) return { outstanding: 0n, returned: 0n, skipped: "no outstanding draw" };
   const me = deps.keypair.publicKey();
-  const onHand = await tokenBalance(deps.chain, deps.usdc, me);
+  const onHand = deps.balanceOf
+    ? await deps.balanceOf(deps.usdc, me)
+    : await tokenBalance(deps.chain, deps.usdc, me);
   const amount = onHand < outstanding ? onHand : outstanding;
   if (amount <= 0n) {
     deps.hooks.warn("outstanding draw but no USDC on hand to return", {

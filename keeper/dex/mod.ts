@@ -48,6 +48,8 @@ export interface SwapClientOptions {
   fallback?: Venue;
   /** Observer of venue failures (for logs/metrics). */
   onVenueError?: (venue: string, err: unknown) => void;
+  /** Token balance reader (default: `balance` by simulation); injectable for tests. */
+  balanceOf?: (chain: ChainRpc, token: string, holder: string) => Promise<bigint>;
 }
 
 /** floor = refValue × (10000 − bps) / 10000, rounded down. */
@@ -61,6 +63,7 @@ export class SwapClient {
   readonly slippageBps: number;
   readonly venues: Venue[];
   #onVenueError?: (venue: string, err: unknown) => void;
+  #balanceOf: (chain: ChainRpc, token: string, holder: string) => Promise<bigint>;
 
   constructor(opts: SwapClientOptions) {
     if (!Number.isInteger(opts.slippageBps) || opts.slippageBps < 0 || opts.slippageBps > 10_000) {
@@ -70,6 +73,7 @@ export class SwapClient {
     this.slippageBps = opts.slippageBps;
     this.venues = [opts.primary, opts.fallback].filter((v): v is Venue => v !== undefined);
     this.#onVenueError = opts.onVenueError;
+    this.#balanceOf = opts.balanceOf ?? tokenBalance;
   }
 
   /** Builds the client from router addresses (either may be null), detecting each ABI. */
@@ -122,7 +126,7 @@ export class SwapClient {
       if (quote < floor) throw new ErrSlippageExceeded(venue.name, quote, floor);
       const fromQuote = slippageFloor(quote, this.slippageBps);
       const minOut = fromQuote > floor ? fromQuote : floor;
-      const before = await tokenBalance(chain, this.usdc, me);
+      const before = await this.#balanceOf(chain, this.usdc, me);
       let txHash: string;
       try {
         txHash = (await venue.swap(chain, keypair, tokenIn, this.usdc, amountIn, minOut)).hash;
@@ -131,7 +135,7 @@ export class SwapClient {
         this.#failed(failures, venue, err);
         continue;
       }
-      const after = await tokenBalance(chain, this.usdc, me);
+      const after = await this.#balanceOf(chain, this.usdc, me);
       const proceeds = after - before;
       if (proceeds <= 0n) {
         throw new Error(

@@ -186,10 +186,23 @@ export async function executeLiquidation(
 
   // 4. Fill in the target block.
   const deadline = Date.now() + (target.block - next + 2) * spl * 1000 + 10_000;
-  await waitForLedger(chain, target.block - 1, deadline, {
+  const reached = await waitForLedger(chain, target.block - 1, deadline, {
     clock: deps.clock,
     signal: deps.signal,
   });
+  if (deps.signal?.aborted && reached.sequence + 1 < target.block) {
+    // Shutting down before the profitable block: give the capital back rather than fill early.
+    const rt = Math.round(performance.now() - t0);
+    if (drawAmount > 0n) await vault.returnProceeds(drawAmount, rt);
+    return {
+      drew: drawAmount,
+      proceeds: drawAmount,
+      profit: 0n,
+      responseTimeMs: rt,
+      status: "skipped",
+      details: { user, reason: "shutdown before the profitable block; draw returned" },
+    };
+  }
   const requests = [
     request(REQ_FILL_USER_LIQUIDATION, user, BigInt(percent)),
     ...(drawAmount > 0n ? [request(REQ_REPAY, deps.usdc, drawAmount)] : []),
