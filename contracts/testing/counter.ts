@@ -6,8 +6,8 @@
  * - `increment(user, by) -> u32`: requires `user`'s auth; `TooBig` (#1) when `by > 100`;
  *   emits `[incr, user]` with the new count as data.
  * - `get(user) -> u32`: the user's count (0 if none), no auth.
- * - `transfer_via(token, from, to, amount)`: calls `token.transfer(from, to, amount)`
- *   (`from` authorizes that sub-invocation).
+ * - `transfer_via(token, from, to, amount)`: requires `from`'s auth, then calls
+ *   `token.transfer(from, to, amount)` — a sub-invocation `from` authorizes in the same entry.
  * - `boom()`: throws a plain Error (`Error(WasmVm, InvalidAction)`).
  *
  * @module
@@ -74,6 +74,7 @@ export const counterContract: ContractModule = {
       env,
       { token, from, to, amount }: { token: string; from: string; to: string; amount: bigint },
     ) {
+      env.requireAuth(from);
       env.call(token, "transfer", { from, to, amount });
     },
     boom() {

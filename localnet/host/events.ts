@@ -42,7 +42,7 @@ export class EventLog {
   static toXdr(e: HostEvent): xdr.ContractEvent {
     return new xdr.ContractEvent({
       ext: xdr.ExtensionPoint.v0(),
-      contractId: e.contractId as Any,
+      contractId: e.contractId ? new xdr.ContractId(e.contractId as Any) : null,
       type: e.diagnostic ? xdr.ContractEventType.diagnostic : xdr.ContractEventType.contract,
       body: xdr.ContractEventBody.v0(new xdr.ContractEventV0({ topics: e.topics, data: e.data })),
     });

@@ -561,7 +561,8 @@ export class Invocation implements AuthHost {
     let ex = executableCache.get(instance);
     if (ex === undefined) {
       ex = executableOf(instance);
-      executableCache.set(instance, ex);
+      // Unregistered code is not cached: its module may be registered later.
+      if (!("missing" in ex)) executableCache.set(instance, ex);
     }
     if ("missing" in ex) {
       const codeKey = contractCodeKey(ex.missing);

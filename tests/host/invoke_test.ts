@@ -1,0 +1,321 @@
+import assert from "node:assert/strict";
+import { Keypair, nativeToScVal, scValToNative, StrKey, xdr } from "@stellar/stellar-sdk";
+import { counterContract } from "../../contracts/testing/counter.ts";
+import { probeContract } from "./probe_contract.ts";
+import { decodeResult, encodeArgs } from "../../localnet/host/mod.ts";
+import { instanceLedgerKey, scAddressFromString } from "../../localnet/host/keys.ts";
+import { contractDataKey } from "../../localnet/host/xdr_fast.ts";
+import { apply, MemLedger, send, simulate } from "./fixture.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+function setup() {
+  const l = new MemLedger();
+  const admin = Keypair.random();
+  l.account(admin.publicKey(), 1000_0000000n);
+  const a = l.deploy(probeContract, [], admin.publicKey(), 1);
+  const b = l.deploy(probeContract, [], admin.publicKey(), 2);
+  return { l, admin: admin.publicKey(), a, b };
+}
+
+const args = (fn: string, a: Record<string, unknown> | unknown[]) =>
+  encodeArgs(probeContract, fn, a);
+
+function dataKey(contract: string, key: string, durability: 0 | 1): string {
+  return contractDataKey(scAddressFromString(contract), xdr.ScVal.scvSymbol(key), durability);
+}
+
+async function run(
+  l: MemLedger,
+  source: string,
+  c: string,
+  fn: string,
+  a: Record<string, unknown> | unknown[],
+) {
+  const res = await send(l, source, c, fn, args(fn, a));
+  return res;
+}
+
+Deno.test("storage tiers: instance lives in the instance entry, persistent/temporary are own entries", async () => {
+  const { l, admin, a } = setup();
+  for (const [tier, val] of [[0, 10], [1, 11], [2, 12]]) {
+    const res = await run(l, admin, a, "put", { tier, key: "k", val });
+    assert.equal(res.ok, true, res.errorString);
+  }
+  // Instance: one ledger entry, a sorted ScMap inside the instance.
+  const inst = l.get(instanceLedgerKey(a))!;
+  const storage = (inst.data as Any).contractData.val.instance.storage as xdr.ScMapEntry[];
+  assert.deepEqual(storage.map((e) => [scValToNative(e.key), scValToNative(e.val)]), [["k", 10]]);
+  const p = l.get(dataKey(a, "k", 1))!;
+  assert.equal((p.data as Any).contractData.durability.name, "persistent");
+  assert.equal(scValToNative((p.data as Any).contractData.val), 11);
+  const t = l.get(dataKey(a, "k", 0))!;
+  assert.equal((t.data as Any).contractData.durability.name, "temporary");
+  for (const [tier, val] of [[0, 10], [1, 11], [2, 12]]) {
+    const sim = simulate(l, admin, a, "read", args("read", { tier, key: "k" }));
+    assert.equal(decodeResult(probeContract, "read", sim.returnValue!), val);
+    // Reads are read-only: nothing in readWrite, no auth.
+    assert.deepEqual(sim.readWrite, []);
+    assert.deepEqual(sim.auth, []);
+  }
+  const del = await run(l, admin, a, "del", { tier: 1, key: "k" });
+  assert.equal(del.ok, true);
+  assert.equal(l.get(dataKey(a, "k", 1)), undefined);
+  const missing = simulate(l, admin, a, "read", args("read", { tier: 1, key: "k" }));
+  assert.equal(decodeResult(probeContract, "read", missing.returnValue!), null);
+});
+
+Deno.test("simulation footprint: written keys in readWrite, instance and code read-only", () => {
+  const { l, admin, a } = setup();
+  const sim = simulate(l, admin, a, "put", args("put", { tier: 1, key: "k", val: 1 }));
+  assert.equal(sim.ok, true);
+  assert.deepEqual(sim.readWrite, [dataKey(a, "k", 1)]);
+  assert.ok(sim.readOnly.includes(instanceLedgerKey(a)));
+  assert.equal(sim.readOnly.length, 2); // instance + contract code
+  const simInst = simulate(l, admin, a, "put", args("put", { tier: 0, key: "k", val: 1 }));
+  assert.deepEqual(simInst.readWrite, [instanceLedgerKey(a)]);
+  assert.ok(simInst.resources.writeBytes > 0);
+  assert.ok(simInst.resources.diskReadBytes > 0);
+  assert.ok(simInst.resources.instructions > 0);
+});
+
+Deno.test("resources are deterministic: simulation and apply agree", async () => {
+  const { l, admin, a } = setup();
+  const sim = simulate(l, admin, a, "put", args("put", { tier: 1, key: "k", val: 5 }));
+  const res = apply(l, admin, a, "put", args("put", { tier: 1, key: "k", val: 5 }), sim.auth, sim);
+  assert.equal(res.ok, true);
+  assert.deepEqual(res.resources, sim.resources);
+  void (await Promise.resolve());
+});
+
+Deno.test("footprint enforcement: reads outside the footprint and writes outside readWrite fail", () => {
+  const { l, admin, a } = setup();
+  const putArgs = args("put", { tier: 1, key: "k", val: 1 });
+  const sim = simulate(l, admin, a, "put", putArgs);
+  // The data key only in readOnly: the write fails.
+  const ro = apply(l, admin, a, "put", putArgs, [], {
+    readOnly: [...sim.readOnly, ...sim.readWrite],
+    readWrite: [],
+  });
+  assert.equal(ro.ok, false);
+  assert.deepEqual([ro.error!.type, ro.error!.code], ["Storage", "ExceededLimit"]);
+  assert.match(
+    ro.errorString!,
+    /^HostError: Error\(Storage, ExceededLimit\)\n\nEvent log \(newest first\):\n/,
+  );
+  assert.match(ro.errorString!, /trying to access contract storage key outside of the footprint/);
+  assert.equal(ro.changes.size, 0);
+  // The instance key missing: even the call cannot start.
+  const noInst = apply(l, admin, a, "put", putArgs, [], {
+    readOnly: sim.readOnly.filter((k) => k !== instanceLedgerKey(a)),
+    readWrite: sim.readWrite,
+  });
+  assert.deepEqual([noInst.error!.type, noInst.error!.code], ["Storage", "ExceededLimit"]);
+  assert.match(noInst.errorString!, /contract instance key outside of the footprint/);
+  // A read of a key outside the footprint.
+  const readArgs = args("read", { tier: 1, key: "k" });
+  const rd = apply(l, admin, a, "read", readArgs, [], { readOnly: sim.readOnly, readWrite: [] });
+  assert.deepEqual([rd.error!.type, rd.error!.code], ["Storage", "ExceededLimit"]);
+  // Even an absent key must be declared: simulation records it as read-only.
+  const simRead = simulate(l, admin, a, "read", readArgs);
+  assert.ok(simRead.readOnly.includes(dataKey(a, "k", 1)));
+  const declared = apply(l, admin, a, "read", readArgs, [], simRead);
+  assert.equal(declared.ok, true);
+  const exact = apply(l, admin, a, "put", putArgs, [], sim);
+  assert.equal(exact.ok, true);
+});
+
+Deno.test("a failed tryCall callee rolls back its writes and events; the caller continues", () => {
+  const { l, admin, a, b } = setup();
+  const sim = simulate(l, admin, a, "try_other", args("try_other", { other: b, key: "theirs" }));
+  assert.equal(sim.ok, true, sim.errorString);
+  assert.equal(decodeResult(probeContract, "try_other", sim.returnValue!), false);
+  const written = [...sim.changes.keys()];
+  assert.ok(written.includes(dataKey(a, "mine", 1)));
+  assert.ok(written.includes(dataKey(a, "err", 1)));
+  assert.ok(!written.includes(dataKey(b, "theirs", 1)), "callee write rolled back");
+  const errVal = sim.changes.get(dataKey(a, "err", 1))!;
+  assert.equal(scValToNative((errVal.data as Any).contractData.val), 7);
+  // The callee's event is not emitted; the diagnostic log keeps it as failed.
+  assert.equal(sim.events.length, 0);
+  const doomed = sim.diagnosticEvents.filter((d) => {
+    const t = (d.event.body as Any).v0.topics;
+    return t.length === 1 && scValToNative(t[0]) === "doomed";
+  });
+  assert.equal(doomed.length, 1);
+  assert.equal(doomed[0].inSuccessfulContractCall, false);
+  // The callee's key is still in the footprint (recorded at access time, like the real host).
+  assert.ok(sim.readWrite.includes(dataKey(b, "theirs", 1)));
+});
+
+Deno.test("a failed call fails the caller: Error(Contract, #N), everything rolled back", () => {
+  const { l, admin, a, b } = setup();
+  const sim = simulate(l, admin, a, "call_other", args("call_other", { other: b, key: "theirs" }));
+  assert.equal(sim.ok, false);
+  assert.deepEqual(sim.error, { type: "Contract", code: 8, message: "Other" });
+  assert.equal(sim.changes.size, 0);
+  assert.equal(sim.events.length, 0);
+  assert.ok(sim.diagnosticEvents.every((d) => !d.inSuccessfulContractCall));
+  const lines = sim.errorString!.split("\n");
+  assert.equal(lines[0], "HostError: Error(Contract, #8)");
+  assert.equal(lines[1], "");
+  assert.equal(lines[2], "Event log (newest first):");
+  assert.match(
+    lines[3],
+    new RegExp(
+      `^   0: \\[Diagnostic Event\\] contract:${a}, topics:\\[error, Error\\(Contract, #8\\)\\]`,
+    ),
+  );
+  assert.match(
+    sim.errorString!,
+    /\[Failed Diagnostic Event \(not emitted\)\] contract:C[A-Z0-9]+, topics:\[error, Error\(Contract, #8\)\], data:"escalating Ok\(ScErrorType::Contract\) frame-exit to Err"/,
+  );
+  assert.match(
+    sim.errorString!,
+    /\[Failed Contract Event \(not emitted\)\] contract:C[A-Z0-9]+, topics:\[doomed\], data:8/,
+  );
+  // The root fn_call has no contract (called by the transaction), rendered with the C address.
+  assert.match(
+    sim.errorString!,
+    new RegExp(
+      `\\[Diagnostic Event\\] topics:\\[fn_call, ${a}, call_other\\], data:\\[${b}, theirs\\]`,
+    ),
+  );
+});
+
+Deno.test("a contract swallowing a failed call still fails", () => {
+  const { l, admin, a, b } = setup();
+  const sim = simulate(l, admin, a, "swallow", args("swallow", { other: b }));
+  assert.equal(sim.ok, false);
+  assert.deepEqual([sim.error!.type, sim.error!.code], ["Contract", 7]);
+});
+
+Deno.test("errors: contract error with its message, panic, missing function, bad args, missing contract", () => {
+  const l = new MemLedger();
+  const admin = Keypair.random().publicKey();
+  const user = Keypair.random().publicKey();
+  l.account(admin, 10_0000000n);
+  const c = l.deploy(counterContract, { admin }, admin);
+  const tooBig = simulate(
+    l,
+    user,
+    c,
+    "increment",
+    encodeArgs(counterContract, "increment", { user, by: 101 }),
+  );
+  assert.deepEqual(tooBig.error, { type: "Contract", code: 1, message: "Too big" });
+  assert.match(tooBig.errorString!, /^HostError: Error\(Contract, #1\)\n/);
+
+  const boom = simulate(l, admin, c, "boom", []);
+  assert.deepEqual([boom.error!.type, boom.error!.code], ["WasmVm", "InvalidAction"]);
+  assert.equal(boom.error!.message, "boom");
+  assert.match(boom.errorString!, /VM call trapped: UnreachableCodeReached/);
+  assert.match(boom.errorString!, /caught panic 'boom' from contract function 'boom'/);
+
+  const nope = simulate(l, admin, c, "nope", []);
+  assert.deepEqual([nope.error!.type, nope.error!.code], ["WasmVm", "MissingValue"]);
+  assert.match(
+    nope.errorString!,
+    /data:\["trying to invoke non-existent contract function", nope\]/,
+  );
+
+  const badType = simulate(l, admin, c, "get", [xdr.ScVal.scvU32(1)]);
+  assert.deepEqual([badType.error!.type, badType.error!.code], ["Value", "UnexpectedType"]);
+  const arity = simulate(l, admin, c, "get", []);
+  assert.deepEqual([arity.error!.type, arity.error!.code], ["WasmVm", "UnexpectedSize"]);
+
+  const ctor = simulate(
+    l,
+    admin,
+    c,
+    "__constructor",
+    encodeArgs(counterContract, "__constructor", [admin]),
+  );
+  assert.deepEqual([ctor.error!.type, ctor.error!.code], ["Context", "InvalidAction"]);
+
+  const ghost = StrKey.encodeContract(new Uint8Array(32).fill(1) as Any);
+  const gone = simulate(l, admin, ghost, "get", encodeArgs(counterContract, "get", [user]));
+  assert.deepEqual([gone.error!.type, gone.error!.code], ["Storage", "MissingValue"]);
+});
+
+Deno.test("events: contract event and fn_call/fn_return diagnostics in order", async () => {
+  const l = new MemLedger();
+  const admin = Keypair.random();
+  const user = Keypair.random();
+  l.account(admin.publicKey(), 10_0000000n);
+  l.account(user.publicKey(), 10_0000000n);
+  const c = l.deploy(counterContract, { admin: admin.publicKey() }, admin.publicKey());
+  const a = encodeArgs(counterContract, "increment", { user: user.publicKey(), by: 3 });
+  const res = await send(l, user.publicKey(), c, "increment", a);
+  assert.equal(res.ok, true, res.errorString);
+  assert.equal(res.events.length, 1);
+  const ev = res.events[0];
+  assert.equal(ev.type.name, "contract");
+  assert.equal(StrKey.encodeContract(ev.contractId!.value as Any), c);
+  const body = (ev.body as Any).v0;
+  assert.deepEqual(body.topics.map(scValToNative), ["incr", user.publicKey()]);
+  assert.equal(scValToNative(body.data), 3);
+  const kinds = res.diagnosticEvents.map((d) => {
+    const t = (d.event.body as Any).v0.topics;
+    return `${d.event.type.name}:${scValToNative(t[0])}:${d.event.contractId ? "C" : "-"}`;
+  });
+  assert.deepEqual(kinds, ["diagnostic:fn_call:-", "contract:incr:C", "diagnostic:fn_return:C"]);
+  const fnCall = (res.diagnosticEvents[0].event.body as Any).v0;
+  assert.equal(fnCall.topics[1].type, "scvBytes");
+  assert.equal(scValToNative(fnCall.topics[2]), "increment");
+  assert.equal(fnCall.data.type, "scvVec"); // 2 args → Vec
+  assert.equal(decodeResult(counterContract, "increment", res.returnValue!), 3);
+  // Everything serializes (the ledger layer stores base64 XDR).
+  for (const d of res.diagnosticEvents) {
+    assert.equal(
+      xdr.DiagnosticEvent.fromXdr(d.toXdr("base64"), "base64").toXdr("base64"),
+      d.toXdr("base64"),
+    );
+  }
+  assert.equal(
+    res.events[0].toXdr("base64"),
+    xdr.ContractEvent.fromXdr(res.events[0].toXdr("base64"), "base64").toXdr("base64"),
+  );
+});
+
+Deno.test("Env: currentContract, invoker, ledger; structs round-trip through a call", () => {
+  const { l, admin, a, b } = setup();
+  const who = simulate(l, admin, a, "whoami", []);
+  assert.deepEqual(decodeResult(probeContract, "whoami", who.returnValue!), [a, null, l.sequence]);
+  const nested = simulate(l, admin, a, "ask_other", args("ask_other", { other: b }));
+  assert.deepEqual(decodeResult(probeContract, "ask_other", nested.returnValue!), [
+    b,
+    a,
+    l.sequence,
+  ]);
+  const rec = { n: -5n, tag: "x", who: admin };
+  const echo = simulate(l, admin, a, "echo", args("echo", { r: rec }));
+  assert.deepEqual(decodeResult(probeContract, "echo", echo.returnValue!), rec);
+});
+
+Deno.test("re-entry is rejected with Error(Context, InvalidAction)", () => {
+  const { l, admin, a, b } = setup();
+  const sim = simulate(l, admin, a, "reenter", args("reenter", { other: b }));
+  assert.deepEqual([sim.error!.type, sim.error!.code], ["Context", "InvalidAction"]);
+  assert.match(sim.errorString!, /Contract re-entry is not allowed/);
+});
+
+Deno.test("a contract function returning a Promise is a panic", () => {
+  const { l, admin, a } = setup();
+  const sim = simulate(l, admin, a, "async_fn", []);
+  assert.deepEqual([sim.error!.type, sim.error!.code], ["WasmVm", "InvalidAction"]);
+  assert.match(sim.error!.message, /synchronous/);
+});
+
+Deno.test("extendTtl requests a live-until ledger; extending a missing entry fails", async () => {
+  const { l, admin, a } = setup();
+  const missing = simulate(l, admin, a, "bump", args("bump", { tier: 1, key: "k" }));
+  assert.deepEqual([missing.error!.type, missing.error!.code], ["Storage", "MissingValue"]);
+  await run(l, admin, a, "put", { tier: 1, key: "k", val: 1 });
+  const sim = simulate(l, admin, a, "bump", args("bump", { tier: 1, key: "k" }));
+  assert.equal(sim.ok, true);
+  assert.deepEqual(sim.readWrite, []);
+  assert.equal(sim.liveUntil!.get(dataKey(a, "k", 1)), l.sequence + 1000);
+  void nativeToScVal;
+});
