@@ -55,6 +55,11 @@ export interface DexDeployOptions {
   phoenixFeeBps?: number;
   /** Phoenix pool `max_allowed_spread_bps` (default 1000 = 10 % price impact). */
   phoenixMaxSpreadBps?: number;
+  /**
+   * Receiver of the Phoenix pools' swap fees (default: the Phoenix factory contract, which
+   * needs no trustline; a G account must hold a trustline for every ask token).
+   */
+  phoenixFeeRecipient?: string;
 }
 
 /** Ids of everything {@link deployDexes} deployed. */
@@ -131,7 +136,7 @@ export async function deployDexes(host: DexHost, opts: DexDeployOptions): Promis
         token_a: t0,
         token_b: t1,
         swap_fee_bps: BigInt(opts.phoenixFeeBps ?? 30),
-        fee_recipient: admin,
+        fee_recipient: opts.phoenixFeeRecipient ?? phoenix_factory,
         max_allowed_slippage_bps: 500n,
         max_allowed_spread_bps: BigInt(opts.phoenixMaxSpreadBps ?? 1000),
         max_allowed_fee_bps: 1000n,
