@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../lib/config.ts";
-import { ChainReader, type KeeperRecord, type RegistryConfig } from "../lib/chain.ts";
+import type { ChainReader, KeeperRecord, RegistryConfig } from "../lib/chain.ts";
 import {
   DASH,
   formatBps,
@@ -16,9 +16,25 @@ import {
   formatMs,
   formatUsdc,
 } from "../lib/format.ts";
-import { writeCall } from "../lib/soroban.ts";
 import { signerFor, wallet } from "../lib/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";
+
+let readerP: Promise<ChainReader> | null = null;
+
+/**
+ * The chain reader, loaded on first use: the Stellar SDK is fetched only once a wallet is
+ * connected or a write starts, so the page's up-front JavaScript stays small.
+ */
+function loadReader(config: PublicConfig): Promise<ChainReader> {
+  readerP ??= import("../lib/chain.ts").then((m) =>
+    new m.ChainReader(
+      { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase },
+      config.vault,
+      config.registry,
+    )
+  );
+  return readerP;
+}
 
 /** Props rendered by the server. */
 export interface KeeperPanelProps {
@@ -31,15 +47,7 @@ const MAX_NAME_BYTES = 64;
 /** The keeper register/deregister island. */
 export default function KeeperPanel(props: KeeperPanelProps) {
   const { config, registryConfig: rc } = props;
-  const reader = useMemo(
-    () =>
-      new ChainReader(
-        { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase },
-        config.vault,
-        config.registry,
-      ),
-    [],
-  );
+  const reader = () => loadReader(config);
   const w = wallet.value;
   const [keeper, setKeeper] = useState<KeeperRecord | null>(null);
   const [balance, setBalance] = useState<bigint | null>(null);
@@ -55,11 +63,10 @@ export default function KeeperPanel(props: KeeperPanelProps) {
       setBalance(null);
       return;
     }
+    const r = await reader();
     const [k, b] = await Promise.all([
-      reader.keeper(address),
-      rc
-        ? reader.tokenBalance(rc.usdc_token, address)
-        : Promise.resolve({ value: null, error: null }),
+      r.keeper(address),
+      rc ? r.tokenBalance(rc.usdc_token, address) : Promise.resolve({ value: null, error: null }),
     ]);
     setKeeper(k.value);
     setReadError(k.error);
@@ -80,10 +87,15 @@ export default function KeeperPanel(props: KeeperPanelProps) {
     e.preventDefault();
     if (!w || !config.registry || !nameOk) return;
     const r = await run(
-      (onStage) =>
-        writeCall(net, config.registry!, "register", [w.address, name.trim()], signerFor(w), {
-          onStage,
-        }),
+      async (onStage) =>
+        (await import("../lib/soroban.ts")).writeCall(
+          net,
+          config.registry!,
+          "register",
+          [w.address, name.trim()],
+          signerFor(w),
+          { onStage },
+        ),
       () => `Registered "${name.trim()}" with a stake of ${formatUsdc(rc?.min_stake)}.`,
     );
     if (r) setName("");
@@ -93,10 +105,15 @@ export default function KeeperPanel(props: KeeperPanelProps) {
   const deregister = async () => {
     if (!w || !config.registry) return;
     await run(
-      (onStage) =>
-        writeCall<bigint>(net, config.registry!, "deregister", [w.address], signerFor(w), {
-          onStage,
-        }),
+      async (onStage) =>
+        (await import("../lib/soroban.ts")).writeCall<bigint>(
+          net,
+          config.registry!,
+          "deregister",
+          [w.address],
+          signerFor(w),
+          { onStage },
+        ),
       (r) => `Deregistered; ${formatUsdc(r.value, 7)} of stake paid back.`,
     );
     await load(w.address);

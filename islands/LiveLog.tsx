@@ -27,6 +27,16 @@ export interface LiveLogProps {
 
 type Status = "connecting" | "live" | "offline";
 
+const HEAD = /^(\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d)(?:\.\d+)?Z)\s+([A-Z]+)\s+/;
+
+/** Splits the keeper's human line "<ISO time> <LEVEL> <message>" into its parts. */
+export function splitLine(l: LogLineProps): { time: string; level: string | null; msg: string } {
+  const m = HEAD.exec(l.text);
+  if (m) return { time: m[2], level: m[3].toLowerCase(), msg: l.text.slice(m[0].length) };
+  const t = l.ts ? formatTime(l.ts, true).slice(11, 19) : "";
+  return { time: t, level: l.level, msg: l.text };
+}
+
 const LABEL: Record<Status, string> = {
   connecting: "connecting…",
   live: "live",
@@ -39,9 +49,12 @@ export default function LiveLog(props: LiveLogProps) {
   const [lines, setLines] = useState<LogLineProps[]>(props.initial.slice(-max));
   const [status, setStatus] = useState<Status>(props.reachable ? "connecting" : "offline");
   const listRef = useRef<HTMLOListElement>(null);
+  // The server could not reach the API: do not open a stream (it would only fail and
+  // log network errors) until the user asks to retry.
+  const [attempt, setAttempt] = useState(props.reachable ? 1 : 0);
 
   useEffect(() => {
-    if (typeof EventSource === "undefined") return;
+    if (typeof EventSource === "undefined" || attempt === 0) return;
     const lastId = props.initial.reduce<number | null>(
       (m, l) => (l.id !== null && (m === null || l.id > m) ? l.id : m),
       null,
@@ -57,11 +70,11 @@ export default function LiveLog(props: LiveLogProps) {
       const text = String(e.data);
       setLines((prev) => {
         if (id !== null && prev.some((l) => l.id === id)) return prev;
-        return [...prev, { id, ts: new Date().toISOString(), level: null, text }].slice(-max);
+        return [...prev, { id, ts: null, level: null, text }].slice(-max);
       });
     };
     return () => es.close();
-  }, []);
+  }, [attempt]);
 
   useEffect(() => {
     const el = listRef.current;
@@ -79,6 +92,15 @@ export default function LiveLog(props: LiveLogProps) {
           <span class="dot" />
           {LABEL[status]}
         </span>
+        {status === "offline" && (
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() => setAttempt((n) => n + 1)}
+          >
+            Retry
+          </button>
+        )}
       </div>
       {lines.length === 0
         ? (
@@ -90,12 +112,15 @@ export default function LiveLog(props: LiveLogProps) {
         )
         : (
           <ol class="log" ref={listRef} aria-live="polite">
-            {lines.map((l, i) => (
-              <li key={l.id ?? `n${i}`} class={l.level ? `lvl-${l.level}` : undefined}>
-                <time>{l.ts ? formatTime(l.ts, true).slice(11, 19) : ""}</time>
-                {l.text}
-              </li>
-            ))}
+            {lines.map((l, i) => {
+              const p = splitLine(l);
+              return (
+                <li key={l.id ?? `n${i}`} class={p.level ? `lvl-${p.level}` : undefined}>
+                  <time>{p.time}</time>
+                  {p.msg}
+                </li>
+              );
+            })}
           </ol>
         )}
     </div>

@@ -6,14 +6,9 @@
  *
  * @module
  */
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../lib/config.ts";
-import {
-  ChainReader,
-  type DepositorPosition,
-  type VaultConfig,
-  type VaultState,
-} from "../lib/chain.ts";
+import type { ChainReader, DepositorPosition, VaultConfig, VaultState } from "../lib/chain.ts";
 import {
   DASH,
   formatAmount,
@@ -25,10 +20,26 @@ import {
   ratio,
   sharePrice,
 } from "../lib/format.ts";
-import { writeCall } from "../lib/soroban.ts";
 import { signerFor, wallet } from "../lib/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";
 import { Bar, Tile } from "../components/ui.tsx";
+
+let readerP: Promise<ChainReader> | null = null;
+
+/**
+ * The chain reader, loaded on first use: the Stellar SDK is fetched only once a wallet is
+ * connected or a write starts, so the page's up-front JavaScript stays small.
+ */
+function loadReader(config: PublicConfig): Promise<ChainReader> {
+  readerP ??= import("../lib/chain.ts").then((m) =>
+    new m.ChainReader(
+      { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase },
+      config.vault,
+      config.registry,
+    )
+  );
+  return readerP;
+}
 
 /** Props rendered by the server. */
 export interface VaultPanelProps {
@@ -60,15 +71,7 @@ function withdrawable(pos: DepositorPosition | null, now: number | null) {
 /** The vault figures and the deposit/withdraw island. */
 export default function VaultPanel(props: VaultPanelProps) {
   const { config } = props;
-  const reader = useMemo(
-    () =>
-      new ChainReader(
-        { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase },
-        config.vault,
-        config.registry,
-      ),
-    [],
-  );
+  const reader = () => loadReader(config);
   const [state, setState] = useState<VaultState | null>(props.state);
   const [vcfg] = useState<VaultConfig | null>(props.vaultConfig);
   const [position, setPosition] = useState<Position>({
@@ -90,21 +93,24 @@ export default function VaultPanel(props: VaultPanelProps) {
   const now = clock ? clock.chain + (Date.now() - clock.at) / 1000 : null;
 
   const refresh = async (address: string | null) => {
-    const [st, t] = await Promise.all([reader.vaultState(), reader.chainTime()]);
-    if (st.value) setState(st.value);
-    if (t.value !== null) setClock({ chain: t.value, at: Date.now() });
     if (!address) {
+      // Nothing wallet-specific to show; the server-rendered figures are current.
       setPosition({ pos: null, usdcBalance: null, error: null, loading: false });
       return;
     }
     setPosition((p) => ({ ...p, loading: true }));
+    const r = await reader();
     const cooldown = vcfg?.withdraw_cooldown ?? null;
-    const [pos, bal] = await Promise.all([
-      reader.depositor(address, cooldown),
+    const [st, t, pos, bal] = await Promise.all([
+      r.vaultState(),
+      r.chainTime(),
+      r.depositor(address, cooldown),
       props.usdc
-        ? reader.tokenBalance(props.usdc, address)
+        ? r.tokenBalance(props.usdc, address)
         : Promise.resolve({ value: null, error: null }),
     ]);
+    if (st.value) setState(st.value);
+    if (t.value !== null) setClock({ chain: t.value, at: Date.now() });
     setPosition({
       pos: pos.value,
       usdcBalance: bal.value,
@@ -152,19 +158,29 @@ export default function VaultPanel(props: VaultPanelProps) {
     const net = { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase };
     if (tab === "deposit") {
       await run(
-        (onStage) =>
-          writeCall<bigint>(net, config.vault!, "deposit", [w.address, parsed], signer, {
-            onStage,
-          }),
+        async (onStage) =>
+          (await import("../lib/soroban.ts")).writeCall<bigint>(
+            net,
+            config.vault!,
+            "deposit",
+            [w.address, parsed],
+            signer,
+            { onStage },
+          ),
         (r) =>
           `Deposited ${formatUsdc(parsed)} for ${formatAmount(r.value, { decimals: 7 })} shares.`,
       );
     } else {
       await run(
-        (onStage) =>
-          writeCall<bigint>(net, config.vault!, "withdraw", [w.address, parsed], signer, {
-            onStage,
-          }),
+        async (onStage) =>
+          (await import("../lib/soroban.ts")).writeCall<bigint>(
+            net,
+            config.vault!,
+            "withdraw",
+            [w.address, parsed],
+            signer,
+            { onStage },
+          ),
         (r) =>
           `Withdrew ${formatAmount(parsed, { decimals: 7 })} shares for ${formatUsdc(r.value, 7)}.`,
       );

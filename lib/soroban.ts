@@ -77,6 +77,9 @@ function argsToScVals(spec: contract.Spec, fn: string, args: unknown[] | Record<
   return spec.funcArgsToScVals(fn, named);
 }
 
+/** How long a write stays valid after the latest ledger's close time (seconds). */
+const TX_VALIDITY_S = 300;
+
 const CONTRACT_ERR = /Error\(Contract, #(\d+)\)/;
 
 /** Names an error code through the contract's spec error enum. */
@@ -146,7 +149,10 @@ export function callError(
   return new ContractCallError(msg, contractId, fn, code, c?.name ?? null, detail, origin);
 }
 
-/** Builds an unsigned invocation transaction. */
+/**
+ * Builds an unsigned invocation transaction. `maxTime` (Unix seconds) bounds its validity;
+ * 0 = no upper bound (read-only simulation).
+ */
 function buildCall(
   net: NetworkInfo,
   source: Account,
@@ -154,11 +160,14 @@ function buildCall(
   fn: string,
   args: unknown[] | Record<string, unknown>,
   spec: contract.Spec,
-  timeoutSec: number,
+  maxTime: number,
 ) {
-  return new TransactionBuilder(source, { fee: BASE_FEE, networkPassphrase: net.passphrase })
+  return new TransactionBuilder(source, {
+    fee: BASE_FEE,
+    networkPassphrase: net.passphrase,
+    timebounds: { minTime: 0, maxTime },
+  })
     .addOperation(new Contract(contractId).call(fn, ...argsToScVals(spec, fn, args)))
-    .setTimeout(timeoutSec)
     .build();
 }
 
@@ -228,8 +237,14 @@ export async function writeCall<T = unknown>(
   const server = rpcServer(net.rpcUrl);
   opts.onStage?.("building");
   const spec = await contractSpec(net, contractId);
-  const account = await server.getAccount(signer.address);
-  const raw = buildCall(net, account, contractId, fn, args, spec, 120);
+  const [account, latest] = await Promise.all([
+    server.getAccount(signer.address),
+    server.getLatestLedger(),
+  ]);
+  // Validity is measured on the ledger's clock, not the browser's (they can differ).
+  const ledgerNow = Number((latest as { closeTime?: unknown }).closeTime);
+  const base = Number.isFinite(ledgerNow) && ledgerNow > 0 ? ledgerNow : Date.now() / 1000;
+  const raw = buildCall(net, account, contractId, fn, args, spec, Math.floor(base) + TX_VALIDITY_S);
   const sim = await server.simulateTransaction(raw);
   if (rpc.Api.isSimulationError(sim)) {
     throw callError(contractId, fn, sim.error, spec, sim.events as unknown[]);

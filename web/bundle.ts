@@ -140,6 +140,44 @@ export function isCompiled(): boolean {
   return import.meta.url.includes("/deno-compile-") || Deno.env.get("VIGIL_ISLANDS") === "prebuilt";
 }
 
+const STATIC_IMPORT = /(?:\bfrom\s*|\bimport\s*)"\.\/([A-Za-z0-9_.-]+\.js)"/g;
+
+/**
+ * The files a page downloads up front for its islands: each island entry plus every chunk
+ * reachable through static imports (dynamic `import()` chunks, e.g. the wallet kit, are
+ * fetched only on use and not counted). Sizes are raw bytes.
+ */
+export function jsClosure(
+  bundle: IslandBundle,
+  islands: string[],
+): { files: string[]; bytes: number } {
+  const seen = new Set<string>();
+  const todo = islands.map((n) => `${n}.js`);
+  while (todo.length) {
+    const f = todo.pop()!;
+    if (seen.has(f)) continue;
+    const file = bundle.files.get(f);
+    if (!file) continue;
+    seen.add(f);
+    const text = new TextDecoder().decode(file.body);
+    for (const m of text.matchAll(STATIC_IMPORT)) todo.push(m[1]);
+  }
+  const files = [...seen].sort();
+  return { files, bytes: files.reduce((s, f) => s + bundle.files.get(f)!.body.length, 0) };
+}
+
+/** Gzip size of some bundle files (what a browser transfers with compression). */
+export async function gzipSize(bundle: IslandBundle, files: string[]): Promise<number> {
+  let total = 0;
+  for (const f of files) {
+    const body = bundle.files.get(f)?.body;
+    if (!body) continue;
+    const stream = new Blob([body as BlobPart]).stream().pipeThrough(new CompressionStream("gzip"));
+    total += (await new Response(stream).arrayBuffer()).byteLength;
+  }
+  return total;
+}
+
 let shared: Promise<IslandBundle> | null = null;
 
 /**
@@ -166,4 +204,20 @@ if (import.meta.main) {
     console.log(`${name.padEnd(32)} ${(f.body.length / 1024).toFixed(1).padStart(8)} KiB`);
   }
   console.log(`${b.files.size} files, ${(total / 1024).toFixed(1)} KiB in ${b.ms} ms`);
+  const pages: [string, string[]][] = [
+    ["/", ["WalletButton", "LiveLog"]],
+    ["/vault", ["WalletButton", "VaultPanel", "KeeperPanel"]],
+    ["/dashboard, keepers, liquidations, [address]", ["WalletButton"]],
+    ["/dashboard/depositor", ["WalletButton", "DepositorLookup"]],
+  ];
+  console.log("\nJavaScript loaded up front per page (raw / gzip):");
+  for (const [page, islands] of pages) {
+    const c = jsClosure(b, islands);
+    const gz = await gzipSize(b, c.files);
+    console.log(
+      `${page.padEnd(46)} ${(c.bytes / 1024).toFixed(1).padStart(7)} KiB / ${
+        (gz / 1024).toFixed(1).padStart(6)
+      } KiB`,
+    );
+  }
 }

@@ -41,15 +41,24 @@ export interface WebConfig {
   devSigners: DevSigner[];
 }
 
-/** Options that override the environment (used when the keeper mounts the web app). */
+/**
+ * Options. `vault`/`registry`/`apiUrl` override everything (tests); `defaults` are the
+ * keeper's own contracts, used when NEXT_PUBLIC_* is unset.
+ */
 export interface WebConfigInput {
   vault?: string | null;
   registry?: string | null;
   apiUrl?: string | null;
+  /** The keeper's own contracts: the defaults of NEXT_PUBLIC_VAULT/REGISTRY_CONTRACT. */
+  defaults?: { vault?: string | null; registry?: string | null };
   rpcUrl?: string;
   networkPassphrase?: string;
   /** Dev accounts (name + secret). Ignored — with a warning — unless the network is local. */
   devAccounts?: { name: string; secret: string }[];
+}
+
+function nonBlank(v: string | undefined): boolean {
+  return v !== undefined && v.trim() !== "";
 }
 
 function contractOrNull(v: string | null | undefined, key: string): string | null {
@@ -97,15 +106,34 @@ export function resolveWebConfig(
   env: Record<string, string | undefined> = Deno.env.toObject(),
   warn: (msg: string) => void = (m) => console.warn(m),
 ): WebConfig {
-  const vault = contractOrNull(
-    input.vault ?? env.NEXT_PUBLIC_VAULT_CONTRACT ?? env.VAULT_CONTRACT,
-    env.NEXT_PUBLIC_VAULT_CONTRACT ? "NEXT_PUBLIC_VAULT_CONTRACT" : "VAULT_CONTRACT",
+  const pick = (
+    explicit: string | null | undefined,
+    pub: string,
+    own: string | null | undefined,
+    envOwn: string,
+  ) =>
+    explicit !== undefined
+      ? { v: explicit, key: "option" }
+      : nonBlank(env[pub])
+      ? { v: env[pub], key: pub }
+      : own
+      ? { v: own, key: "keeper config" }
+      : { v: env[envOwn], key: envOwn };
+  const v = pick(
+    input.vault,
+    "NEXT_PUBLIC_VAULT_CONTRACT",
+    input.defaults?.vault,
+    "VAULT_CONTRACT",
   );
-  const registry = contractOrNull(
-    input.registry ?? env.NEXT_PUBLIC_REGISTRY_CONTRACT ?? env.REGISTRY_CONTRACT,
-    env.NEXT_PUBLIC_REGISTRY_CONTRACT ? "NEXT_PUBLIC_REGISTRY_CONTRACT" : "REGISTRY_CONTRACT",
+  const r = pick(
+    input.registry,
+    "NEXT_PUBLIC_REGISTRY_CONTRACT",
+    input.defaults?.registry,
+    "REGISTRY_CONTRACT",
   );
-  const apiUrl = apiUrlOf(input.apiUrl ?? env.NEXT_PUBLIC_API_URL);
+  const vault = contractOrNull(v.v, v.key);
+  const registry = contractOrNull(r.v, r.key);
+  const apiUrl = apiUrlOf(input.apiUrl !== undefined ? input.apiUrl : env.NEXT_PUBLIC_API_URL);
   const rpcUrl = (input.rpcUrl ?? env.SOROBAN_RPC ?? "").trim() || DEFAULT_RPC;
   const passphrase = (input.networkPassphrase ?? env.NETWORK_PASSPHRASE ?? "").trim() ||
     TESTNET_PASSPHRASE;

@@ -263,3 +263,34 @@ function mountDevWallet(
     return c.json({ signedTxXdr: tx.toXDR(), signerAddress: signer.keypair.publicKey() });
   });
 }
+
+/** The part of the keeper's configuration the web app needs (structural: `Config`). */
+export interface KeeperWebConfig {
+  vaultContract: string;
+  registryContract: string;
+  sorobanRpc: string;
+  networkPassphrase: string;
+}
+
+/**
+ * Mounts the web app on the keeper's API app (one server, API routes first): the pages
+ * default to the keeper's own contracts and read its API in-process unless
+ * NEXT_PUBLIC_API_URL points elsewhere.
+ *
+ * ```ts
+ * runKeeper({ app: (ctx) => mountWeb(createApi(ctx), ctx.config) });
+ * ```
+ */
+export function mountWeb(api: Hono, keeper: KeeperWebConfig, opts: WebAppOptions = {}): Hono {
+  api.route(
+    "/",
+    createWebApp({
+      defaults: { vault: keeper.vaultContract, registry: keeper.registryContract },
+      rpcUrl: keeper.sorobanRpc,
+      networkPassphrase: keeper.networkPassphrase,
+      apiFetch: (path, init) => Promise.resolve(api.request(path, init)),
+      ...opts,
+    }),
+  );
+  return api;
+}

@@ -1,0 +1,163 @@
+/**
+ * Test stack for the web frontend: a fresh local node with the dev chain (USDC, funded
+ * accounts), the vault and registry deployed, some on-chain history (a deposit, a keeper
+ * registration, a settled liquidation with profit), and the real keeper daemon (monitor
+ * mode) serving its API with the web pages mounted, plus — optionally — a second web
+ * server whose keeper API URL points at a dead port ("keeper API down").
+ *
+ * @module
+ */
+import { Keypair } from "@stellar/stellar-sdk";
+import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { setupDevChain } from "../../localnet/dev_setup.ts";
+import { deployVigil, USDC } from "../../contracts/deploy.ts";
+import { runKeeper } from "../../keeper/main.ts";
+import { createApi } from "../../keeper/api/mod.ts";
+import { createWebApp, mountWeb } from "../../web/mod.ts";
+import { clearSpecCache } from "../../lib/soroban.ts";
+
+/** A running stack. */
+export interface WebStack extends AsyncDisposable {
+  node: TestNode;
+  usdc: string;
+  vault: string;
+  registry: string;
+  /** Dev accounts by name. */
+  accounts: Record<string, Keypair>;
+  /** The keeper's server (API + pages). */
+  url: string;
+  /** A second web server whose keeper API is unreachable (only with `apiDown`). */
+  downUrl: string | null;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startWebStack}. */
+export interface WebStackOptions {
+  /** Deposit cap in whole USDC (default 1,000,000). */
+  depositCap?: bigint;
+  /** Also serve the pages with a dead keeper API URL. */
+  apiDown?: boolean;
+  /** Seed history (deposit, registration, a liquidation). Default true. */
+  seed?: boolean;
+}
+
+function freePortUrl(): string {
+  // A port that was free a moment ago and now has nothing listening: "API down".
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return `http://127.0.0.1:${port}`;
+}
+
+/** Starts the stack. */
+export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStack> {
+  clearSpecCache();
+  const node = await startTestNode();
+  const cleanups: (() => Promise<void>)[] = [() => node.close()];
+  const close = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => {});
+    cleanups.length = 0;
+  };
+  try {
+    const dev = await setupDevChain(node, { accounts: ["alice", "bob", "keeper1", "keeper2"] });
+    const usdc = dev.contracts.usdc;
+    const accounts: Record<string, Keypair> = {};
+    for (const [name, a] of Object.entries(dev.accounts)) {
+      accounts[name] = Keypair.fromSecret(a.secret);
+    }
+    const { vault, registry } = await deployVigil(node, {
+      usdc,
+      config: { deposit_cap: (opts.depositCap ?? 1_000_000n) * USDC },
+    });
+
+    if (opts.seed !== false) {
+      const alice = accounts.alice.publicKey(), k1 = accounts.keeper1.publicKey();
+      await node.invoke(vault, "deposit", { depositor: alice, amount: 1000n * USDC }, {
+        source: alice,
+      });
+      await node.advanceTime(600);
+      await node.invoke(registry, "register", { operator: k1, name: "keeper-one" }, { source: k1 });
+      await node.invoke(vault, "draw", { keeper: k1, amount: 200n * USDC }, { source: k1 });
+      await node.advanceTime(30);
+      await node.invoke(
+        vault,
+        "return_proceeds",
+        { keeper: k1, amount: 210n * USDC, response_time_ms: 1500n },
+        { source: k1 },
+      );
+      await node.closeLedgers(1);
+    }
+
+    const devAccounts = ["alice", "bob", "keeper1", "keeper2"].map((name) => ({
+      name,
+      secret: accounts[name].secret(),
+    }));
+    const abort = new AbortController();
+    let ready!: (url: string) => void;
+    const readyP = new Promise<string>((r) => (ready = r));
+    const exit = runKeeper({
+      env: {
+        KEEPER_SECRET: accounts.keeper2.secret(),
+        KEEPER_NAME: "keeper-two",
+        VAULT_CONTRACT: vault,
+        REGISTRY_CONTRACT: registry,
+        USDC_CONTRACT: usdc,
+        SOROBAN_RPC: node.rpcUrl,
+        NETWORK_PASSPHRASE: node.networkPassphrase,
+        API_PORT: "0",
+        API_HOST: "127.0.0.1",
+        POLL_INTERVAL: "3",
+      },
+      signal: abort.signal,
+      handleSignals: false,
+      defaultMetrics: false,
+      shutdownTimeoutMs: 5000,
+      logOptions: { sink: null },
+      app: (ctx) => mountWeb(createApi(ctx), ctx.config, { devAccounts, warn: () => {} }),
+      onReady: (r) => ready(r.url),
+    });
+    const url = await Promise.race([
+      readyP,
+      exit.then((code) => {
+        throw new Error(`keeper exited with ${code} before serving`);
+      }),
+    ]);
+    cleanups.push(async () => {
+      abort.abort();
+      await exit;
+    });
+
+    let downUrl: string | null = null;
+    if (opts.apiDown) {
+      const app = createWebApp({
+        vault,
+        registry,
+        rpcUrl: node.rpcUrl,
+        networkPassphrase: node.networkPassphrase,
+        apiUrl: freePortUrl(),
+        apiTimeoutMs: 500,
+        devAccounts,
+        env: {},
+        warn: () => {},
+      });
+      const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
+      downUrl = `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`;
+      cleanups.push(() => server.shutdown());
+    }
+
+    return {
+      node,
+      usdc,
+      vault,
+      registry,
+      accounts,
+      url,
+      downUrl,
+      close,
+      [Symbol.asyncDispose]: close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
