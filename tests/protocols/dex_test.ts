@@ -30,9 +30,8 @@ const E7 = 10_000_000n;
 const TX = { timeoutInSeconds: 3600 } as const;
 
 // deno-lint-ignore no-explicit-any
-type Client =
-  & contract.Client
-  & Record<string, (...a: any[]) => Promise<contract.AssembledTransaction<any>>>;
+type Fn = (...a: any[]) => Promise<contract.AssembledTransaction<any>>;
+type Client = contract.Client & Record<string, Fn>;
 
 interface Fixture {
   node: TestNode;
