@@ -106,10 +106,10 @@ Deno.test("enforce: bad signature, foreign signer, unsigned entry", async () => 
   // Corrupted signature bytes.
   const bad = await authorizeEntry(
     sim.auth[0],
-    async (preimage: Any) => {
+    (preimage: Any) => {
       const sig = user.sign(hash(preimage.toXdr()));
       sig[0] ^= 0xff;
-      return { signature: sig, publicKey: user.publicKey() };
+      return Promise.resolve({ signature: sig, publicKey: user.publicKey() });
     },
     l.sequence + 100,
     PASSPHRASE,
@@ -234,12 +234,12 @@ Deno.test("enforce: multisig weights must reach the medium threshold; keys stric
   const both = async (order: 1 | -1) =>
     await authorizeEntry(
       sim.auth[0],
-      async (preimage: Any) => {
+      (preimage: Any) => {
         const payload = hash(preimage.toXdr());
         const sigs = [owner, cosigner]
           .map((k) => ({ pk: k.rawPublicKey(), sig: k.sign(payload) }))
           .sort((x, y) => order * Buffer.compare(Buffer.from(x.pk), Buffer.from(y.pk)));
-        return {
+        return Promise.resolve({
           signatureScVal: xdr.ScVal.scvVec(sigs.map((s) =>
             xdr.ScVal.scvMap([
               new xdr.ScMapEntry({
@@ -252,7 +252,7 @@ Deno.test("enforce: multisig weights must reach the medium threshold; keys stric
               }),
             ])
           )),
-        };
+        });
       },
       until,
       PASSPHRASE,

@@ -38,6 +38,12 @@ const spec = defineSpec({
     { name: "need_auth_deep", inputs: [["middle", T.address], ["last", T.address]] },
     { name: "relay", inputs: [["other", T.address], ["who", T.address]] },
     { name: "async_fn" },
+    { name: "pay", inputs: [["token", T.address], ["to", T.address], ["amount", T.i128]] },
+    {
+      name: "pay_twice_try",
+      inputs: [["token", T.address], ["to", T.address], ["amount", T.i128]],
+      output: T.bool,
+    },
   ],
   structs: { Rec: [["n", T.i128], ["tag", T.symbol], ["who", T.option(T.address)]] },
   errors: { Failed: [7, "Failed on purpose"], Other: [8, "Other"] },
@@ -120,6 +126,14 @@ export const probeContract: ContractModule = {
     },
     async_fn() {
       return Promise.resolve(1);
+    },
+    pay(env, { token, to, amount }: { token: string; to: string; amount: bigint }) {
+      // The token's require_auth(self) is covered by the invoker rule.
+      env.call(token, "transfer", { from: env.currentContract, to, amount });
+    },
+    pay_twice_try(env, { token, to, amount }: { token: string; to: string; amount: bigint }) {
+      env.call(token, "transfer", { from: env.currentContract, to, amount });
+      return env.tryCall(token, "transfer", { from: env.currentContract, to, amount }).ok;
     },
   },
 };
