@@ -28,7 +28,7 @@ import {
 import { cursorString, type EventRecord, type EventSource } from "./events.ts";
 import type { HostApi } from "./host_api.ts";
 import type { LedgerInfo } from "./host/types.ts";
-import { ledgerCloseMeta, resultPair, txSetOf } from "./meta.ts";
+import { ledgerCloseMeta, resultSetHash, txSetHash, txSetOf } from "./meta.ts";
 import { EntryStore, type StoredEntry } from "./store.ts";
 import { applyTx, type TxContext, type TxRecord, validateTx } from "./tx.ts";
 import { diagnosticError } from "./soroban.ts";
@@ -41,7 +41,8 @@ export interface LedgerRecord {
   hash: Uint8Array;
   hashHex: string;
   header: xdr.LedgerHeader;
-  txSet: xdr.GeneralizedTransactionSet;
+  /** Previous ledger's hash (the tx set's previousLedgerHash). */
+  prevHash: Uint8Array;
   txs: TxRecord[];
   events: EventRecord[];
   cache: { headerB64?: string; historyB64?: string; metaB64?: string };
@@ -280,25 +281,22 @@ export class Chain implements EventSource {
     txs: TxRecord[],
     events: EventRecord[],
   ): LedgerRecord {
-    const txSet = txSetOf(prevHash, txs);
-    const txSetHash = sha256(txSet.toXdr());
-    const resultSetHash = txs.length === 0
-      ? EMPTY_RESULT_SET_HASH
-      : sha256(new xdr.TransactionResultSet({ results: txs.map(resultPair) }).toXdr());
+    const setHash = txSetHash(prevHash, txs);
+    const resultsHash = txs.length === 0 ? EMPTY_RESULT_SET_HASH : resultSetHash(txs);
     const seqBytes = new Uint8Array(4);
     new DataView(seqBytes.buffer).setUint32(0, seq);
     // Not a real bucket-list hash: a digest chain over results, so it changes per ledger.
-    const bucketListHash = sha256(prevBucketHash, resultSetHash, seqBytes);
+    const bucketListHash = sha256(prevBucketHash, resultsHash, seqBytes);
     const header = new xdr.LedgerHeader({
       ledgerVersion: PROTOCOL_VERSION,
       previousLedgerHash: new xdr.Hash(prevHash),
       scpValue: new xdr.StellarValue({
-        txSetHash: new xdr.Hash(txSetHash),
+        txSetHash: new xdr.Hash(setHash),
         closeTime,
         upgrades: [],
         ext: xdr.StellarValueExt.stellarValueBasic(),
       }),
-      txSetResultHash: new xdr.Hash(resultSetHash),
+      txSetResultHash: new xdr.Hash(resultsHash),
       bucketListHash: new xdr.Hash(bucketListHash),
       ledgerSeq: seq,
       totalCoins: TOTAL_COINS,
@@ -318,7 +316,7 @@ export class Chain implements EventSource {
       hash,
       hashHex: toHex(hash),
       header,
-      txSet,
+      prevHash,
       txs,
       events,
       cache: {},
@@ -362,7 +360,13 @@ export class Chain implements EventSource {
 
   /** base64 LedgerCloseMeta (v2) of a ledger (cached). */
   metaB64(l: LedgerRecord): string {
-    return l.cache.metaB64 ??= ledgerCloseMeta(this.#history(l), l.txSet, l.txs, this.nativeSac, 0n)
+    return l.cache.metaB64 ??= ledgerCloseMeta(
+      this.#history(l),
+      txSetOf(l.prevHash, l.txs),
+      l.txs,
+      this.nativeSac,
+      0n,
+    )
       .toXdr("base64");
   }
 

@@ -8,7 +8,7 @@
 import { Address, nativeToScVal, xdr } from "@stellar/stellar-sdk";
 import type { Change } from "./store.ts";
 import type { TxRecord } from "./tx.ts";
-import { fromHex } from "./util.ts";
+import { fromB64, fromHex, sha256, toB64 } from "./util.ts";
 
 /** LedgerEntryChanges of recorded changes (state+updated, created, state+removed). */
 export function changesXdr(changes: Change[]): xdr.LedgerEntryChange[] {
@@ -91,7 +91,7 @@ export function txMetaB64(tx: TxRecord, nativeSac: Uint8Array): string {
 
 /** base64 TransactionResult (cached). */
 export function txResultB64(tx: TxRecord): string {
-  return tx.cache.resultB64 ??= tx.result.toXdr("base64");
+  return tx.cache.resultB64 ??= toB64(resultBytes(tx));
 }
 
 /** TransactionResultPair of a transaction. */
@@ -127,6 +127,59 @@ export function txSetOf(prevHash: Uint8Array, txs: TxRecord[]): xdr.GeneralizedT
   return xdr.GeneralizedTransactionSet.v1TxSet(
     new xdr.TransactionSetV1({ previousLedgerHash: new xdr.Hash(prevHash), phases }),
   );
+}
+
+/** XDR writer of the few shapes hashed at every ledger close (no re-encoding of envelopes). */
+class RawXdr {
+  parts: Uint8Array[] = [];
+  u32(n: number): this {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, n);
+    this.parts.push(b);
+    return this;
+  }
+  bytes(b: Uint8Array): this {
+    this.parts.push(b);
+    return this;
+  }
+}
+
+/**
+ * sha256 of the XDR of {@link txSetOf}(prevHash, txs), built from the envelopes' original bytes
+ * (equal to `sha256(txSetOf(...).toXdr())`, without re-encoding every envelope).
+ */
+export function txSetHash(prevHash: Uint8Array, txs: TxRecord[]): Uint8Array {
+  const w = new RawXdr().u32(1).bytes(prevHash).u32(2);
+  const classic = txs.filter((t) => !t.soroban);
+  const soroban = txs.filter((t) => t.soroban);
+  w.u32(0);
+  if (classic.length === 0) w.u32(0);
+  else {
+    w.u32(1).u32(0).u32(0).u32(classic.length);
+    for (const t of classic) w.bytes(envelopeBytes(t));
+  }
+  w.u32(1).u32(0);
+  if (soroban.length === 0) w.u32(0);
+  else {
+    w.u32(1).u32(1).u32(soroban.length);
+    for (const t of soroban) w.bytes(envelopeBytes(t));
+  }
+  return sha256(...w.parts);
+}
+
+/** sha256 of the XDR TransactionResultSet of `txs` (result bytes cached per transaction). */
+export function resultSetHash(txs: TxRecord[]): Uint8Array {
+  const w = new RawXdr().u32(txs.length);
+  for (const t of txs) w.bytes(fromHex(t.hash)).bytes(resultBytes(t));
+  return sha256(...w.parts);
+}
+
+function envelopeBytes(t: TxRecord): Uint8Array {
+  return t.cache.envelopeBytes ??= fromB64(t.envelopeB64);
+}
+
+function resultBytes(t: TxRecord): Uint8Array {
+  return t.cache.resultBytes ??= t.result.toXdr();
 }
 
 /** LedgerCloseMeta v2 of a closed ledger. */

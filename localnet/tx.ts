@@ -69,7 +69,13 @@ export interface TxRecord {
   /** Close time of its ledger (set when the ledger closes). */
   closeTime: bigint;
   /** Lazily built encodings. */
-  cache: { resultB64?: string; metaB64?: string; meta?: xdr.TransactionMeta };
+  cache: {
+    resultB64?: string;
+    resultBytes?: Uint8Array;
+    envelopeBytes?: Uint8Array;
+    metaB64?: string;
+    meta?: xdr.TransactionMeta;
+  };
 }
 
 /** What validation and application see. */

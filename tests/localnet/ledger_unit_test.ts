@@ -1,0 +1,259 @@
+/**
+ * Unit tests of the ledger layer without HTTP: header hash chain and hashes against the SDK's
+ * own XDR encoding, fee model, cursors, classic op result codes, snapshots.
+ */
+import assert from "node:assert/strict";
+import {
+  Account,
+  Address,
+  Asset,
+  Keypair,
+  nativeToScVal,
+  Networks,
+  Operation,
+  TransactionBuilder,
+  xdr,
+} from "@stellar/stellar-sdk";
+import * as host from "../../localnet/host/mod.ts";
+import { Chain } from "../../localnet/ledger.ts";
+import { resultPair, txMetaB64, txSetOf } from "../../localnet/meta.ts";
+import { simulateEnvelope } from "../../localnet/soroban.ts";
+import { counterContract } from "../../contracts/testing/counter.ts";
+import { resourceFee } from "../../localnet/fees.ts";
+import { cursorString, parseCursor, toid } from "../../localnet/events.ts";
+import { loadAccount } from "../../localnet/accounts.ts";
+import { sha256, toHex } from "../../localnet/util.ts";
+
+function classicTx(chain: Chain, kp: Keypair, ops: xdr.Operation[], fee = 100) {
+  const acc = loadAccount(chain.store, kp.publicKey())!;
+  const b = new TransactionBuilder(new Account(kp.publicKey(), acc.seqNum.toString()), {
+    fee: String(fee),
+    networkPassphrase: chain.passphrase,
+  });
+  for (const op of ops) b.addOperation(op);
+  const tx = b.setTimeout(0).build();
+  tx.sign(kp);
+  const env = tx.toEnvelope();
+  return chain.submit(env, env.toXdr("base64"));
+}
+
+function resultJson(chain: Chain, hash: string) {
+  return chain.txIndex.get(hash)!.result.toJson();
+}
+
+Deno.test("headers chain by sha256 of the previous header; set hashes match the SDK's XDR", () => {
+  const chain = new Chain(Networks.STANDALONE, host);
+  const root = chain.root;
+  const a = Keypair.random();
+  const b = Keypair.random();
+  const r1 = classicTx(chain, root, [
+    Operation.createAccount({ destination: a.publicKey(), startingBalance: "100" }),
+    Operation.createAccount({ destination: b.publicKey(), startingBalance: "100" }),
+  ], 200);
+  assert.equal(r1.status, "PENDING");
+  chain.closeLedgers(2);
+  for (let i = 1; i < chain.ledgers.length; i++) {
+    const prev = chain.ledgers[i - 1];
+    const cur = chain.ledgers[i];
+    assert.equal(cur.sequence, prev.sequence + 1);
+    assert.equal(toHex(cur.header.previousLedgerHash.value), prev.hashHex);
+    assert.equal(toHex(sha256(cur.header.toXdr())), cur.hashHex);
+    assert.equal(
+      toHex(cur.header.scpValue.txSetHash.value),
+      toHex(sha256(txSetOf(prev.hash, cur.txs).toXdr())),
+    );
+    assert.equal(
+      toHex(cur.header.txSetResultHash.value),
+      toHex(sha256(new xdr.TransactionResultSet({ results: cur.txs.map(resultPair) }).toXdr())),
+    );
+    assert.ok(cur.closeTime >= prev.closeTime);
+  }
+  // Meta decodes and contains the created accounts.
+  const l2 = chain.ledger(2)!;
+  const meta = xdr.LedgerCloseMeta.fromXdr(chain.metaB64(l2), "base64");
+  assert.equal(meta.type, "v2");
+  if (meta.type === "v2") {
+    const tm = meta.v2.txProcessing[0].txApplyProcessing;
+    assert.equal(tm.type, "v4");
+    if (tm.type === "v4") {
+      const created = tm.v4.operations.flatMap((o) => o.changes).filter((c) =>
+        c.type === "ledgerEntryCreated"
+      );
+      assert.equal(created.length, 2);
+    }
+  }
+  // New accounts start at creationLedger << 32.
+  assert.equal(loadAccount(chain.store, a.publicKey())!.seqNum, 2n << 32n);
+});
+
+Deno.test("Soroban transactions go into the parallel phase; its hash matches the SDK's XDR", () => {
+  const chain = new Chain(Networks.STANDALONE, host);
+  const dep = host.deployContract({
+    reader: chain.store,
+    ledger: chain.hostLedger(),
+    module: counterContract,
+    args: { admin: chain.root.publicKey() },
+    deployer: chain.root.publicKey(),
+    salt: new Uint8Array(32),
+  });
+  chain.applyDirect(dep.changes);
+  chain.settle();
+  const root = chain.root;
+  const acc = loadAccount(chain.store, root.publicKey())!;
+  const op = Operation.invokeContractFunction({
+    contract: dep.contractId,
+    function: "increment",
+    args: [new Address(root.publicKey()).toScVal(), nativeToScVal(2, { type: "u32" })],
+  });
+  const unsigned = new TransactionBuilder(new Account(root.publicKey(), acc.seqNum.toString()), {
+    fee: "100",
+    networkPassphrase: chain.passphrase,
+  }).addOperation(op).setTimeout(0).build();
+  const sim = simulateEnvelope(
+    { reader: chain.store, host, hostLedger: chain.hostLedger() },
+    unsigned.toEnvelope(),
+    undefined,
+  );
+  assert.equal(sim.error, undefined);
+  const tx = new TransactionBuilder(new Account(root.publicKey(), acc.seqNum.toString()), {
+    fee: "100",
+    networkPassphrase: chain.passphrase,
+  }).addOperation(
+    Operation.invokeHostFunction({
+      func: (op.body as xdr.OperationBodyInvokeHostFunction).invokeHostFunctionOp.hostFunction,
+      auth: sim.results![0].auth.map((a) => xdr.SorobanAuthorizationEntry.fromXdr(a, "base64")),
+    }),
+  ).setSorobanData(xdr.SorobanTransactionData.fromXdr(sim.transactionData!, "base64"))
+    .setTimeout(0).build();
+  tx.sign(root);
+  const env = tx.toEnvelope();
+  const r = chain.submit(env, env.toXdr("base64"));
+  assert.equal(r.status, "PENDING");
+  const l = chain.latest;
+  assert.equal(l.txs[0].successful, true);
+  const set = txSetOf(chain.ledger(l.sequence - 1)!.hash, l.txs);
+  assert.equal(set.v1TxSet.phases[1].type, "parallelTxsComponent");
+  assert.equal(toHex(l.header.scpValue.txSetHash.value), toHex(sha256(set.toXdr())));
+  assert.equal(
+    toHex(l.header.txSetResultHash.value),
+    toHex(sha256(new xdr.TransactionResultSet({ results: l.txs.map(resultPair) }).toXdr())),
+  );
+  // The return value is in the v4 meta's sorobanMeta.
+  const meta = xdr.TransactionMeta.fromXdr(txMetaB64(l.txs[0], chain.nativeSac), "base64");
+  assert.deepEqual(meta.type === "v4" ? meta.v4.sorobanMeta?.returnValue?.toJson() : null, {
+    u32: 2,
+  });
+});
+
+Deno.test("classic result codes: low reserve, already exists, malformed, invalid limit", () => {
+  const chain = new Chain(Networks.STANDALONE, host);
+  const root = chain.root;
+  const a = Keypair.random();
+  const low = classicTx(chain, root, [
+    Operation.createAccount({ destination: a.publicKey(), startingBalance: "0.5" }),
+  ]);
+  assert.deepEqual(resultJson(chain, low.hash), {
+    fee_charged: "100",
+    result: { tx_failed: [{ op_inner: { create_account: "low_reserve" } }] },
+    ext: "v0",
+  });
+  classicTx(chain, root, [
+    Operation.createAccount({ destination: a.publicKey(), startingBalance: "10" }),
+  ]);
+  const again = classicTx(chain, root, [
+    Operation.createAccount({ destination: a.publicKey(), startingBalance: "10" }),
+  ]);
+  assert.deepEqual(resultJson(chain, again.hash), {
+    fee_charged: "100",
+    result: { tx_failed: [{ op_inner: { create_account: "already_exist" } }] },
+    ext: "v0",
+  });
+  // A two-op tx where the second op fails: everything rolled back, fee for both ops charged.
+  const b = Keypair.random();
+  const before = loadAccount(chain.store, root.publicKey())!.balance;
+  const two = classicTx(chain, root, [
+    Operation.createAccount({ destination: b.publicKey(), startingBalance: "10" }),
+    Operation.createAccount({ destination: a.publicKey(), startingBalance: "10" }),
+  ], 200);
+  assert.equal(chain.txIndex.get(two.hash)!.successful, false);
+  assert.equal(loadAccount(chain.store, b.publicKey()), undefined);
+  assert.equal(loadAccount(chain.store, root.publicKey())!.balance, before - 200n);
+  // Malformed at submission → ERROR, not included.
+  const bad = classicTx(chain, root, [
+    Operation.payment({ destination: a.publicKey(), asset: Asset.native(), amount: "0.0000001" }),
+    Operation.createAccount({ destination: root.publicKey(), startingBalance: "10" }),
+  ], 200);
+  assert.equal(bad.status, "ERROR");
+  assert.deepEqual(xdr.TransactionResult.fromXdr(bad.errorResultXdr!, "base64").toJson(), {
+    fee_charged: "200",
+    result: {
+      tx_failed: [
+        { op_inner: { payment: "success" } },
+        { op_inner: { create_account: "malformed" } },
+      ],
+    },
+    ext: "v0",
+  });
+  // ChangeTrust: limit below balance → invalid_limit; removal frees the sub-entry.
+  const usdc = new Asset("USDC", root.publicKey());
+  classicTx(chain, a, [Operation.changeTrust({ asset: usdc, limit: "100" })]);
+  classicTx(chain, root, [
+    Operation.payment({ destination: a.publicKey(), asset: usdc, amount: "50" }),
+  ]);
+  const lower = classicTx(chain, a, [Operation.changeTrust({ asset: usdc, limit: "10" })]);
+  assert.deepEqual(resultJson(chain, lower.hash), {
+    fee_charged: "100",
+    result: { tx_failed: [{ op_inner: { change_trust: "invalid_limit" } }] },
+    ext: "v0",
+  });
+  classicTx(chain, a, [
+    Operation.payment({ destination: root.publicKey(), asset: usdc, amount: "50" }),
+  ]);
+  const remove = classicTx(chain, a, [Operation.changeTrust({ asset: usdc, limit: "0" })]);
+  assert.equal(chain.txIndex.get(remove.hash)!.successful, true);
+  assert.equal(loadAccount(chain.store, a.publicKey())!.numSubEntries, 0);
+});
+
+Deno.test("fee model is deterministic in declared resources", () => {
+  const base = {
+    instructions: 1_000_000,
+    diskReadBytes: 1000,
+    writeBytes: 500,
+    readOnlyEntries: 3,
+    readWriteEntries: 2,
+  };
+  // 2500 + 5×6250 + 2×10000 + ceil(1000×1786/1024) + ceil(500×11800/1024)
+  assert.equal(resourceFee(base), 2500n + 31_250n + 20_000n + 1745n + 5762n);
+  assert.ok(resourceFee({ ...base, instructions: 2_000_000 }) > resourceFee(base));
+  assert.ok(resourceFee({ ...base, readWriteEntries: 3 }) > resourceFee(base));
+});
+
+Deno.test("event cursors: TOID layout and round trip", () => {
+  assert.equal(toid(5, 1, 0), (5n << 32n) | (1n << 12n));
+  const c = { ledger: 123, tx: 7, op: 2, event: 4 };
+  const s = cursorString(c);
+  assert.match(s, /^\d{19}-\d{10}$/);
+  assert.deepEqual(parseCursor(s), c);
+  assert.equal(parseCursor("abc"), undefined);
+  assert.equal(parseCursor("1-2-3"), undefined);
+});
+
+Deno.test("snapshot/revert restores entries, ledgers and transactions", () => {
+  const chain = new Chain(Networks.STANDALONE, host);
+  const snap = chain.snapshot();
+  const a = Keypair.random();
+  const r = classicTx(chain, chain.root, [
+    Operation.createAccount({ destination: a.publicKey(), startingBalance: "10" }),
+  ]);
+  chain.closeLedgers(3);
+  assert.ok(chain.txIndex.has(r.hash));
+  chain.revert(snap);
+  assert.equal(chain.latest.sequence, 1);
+  assert.equal(chain.txIndex.has(r.hash), false);
+  assert.equal(loadAccount(chain.store, a.publicKey()), undefined);
+  // The chain continues from the restored point.
+  const r2 = classicTx(chain, chain.root, [
+    Operation.createAccount({ destination: a.publicKey(), startingBalance: "10" }),
+  ]);
+  assert.equal(chain.txIndex.get(r2.hash)!.ledger, 2);
+});
