@@ -15,7 +15,7 @@ import { Asset, StrKey, xdr } from "@stellar/stellar-sdk";
 import { defineSpec, T } from "../../contracts/sdk.ts";
 import { addressScVal, i128Of, i128Val } from "./codec.ts";
 import { accountBytes, addressFromScAddress } from "./keys.ts";
-import { accountKey, trustlineKey } from "./xdr_fast.ts";
+import { accountKey, inheritSize, trustlineKey } from "./xdr_fast.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -309,11 +309,13 @@ function minMaxTrustline(tl: Any): [bigint, bigint] {
 function withAccountBalance(e: xdr.LedgerEntry, balance: bigint, seq: number): xdr.LedgerEntry {
   const ae = (e.data as Any).account as xdr.AccountEntry;
   const next = new xdr.AccountEntry({ ...(ae as Any), balance });
-  return new xdr.LedgerEntry({
+  const out = new xdr.LedgerEntry({
     lastModifiedLedgerSeq: seq,
     data: xdr.LedgerEntryData.account(next),
     ext: e.ext,
   });
+  inheritSize(out, e);
+  return out;
 }
 
 function withTrustline(
@@ -323,11 +325,13 @@ function withTrustline(
 ): xdr.LedgerEntry {
   const tl = (e.data as Any).trustLine as xdr.TrustLineEntry;
   const next = new xdr.TrustLineEntry({ ...(tl as Any), ...change });
-  return new xdr.LedgerEntry({
+  const out = new xdr.LedgerEntry({
     lastModifiedLedgerSeq: seq,
     data: xdr.LedgerEntryData.trustline(next),
     ext: e.ext,
   });
+  inheritSize(out, e);
+  return out;
 }
 
 function classicBalance(ctx: SacCtx, info: AssetInfo, g: string): bigint {

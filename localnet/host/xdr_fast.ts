@@ -376,10 +376,50 @@ export function ledgerEntrySize(e: xdr.LedgerEntry): number {
     n = off;
     off = 0;
   } else {
-    n = e.toXdr().length;
+    n = classicSize(e) ?? e.toXdr().length;
   }
   sizeCache.set(e, n);
   return n;
+}
+
+/** Records that `next` (derived from `prev` by changing fixed-size fields) has prev's size. */
+export function inheritSize(next: xdr.LedgerEntry, prev: xdr.LedgerEntry): void {
+  sizeCache.set(next, ledgerEntrySize(prev));
+}
+
+const pad4 = (n: number) => n + ((4 - (n % 4)) % 4);
+
+/** XDR size of plain account / trustline entries (ext v0) without encoding; else undefined. */
+function classicSize(e: xdr.LedgerEntry): number | undefined {
+  if (e.ext.type !== "v0") return undefined;
+  const d = e.data as Any;
+  if (e.data.type === "account") {
+    const a = d.account;
+    if (a.ext.type !== "v0") return undefined;
+    let n = 36 + 8 + 8 + 4 + 4 + (a.inflationDest ? 36 : 0) + 4 + 4 + pad4(a.homeDomain.length) +
+      4 +
+      4 + 4;
+    for (const sg of a.signers as Any[]) {
+      const k = sg.key;
+      if (k.type === "signerKeyTypeEd25519SignedPayload") {
+        n += 4 + 32 + 4 + pad4(k.ed25519SignedPayload.payload.length) + 4;
+      } else n += 4 + 32 + 4;
+    }
+    return 4 + 4 + n + 4;
+  }
+  if (e.data.type === "trustline") {
+    const t = d.trustLine;
+    if (t.ext.type !== "v0") return undefined;
+    const asset = t.asset.type === "assetTypeCreditAlphanum4"
+      ? 4 + 4 + 36
+      : t.asset.type === "assetTypeCreditAlphanum12"
+      ? 4 + 12 + 36
+      : t.asset.type === "assetTypePoolShare"
+      ? 4 + 32
+      : 4;
+    return 4 + 4 + 36 + asset + 8 + 8 + 4 + 4 + 4;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -170,3 +170,52 @@ Deno.test("compareScVal orders like the host: by type, then numerically / lexico
     ) < 0,
   );
 });
+
+Deno.test("ledgerEntrySize of accounts and trustlines equals the XDR length", () => {
+  const issuer = Keypair.random().publicKey();
+  fc.assert(
+    fc.property(
+      fc.bigInt({ min: 0n, max: 1n << 62n }),
+      fc.stringMatching(/^[a-z.]{0,32}$/),
+      fc.boolean(),
+      fc.array(fc.integer({ min: 1, max: 255 }), { maxLength: 3 }),
+      fc.constantFrom("USD", "USDC", "LONGERCODE12"),
+      (balance, home, inflation, weights, code) => {
+        const g = Keypair.random().publicKey();
+        const acc = xdr.LedgerEntryData.fromJson({
+          account: {
+            account_id: g,
+            balance: balance.toString(),
+            seq_num: "5",
+            num_sub_entries: weights.length,
+            inflation_dest: inflation ? issuer : null,
+            flags: 0,
+            home_domain: home,
+            thresholds: "01020304",
+            signers: weights.map((weight) => ({ key: Keypair.random().publicKey(), weight })),
+            ext: "v0",
+          },
+        } as Any);
+        const ae = new xdr.LedgerEntry({
+          lastModifiedLedgerSeq: 3,
+          data: acc,
+          ext: xdr.LedgerEntryExt.v0(),
+        });
+        assert.equal(ledgerEntrySize(ae), ae.toXdr().length);
+        const asset = code.length <= 4
+          ? { credit_alphanum4: { asset_code: code, issuer } }
+          : { credit_alphanum12: { asset_code: code, issuer } };
+        const tl = xdr.LedgerEntryData.fromJson({
+          trustline: { account_id: g, asset, balance: "1", limit: "100", flags: 1, ext: "v0" },
+        } as Any);
+        const te = new xdr.LedgerEntry({
+          lastModifiedLedgerSeq: 3,
+          data: tl,
+          ext: xdr.LedgerEntryExt.v0(),
+        });
+        assert.equal(ledgerEntrySize(te), te.toXdr().length);
+      },
+    ),
+    { numRuns: 40 },
+  );
+});
