@@ -238,8 +238,17 @@ export interface ContractModule {
 
 /** Symbol ScVal. */
 export const sym = (s: string): xdr.ScVal => xdr.ScVal.scvSymbol(s);
-/** Address ScVal from "G…"/"C…". */
-export const addr = (a: string): xdr.ScVal => nativeToScVal(a, { type: "address" });
+const addrCache = new Map<string, xdr.ScVal>();
+/** Address ScVal from "G…"/"C…" (memoized: strkey decoding dominates a simple call otherwise). */
+export const addr = (a: string): xdr.ScVal => {
+  let v = addrCache.get(a);
+  if (v === undefined) {
+    v = nativeToScVal(a, { type: "address" });
+    if (addrCache.size >= 50_000) addrCache.clear();
+    addrCache.set(a, v);
+  }
+  return v;
+};
 /** i128 ScVal. */
 export const i128 = (n: bigint): xdr.ScVal => nativeToScVal(n, { type: "i128" });
 /** u64 ScVal. */
