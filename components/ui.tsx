@@ -13,7 +13,7 @@ export function Tile(
   return (
     <div class="tile" id={props.id} title={props.title}>
       <div class="label">{props.label}</div>
-      <div class="value" data-testid={props.id ? `${props.id}-value` : undefined}>
+      <div class="value" id={props.id ? `${props.id}-value` : undefined}>
         {props.value}
       </div>
       {props.sub !== undefined && <div class="sub">{props.sub}</div>}

@@ -26,6 +26,8 @@ export interface WebStack extends AsyncDisposable {
   accounts: Record<string, Keypair>;
   /** The keeper's server (API + pages). */
   url: string;
+  /** Writes an info line into the keeper's log (it reaches /api/state and the SSE stream). */
+  log(msg: string): void;
   /** A second web server whose keeper API is unreachable (only with `apiDown`). */
   downUrl: string | null;
   close(): Promise<void>;
@@ -95,6 +97,7 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
     const abort = new AbortController();
     let ready!: (url: string) => void;
     const readyP = new Promise<string>((r) => (ready = r));
+    let log: (msg: string) => void = () => {};
     const exit = runKeeper({
       env: {
         KEEPER_SECRET: accounts.keeper2.secret(),
@@ -114,7 +117,10 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       shutdownTimeoutMs: 5000,
       logOptions: { sink: null },
       app: (ctx) => mountWeb(createApi(ctx), ctx.config, { devAccounts, warn: () => {} }),
-      onReady: (r) => ready(r.url),
+      onReady: (r) => {
+        log = (msg) => r.ctx.log.info(msg);
+        ready(r.url);
+      },
     });
     const url = await Promise.race([
       readyP,
@@ -152,6 +158,7 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       registry,
       accounts,
       url,
+      log: (msg) => log(msg),
       downUrl,
       close,
       [Symbol.asyncDispose]: close,
