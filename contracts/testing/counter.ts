@@ -6,8 +6,9 @@
  * - `increment(user, by) -> u32`: requires `user`'s auth; `TooBig` (#1) when `by > 100`;
  *   emits `[incr, user]` with the new count as data.
  * - `get(user) -> u32`: the user's count (0 if none), no auth.
- * - `transfer_via(token, from, to, amount)`: requires `from`'s auth, then calls
- *   `token.transfer(from, to, amount)` — a sub-invocation `from` authorizes in the same entry.
+ * - `transfer_via(token, from, to, amount)`: requires `from`'s auth (unless `from` is this
+ *   contract), then calls `token.transfer(from, to, amount)` — a sub-invocation `from`
+ *   authorizes in the same entry; the contract's own funds move by the invoker rule.
  * - `boom()`: throws a plain Error (`Error(WasmVm, InvalidAction)`).
  *
  * @module
@@ -74,7 +75,9 @@ export const counterContract: ContractModule = {
       env,
       { token, from, to, amount }: { token: string; from: string; to: string; amount: bigint },
     ) {
-      env.requireAuth(from);
+      // Another address authorizes this call and the transfer beneath it (a sub-invocation);
+      // the contract's own funds need nothing (the invoker rule covers the token's check).
+      if (from !== env.currentContract) env.requireAuth(from);
       env.call(token, "transfer", { from, to, amount });
     },
     boom() {
