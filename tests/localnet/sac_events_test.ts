@@ -94,17 +94,18 @@ Deno.test("SAC: ChangeTrust, mint by the issuer, G→C and C-held balances, SEP-
   assert.equal(evs.events[1].txHash, resp.txHash);
   assert.equal(evs.events[1].contractId?.contractId(), sacId);
 
-  // A transfer from the contract's balance through the counter (its own funds: invoker rule).
+  // Through a contract: transfer_via requires alice's auth and calls the SAC (a sub-invocation
+  // covered by the same source-account authorization).
   const counter = await node.clientFor<AnyClient>(counterId, alice);
   const via = await counter.transfer_via({
     token: sacId,
-    from: counterId,
-    to: alice.publicKey(),
+    from: alice.publicKey(),
+    to: counterId,
     amount: 20_0000000n,
   });
   const viaSent = await via.signAndSend();
   assert.equal(viaSent.getTransactionResponse?.status, "SUCCESS");
-  assert.equal((await asAlice.balance({ id: counterId })).result, 100_0000000n);
+  assert.equal((await asAlice.balance({ id: counterId })).result, 140_0000000n);
   // More than held → Error(Contract, #10) in simulation.
   const over = await asAlice.transfer({
     from: alice.publicKey(),
