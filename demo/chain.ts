@@ -1,0 +1,92 @@
+/**
+ * The chain a newcomer's first run uses: the dev chain (XLM + USDC SACs, dev accounts), Vigil's
+ * vault and registry, and optionally the liquidation market (Blend pool, oracle, DEXes,
+ * allocation vault, borrowers), with the `localnet_shock` control method.
+ *
+ * Shared by `main.ts localnet [--scenario market]` and `main.ts demo`.
+ *
+ * @module
+ */
+import { type Localnet, startLocalnet } from "../localnet/mod.ts";
+import { type DevAccount, type DevChain, setupDevChain } from "../localnet/dev_setup.ts";
+import { deployMarket, type Market, registerShock } from "../localnet/scenarios/market.ts";
+import { deployVigil, type VigilDeployment } from "../contracts/deploy.ts";
+
+/** What `localnet.json` holds (mode 0600: it has the dev accounts' secrets). */
+export interface LocalnetOut {
+  rpcUrl: string;
+  networkPassphrase: string;
+  friendbotUrl: string;
+  contracts: Record<string, string>;
+  accounts: Record<string, DevAccount>;
+}
+
+/** A started chain with everything deployed. */
+export interface DevNetwork {
+  net: Localnet;
+  dev: DevChain;
+  vigil: VigilDeployment;
+  /** Present with the market scenario. */
+  market?: Market;
+  out: LocalnetOut;
+}
+
+/** Options of {@link startDevNetwork}. */
+export interface DevNetworkOptions {
+  port?: number;
+  hostname?: string;
+  ledgerMs?: number;
+  /** Deploy the liquidation market (`--scenario market`). */
+  market?: boolean;
+  /** Dev accounts to create besides the USDC issuer (default alice, bob, keeper1, keeper2). */
+  accounts?: string[];
+  /** Rebalance manager of the allocation vault (a keeper's account). */
+  rebalanceManager?: string;
+}
+
+/** Starts a node and deploys the dev chain, Vigil and (optionally) the market. */
+export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<DevNetwork> {
+  const net = await startLocalnet({
+    port: opts.port,
+    hostname: opts.hostname,
+    ledgerMs: opts.ledgerMs,
+  });
+  try {
+    const dev = await setupDevChain(net, { accounts: opts.accounts });
+    const vigil = await deployVigil(net, { usdc: dev.contracts.usdc });
+    const contracts: Record<string, string> = {
+      ...dev.contracts,
+      vault: vigil.vault,
+      registry: vigil.registry,
+    };
+    const accounts: Record<string, DevAccount> = { ...dev.accounts };
+    let market: Market | undefined;
+    if (opts.market) {
+      const rebalanceManager = opts.rebalanceManager ??
+        (opts.accounts?.includes("keeper1") !== false ? dev.accounts.keeper1?.public : undefined);
+      market = await deployMarket(net, dev, { rebalanceManager });
+      Object.assign(contracts, market.contracts);
+      Object.assign(accounts, market.accounts);
+      registerShock(net, market.contracts.oracle, market.accounts.market_admin.public);
+    }
+    await net.closeLedgers(1);
+    const out: LocalnetOut = {
+      rpcUrl: net.rpcUrl,
+      networkPassphrase: net.networkPassphrase,
+      friendbotUrl: net.friendbotUrl,
+      contracts,
+      accounts,
+    };
+    return { net, dev, vigil, market, out };
+  } catch (e) {
+    await net.close();
+    throw e;
+  }
+}
+
+/** Writes `localnet.json` with mode 0600 (it holds dev secrets; never printed). */
+export async function writeOutFile(file: string, out: LocalnetOut): Promise<void> {
+  await Deno.writeTextFile(file, JSON.stringify(out, null, 2) + "\n", { mode: 0o600 });
+  // `mode` applies only on creation; an existing file keeps its old mode otherwise.
+  await Deno.chmod(file, 0o600);
+}

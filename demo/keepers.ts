@@ -1,0 +1,145 @@
+/**
+ * Keeper child processes for the demo: each keeper is this same program run as `keeper`, with
+ * its configuration (and its secret) in the child's environment — never on a command line.
+ *
+ * @module
+ */
+import { redactSecrets } from "../keeper/log/mod.ts";
+
+/**
+ * The command that runs this program with `args`: the compiled binary itself, or
+ * `deno run -A main.ts` when running from source.
+ */
+export function selfCommand(args: string[]): { command: string; args: string[] } {
+  const exe = Deno.execPath();
+  const isDeno = /(^|\/)deno(\.exe)?$/.test(exe);
+  if (!isDeno) return { command: exe, args };
+  const main = new URL("../main.ts", import.meta.url);
+  return { command: exe, args: ["run", "-A", main.href, ...args] };
+}
+
+/** One keeper to start. */
+export interface KeeperSpec {
+  /** Display and registration name (KEEPER_NAME). */
+  name: string;
+  /** API port (API_PORT). */
+  port: number;
+  /** The full keeper environment (KEEPER_SECRET included). */
+  env: Record<string, string>;
+}
+
+/** A running keeper process. */
+export interface KeeperProcess {
+  readonly name: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly status: Promise<Deno.CommandStatus>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit status. */
+  stop(graceMs?: number): Promise<Deno.CommandStatus>;
+}
+
+/** Starts a keeper process; each of its log lines is handed to `onLine` (already redacted). */
+export function spawnKeeper(
+  spec: KeeperSpec,
+  onLine: (name: string, line: string) => void,
+): KeeperProcess {
+  const { command, args } = selfCommand(["keeper"]);
+  const child = new Deno.Command(command, {
+    args,
+    // A clean environment: only what the runtime needs plus the keeper's own variables.
+    clearEnv: true,
+    env: { ...runtimeEnv(), ...spec.env, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const pumps = [
+    pump(child.stdout, (l) => onLine(spec.name, l)),
+    pump(child.stderr, (l) => {
+      onLine(spec.name, humanLine(l));
+    }),
+  ];
+  const status = child.status.then(async (s) => {
+    await Promise.all(pumps);
+    return s;
+  });
+  let stopping: Promise<Deno.CommandStatus> | undefined;
+  return {
+    name: spec.name,
+    port: spec.port,
+    pid: child.pid,
+    status,
+    stop(graceMs = 15_000) {
+      stopping ??= (async () => {
+        try {
+          child.kill("SIGTERM");
+        } catch { /* already exited */ }
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const killed = new Promise<void>((resolve) => {
+          timer = setTimeout(() => {
+            try {
+              child.kill("SIGKILL");
+            } catch { /* already exited */ }
+            resolve();
+          }, graceMs);
+        });
+        const s = await Promise.race([status, killed.then(() => status)]);
+        clearTimeout(timer);
+        return s;
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** The parent's variables a Deno child needs to run (paths, caches, npm registry, proxies). */
+export function runtimeEnv(): Record<string, string> {
+  const keep =
+    /^(PATH|HOME|TMPDIR|LANG|LC_ALL|TZ|XDG_CACHE_HOME|DENO_[A-Z_]+|NPM_CONFIG_[A-Z_]+|npm_config_[a-z_]+|(HTTPS?|NO)_PROXY|(https?|no)_proxy)$/;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(Deno.env.toObject())) if (keep.test(k)) out[k] = v;
+  return out;
+}
+
+/** Reads a stream line by line. */
+async function pump(stream: ReadableStream<Uint8Array>, onLine: (l: string) => void) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, { stream: true });
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i).trimEnd();
+        buf = buf.slice(i + 1);
+        if (line) onLine(redactSecrets(line));
+      }
+    }
+    if (buf.trim()) onLine(redactSecrets(buf.trim()));
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Turns a keeper's structured JSON log line into a short human line. */
+export function humanLine(line: string): string {
+  try {
+    const o = JSON.parse(line) as Record<string, unknown>;
+    if (typeof o.msg !== "string") return line;
+    const level = typeof o.level === "string" ? o.level : "info";
+    const skip = new Set(["ts", "time", "level", "msg", "id", "human"]);
+    const extra = Object.entries(o)
+      .filter(([k, v]) => !skip.has(k) && v !== undefined && v !== null && typeof v !== "object")
+      .slice(0, 6)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ");
+    return `${level === "info" ? "" : level.toUpperCase() + " "}${o.msg}${
+      extra ? " " + extra : ""
+    }`;
+  } catch {
+    return line;
+  }
+}
