@@ -4,7 +4,18 @@
  *
  * @module
  */
-import { Account, Operation, StrKey, TransactionBuilder } from "@stellar/stellar-sdk";
+import {
+  Account,
+  Address,
+  Asset,
+  nativeToScVal,
+  Operation,
+  StrKey,
+  type Transaction,
+  TransactionBuilder,
+  xdr,
+} from "@stellar/stellar-sdk";
+import { simulateEnvelope } from "./soroban.ts";
 import { loadAccount } from "./accounts.ts";
 import { FRIENDBOT_STARTING_BALANCE } from "./constants.ts";
 import type { Chain } from "./ledger.ts";
@@ -23,6 +34,7 @@ const problem = (status: number, title: string, detail: string): FriendbotReply 
 
 /** Funds `addr` with 10,000 XLM (HTTP-style reply, like the real friendbot). */
 export function friendbot(chain: Chain, addr: string | null): FriendbotReply {
+  if (addr && StrKey.isValidContract(addr)) return fundContract(chain, addr);
   if (!addr || !StrKey.isValidEd25519PublicKey(addr)) {
     return problem(400, "Bad Request", `invalid address: ${addr ?? "(missing addr)"}`);
   }
@@ -49,6 +61,10 @@ export function friendbot(chain: Chain, addr: string | null): FriendbotReply {
     .setTimeout(300)
     .build();
   tx.sign(chain.root);
+  return submitted(chain, tx);
+}
+
+function submitted(chain: Chain, tx: Transaction): FriendbotReply {
   const env = tx.toEnvelope();
   const b64 = env.toXdr("base64");
   const out = chain.submit(env, b64);
@@ -74,4 +90,51 @@ export function friendbot(chain: Chain, addr: string | null): FriendbotReply {
       result_meta_xdr: txMetaB64(rec, chain.nativeSac),
     },
   };
+}
+
+/**
+ * Funds a contract address the way the newer friendbot does: a real native-SAC
+ * `transfer(root, C, 10,000 XLM)` transaction (needs the native SAC deployed).
+ */
+function fundContract(chain: Chain, contractId: string): FriendbotReply {
+  chain.settle();
+  const rootId = chain.root.publicKey();
+  const sac = Asset.native().contractId(chain.passphrase);
+  const op = Operation.invokeContractFunction({
+    contract: sac,
+    function: "transfer",
+    args: [
+      new Address(rootId).toScVal(),
+      new Address(contractId).toScVal(),
+      nativeToScVal(FRIENDBOT_STARTING_BALANCE, { type: "i128" }),
+    ],
+  });
+  const seq = loadAccount(chain.store, rootId)!.seqNum.toString();
+  const build = () =>
+    new TransactionBuilder(new Account(rootId, seq), {
+      fee: "100",
+      networkPassphrase: chain.passphrase,
+    });
+  const sim = simulateEnvelope(
+    { reader: chain.store, host: chain.host, hostLedger: chain.hostLedger() },
+    build().addOperation(op).setTimeout(300).build().toEnvelope(),
+    undefined,
+  );
+  if (sim.error || !sim.transactionData || !sim.results) {
+    return problem(400, "Bad Request", `cannot fund ${contractId}: ${sim.error ?? "no result"}`);
+  }
+  const body = op.body;
+  if (body.type !== "invokeHostFunction") throw new Error("unreachable");
+  const tx = build()
+    .addOperation(
+      Operation.invokeHostFunction({
+        func: body.invokeHostFunctionOp.hostFunction,
+        auth: sim.results[0].auth.map((a) => xdr.SorobanAuthorizationEntry.fromXdr(a, "base64")),
+      }),
+    )
+    .setSorobanData(xdr.SorobanTransactionData.fromXdr(sim.transactionData, "base64"))
+    .setTimeout(300)
+    .build();
+  tx.sign(chain.root);
+  return submitted(chain, tx);
 }

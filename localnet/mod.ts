@@ -134,8 +134,8 @@ function start(opts: LocalnetOptions): Localnet {
   });
   table.set("localnet_closeLedgers", (params: unknown) => {
     const count = (params as { count?: unknown } | null)?.count ?? 1;
-    if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 1_000_000) {
-      throw invalidParams("count must be an integer between 1 and 1000000");
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 100_000) {
+      throw invalidParams("count must be an integer between 1 and 100000");
     }
     chain.closeLedgers(count);
     return latestInfo();

@@ -13,6 +13,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
+import { counterContract } from "../../contracts/testing/counter.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -99,6 +100,19 @@ Deno.test("friendbot funds a new account with a real transaction; getAccount rea
   const kp2 = Keypair.random();
   const a2 = await node.server.requestAirdrop(kp2.publicKey());
   assert.equal(a2.accountId(), kp2.publicKey());
+});
+
+Deno.test("friendbot funds a contract address through the native SAC", async () => {
+  await using node = await startTestNode();
+  const admin = await node.newAccount();
+  const c = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  // Without the native SAC deployed there is nothing to pay a contract with.
+  await assert.rejects(node.server.fundAddress(c));
+  await node.deployAsset(Asset.native());
+  const tx = await node.server.fundAddress(c);
+  assert.equal(tx.status, "SUCCESS");
+  const bal = await node.server.getSACBalance(c, Asset.native(), node.networkPassphrase);
+  assert.equal(bal.balanceEntry?.amount, (10_000n * 10_000_000n).toString());
 });
 
 Deno.test("payment: balances move, fee is charged, getTransaction SUCCESS with meta", async () => {
