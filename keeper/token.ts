@@ -1,11 +1,21 @@
 /**
- * Token reads: SEP-41 `balance(id)` by simulation, and the native (fee) balance of a G account.
+ * Token reads and the keeper's classic trustlines.
+ *
+ * A G account holds a classic asset (its Stellar Asset Contract's balance) only through a
+ * trustline; a liquidation lot paid in an asset the keeper has no trustline for would fail the
+ * fill. {@link ensureTrustline} creates it (one ChangeTrust transaction) before capital is drawn.
  *
  * @module
  */
+import { Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
+import { ContractCallError } from "./chain/errors.ts";
+import { ledgerNow } from "./chain/ledger.ts";
 import type { ChainRpc } from "./chain/rpc.ts";
 import { big, native, sv } from "./chain/scval.ts";
-import { simulateRead } from "./chain/tx.ts";
+import { type InvokeOptions, sendAndConfirm, simulateRead } from "./chain/tx.ts";
+
+/** SAC error: the G holder has no trustline for the asset. */
+export const SAC_TRUSTLINE_MISSING = 13;
 
 /** `token.balance(holder)` (one simulation). */
 export async function tokenBalance(
@@ -17,8 +27,70 @@ export async function tokenBalance(
   return big(native(r.retval));
 }
 
+/** Like {@link tokenBalance}, but 0 when the holder has no trustline (rather than an error). */
+export async function tokenBalanceOrZero(
+  chain: ChainRpc,
+  token: string,
+  holder: string,
+): Promise<bigint> {
+  try {
+    return await tokenBalance(chain, token, holder);
+  } catch (err) {
+    if (err instanceof ContractCallError && err.contractCode === SAC_TRUSTLINE_MISSING) return 0n;
+    throw err;
+  }
+}
+
 /** Native balance of a G account in stroops (one getLedgerEntries). */
 export async function nativeBalance(chain: ChainRpc, account: string): Promise<bigint> {
   const entry = await chain.server.getAccountEntry(account);
   return BigInt(entry.balance);
+}
+
+/** The classic asset behind a Stellar Asset Contract (`name()` is "native" or "CODE:ISSUER"). */
+export async function classicAssetOf(chain: ChainRpc, token: string): Promise<Asset | undefined> {
+  let name: string;
+  try {
+    name = String(native((await simulateRead(chain, token, "name")).retval));
+  } catch {
+    return undefined;
+  }
+  if (name === "native") return Asset.native();
+  const m = /^([A-Za-z0-9]{1,12}):(G[A-Z2-7]{55})$/.exec(name);
+  return m ? new Asset(m[1], m[2]) : undefined;
+}
+
+/**
+ * Makes sure `keypair` can hold `token`: "ok" when it already can (or the token is not a
+ * classic asset), "created" after a ChangeTrust transaction succeeded.
+ */
+export async function ensureTrustline(
+  chain: ChainRpc,
+  keypair: Keypair,
+  token: string,
+  opts: InvokeOptions = {},
+): Promise<"ok" | "created"> {
+  const me = keypair.publicKey();
+  try {
+    await tokenBalance(chain, token, me);
+    return "ok";
+  } catch (err) {
+    if (!(err instanceof ContractCallError && err.contractCode === SAC_TRUSTLINE_MISSING)) {
+      throw err;
+    }
+  }
+  const asset = await classicAssetOf(chain, token);
+  if (!asset || asset.isNative()) throw new Error(`cannot create a trustline for ${token}`);
+  const account = await chain.server.getAccount(me);
+  const tx = new TransactionBuilder(account, {
+    fee: String(opts.inclusionFee ?? 10_000),
+    networkPassphrase: chain.networkPassphrase,
+    timebounds: { minTime: 0, maxTime: ledgerNow(chain) + (opts.validForSec ?? 60) },
+  }).addOperation(Operation.changeTrust({ asset })).build();
+  tx.sign(keypair);
+  const r = await sendAndConfirm(chain, tx, opts);
+  if (r.failed) {
+    throw new Error(`ChangeTrust for ${asset.getCode()} failed: ${r.failed.opCode ?? "?"}`);
+  }
+  return "created";
 }

@@ -15,6 +15,7 @@ import {
   type Keypair,
   rpc,
   TimeoutInfinite,
+  type Transaction,
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
@@ -79,6 +80,11 @@ export interface InvokeOptions {
   pollIntervalMs?: number;
   /** Give up polling after this many ms and throw {@link TxPendingError} (default 30 000). */
   pollTimeoutMs?: number;
+  /**
+   * The source account with its current sequence number, when the caller already read it (saves
+   * a getLedgerEntries on a latency-critical path). Default: read it now.
+   */
+  account?: Account;
   /** Called after a successful simulation, right before the transaction is sent. */
   beforeSend?: (sim: SimulationOk) => void | Promise<void>;
 }
@@ -106,7 +112,7 @@ export async function invokeContract(
   opts: InvokeOptions = {},
 ): Promise<InvokeResult> {
   const server = chain.server;
-  const account = await server.getAccount(keypair.publicKey());
+  const account = opts.account ?? await server.getAccount(keypair.publicKey());
   const maxTime = ledgerNow(chain) + (opts.validForSec ?? 60);
   const tx = new TransactionBuilder(account, {
     fee: String(opts.inclusionFee ?? 10_000),
@@ -127,11 +133,52 @@ export async function invokeContract(
   });
   const prepared = rpc.assembleTransaction(tx, sim).build();
   prepared.sign(keypair);
-  const hash = Array.from(prepared.hash(), (b) => b.toString(16).padStart(2, "0")).join("");
+  const sent = await sendAndConfirm(chain, prepared, opts);
+  if (sent.failed) {
+    throw new ContractCallError(
+      contractId,
+      fn,
+      sent.failed.hostError,
+      `transaction failed${sent.failed.opCode ? ` (${sent.failed.opCode})` : ""}`,
+      "transaction",
+      sent.hash,
+    );
+  }
+  return {
+    hash: sent.hash,
+    ledger: sent.ledger,
+    returnValue: sent.returnValue,
+    confirmMs: sent.confirmMs,
+  };
+}
+
+/** Outcome of {@link sendAndConfirm}: included (succeeded, or `failed` with what is known). */
+export interface Confirmed {
+  hash: string;
+  ledger: number;
+  returnValue?: xdr.ScVal;
+  confirmMs: number;
+  failed?: { hostError?: HostErrorCode; opCode?: string };
+}
+
+/**
+ * Sends a signed transaction and polls getTransaction until it is included. Throws
+ * {@link TxRejectedError} when the node refuses it (nothing included), {@link RpcError}
+ * (method sendTransaction) when the send itself failed in transit and {@link TxPendingError}
+ * when it is still unknown at the deadline — both ambiguous. An included FAILED transaction is
+ * returned with `failed` set (its sequence number and fee were consumed).
+ */
+export async function sendAndConfirm(
+  chain: ChainRpc,
+  signed: Transaction,
+  opts: Pick<InvokeOptions, "pollIntervalMs" | "pollTimeoutMs"> = {},
+): Promise<Confirmed> {
+  const server = chain.server;
+  const hash = Array.from(signed.hash(), (b) => b.toString(16).padStart(2, "0")).join("");
   const t0 = performance.now();
   let sent: rpc.Api.SendTransactionResponse;
   try {
-    sent = await server.sendTransaction(prepared);
+    sent = await server.sendTransaction(signed);
   } catch (err) {
     // The request may have reached the node: the outcome is unknown.
     if (err instanceof RpcError) throw err;
@@ -162,16 +209,15 @@ export async function invokeContract(
     }
     if (got?.status === "FAILED") {
       const f = got as rpc.Api.GetFailedTransactionResponse;
-      const hostErr = hostErrorFromDiagnostics(f.diagnosticEventsXdr);
-      const opCode = opResultCode(f.resultXdr);
-      throw new ContractCallError(
-        contractId,
-        fn,
-        hostErr,
-        `transaction failed${opCode ? ` (${opCode})` : ""}`,
-        "transaction",
+      return {
         hash,
-      );
+        ledger: f.ledger,
+        confirmMs: performance.now() - t0,
+        failed: {
+          hostError: hostErrorFromDiagnostics(f.diagnosticEventsXdr),
+          opCode: opResultCode(f.resultXdr),
+        },
+      };
     }
     if (performance.now() >= deadline) {
       throw new TxPendingError(hash, Math.round(performance.now() - t0));

@@ -96,6 +96,11 @@ export function firstProfitableBlock(
   fromBlock: number,
 ): AuctionValue | undefined {
   const start = Math.max(fromBlock, data.block);
+  if (start > data.block + AUCTION_LENGTH) {
+    // Past the curve the bid is free and the lot whole: fill now if there is anything to take.
+    const v = valueAt(state, user, data, start);
+    return Number.isNaN(v.ratio) || v.ratio < minProfit ? undefined : v;
+  }
   for (let b = start; b <= data.block + AUCTION_LENGTH; b++) {
     const v = valueAt(state, user, data, b);
     if (Number.isNaN(v.ratio)) return undefined;

@@ -38,7 +38,7 @@ import type { ChainRpc } from "../../chain/rpc.ts";
 import { sv } from "../../chain/scval.ts";
 import { invokeContract, type InvokeOptions, simulateRead } from "../../chain/tx.ts";
 import type { SwapClient } from "../../dex/mod.ts";
-import { tokenBalance } from "../../token.ts";
+import { ensureTrustline, tokenBalance } from "../../token.ts";
 import { noCapitalResult, profitOf, type Result, TaskError, type VaultClient } from "../adapter.ts";
 import {
   type AuctionValue,
@@ -177,6 +177,12 @@ export async function executeLiquidation(
     });
   }
   const lotAssets = [...auction.lot.keys()];
+  // The keeper must be able to receive every lot asset (classic assets need a trustline).
+  for (const a of lotAssets) {
+    if ((await ensureTrustline(chain, keypair, a, deps.invoke)) === "created") {
+      deps.log("info", `trustline created for lot asset ${a}`, { user });
+    }
+  }
   const [usdcBefore, ...lotBefore] = await Promise.all([
     tokenBalance(chain, deps.usdc, me),
     ...lotAssets.map((a) => (a === deps.usdc ? Promise.resolve(0n) : tokenBalance(chain, a, me))),
@@ -186,9 +192,13 @@ export async function executeLiquidation(
 
   // 4. Fill in the target block.
   const deadline = Date.now() + (target.block - next + 2) * spl * 1000 + 10_000;
+  // Read the sequence number now: the fill is latency-critical (it must land in the target
+  // block), and nothing else signs for this account meanwhile.
+  const account = await chain.server.getAccount(me);
   const reached = await waitForLedger(chain, target.block - 1, deadline, {
     clock: deps.clock,
     signal: deps.signal,
+    pollMs: Math.max(20, Math.min(250, spl * 100)),
   });
   if (deps.signal?.aborted && reached.sequence + 1 < target.block) {
     // Shutting down before the profitable block: give the capital back rather than fill early.
@@ -215,7 +225,7 @@ export async function executeLiquidation(
       sv.address(me),
       sv.address(me),
       sv.vec(requests),
-    ], deps.invoke);
+    ], { ...deps.invoke, account });
   } catch (err) {
     return await onFillFailure(chain, err, { user, auction, drawAmount, vault, deps, t0 });
   }
