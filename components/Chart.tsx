@@ -42,7 +42,10 @@ export function yTicks(min: number, max: number, n = 4): number[] {
   return out;
 }
 
-/** Server-rendered SVG line chart. */
+/**
+ * Server-rendered SVG line chart, drawn twice: a wide variant for desktops and a taller,
+ * narrower one for phones (CSS shows one), so labels stay legible at both sizes.
+ */
 export function LineChart(props: LineChartProps) {
   const pts = props.points.filter((p) => Number.isFinite(p.t) && Number.isFinite(p.v))
     .slice().sort((a, b) => a.t - b.t);
@@ -53,15 +56,33 @@ export function LineChart(props: LineChartProps) {
       </div>
     );
   }
-  const W = props.width ?? 640, H = props.height ?? 240;
-  const padL = 64, padR = 14, padT = 12, padB = 26;
+  return (
+    <div id={props.id}>
+      <ChartSvg
+        {...props}
+        pts={pts}
+        variant="wide"
+        W={props.width ?? 760}
+        H={props.height ?? 250}
+      />
+      <ChartSvg {...props} pts={pts} variant="narrow" W={380} H={260} />
+    </div>
+  );
+}
+
+function ChartSvg(
+  props: LineChartProps & { pts: ChartPoint[]; variant: "wide" | "narrow"; W: number; H: number },
+) {
+  const { pts, W, H } = props;
+  const narrow = props.variant === "narrow";
+  const padL = narrow ? 58 : 64, padR = narrow ? 8 : 14, padT = 12, padB = 26;
   let min = Math.min(...pts.map((p) => p.v)), max = Math.max(...pts.map((p) => p.v));
   if (max === min) {
     const d = Math.abs(max) * 0.005 || 1;
     min -= d;
     max += d;
   }
-  const ticks = yTicks(min, max);
+  const ticks = yTicks(min, max, narrow ? 4 : 5);
   const lo = Math.min(min, ticks[0]), hi = Math.max(max, ticks[ticks.length - 1]);
   const t0 = pts[0].t, t1 = pts[pts.length - 1].t;
   const x = (t: number) => padL + ((t - t0) / (t1 - t0)) * (W - padL - padR);
@@ -75,7 +96,7 @@ export function LineChart(props: LineChartProps) {
     }`;
   }
   const area = `${d}V${(H - padB).toFixed(1)}H${x(t0).toFixed(1)}Z`;
-  const xTickCount = 4;
+  const xTickCount = narrow ? 3 : 4;
   const xTicks = Array.from(
     { length: xTickCount },
     (_, i) => t0 + (i * (t1 - t0)) / (xTickCount - 1),
@@ -85,8 +106,7 @@ export function LineChart(props: LineChartProps) {
   const first = pts[0], last = pts[pts.length - 1];
   return (
     <svg
-      class="chart"
-      id={props.id}
+      class={`chart chart-${props.variant}`}
       viewBox={`0 0 ${W} ${H}`}
       role="img"
       aria-label={`${props.label}: from ${props.format(first.v)} (${formatTime(first.t)}) to ${
@@ -94,7 +114,7 @@ export function LineChart(props: LineChartProps) {
       } (${formatTime(last.t)}), ${pts.length} points`}
     >
       <defs>
-        <linearGradient id="chart-fill" x1="0" x2="0" y1="0" y2="1">
+        <linearGradient id={`chart-fill-${props.variant}`} x1="0" x2="0" y1="0" y2="1">
           <stop offset="0%" stop-color="#3dd6b5" stop-opacity="0.8" />
           <stop offset="100%" stop-color="#3dd6b5" stop-opacity="0" />
         </linearGradient>
@@ -118,7 +138,7 @@ export function LineChart(props: LineChartProps) {
           {xFmt(t)}
         </text>
       ))}
-      <path class="area" d={area} />
+      <path class="area" d={area} fill={`url(#chart-fill-${props.variant})`} />
       <path class="series" d={d} data-points={pts.length} />
       {pts.length <= 60 &&
         pts.map((p, i) => (

@@ -156,8 +156,9 @@ export default function VaultPanel(props: VaultPanelProps) {
     if (!w || parsed === null || parsed <= 0n || !config.vault) return;
     const signer = signerFor(w);
     const net = { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase };
+    let ok: unknown;
     if (tab === "deposit") {
-      await run(
+      ok = await run(
         async (onStage) =>
           (await import("../lib/soroban.ts")).writeCall<bigint>(
             net,
@@ -171,7 +172,7 @@ export default function VaultPanel(props: VaultPanelProps) {
           `Deposited ${formatUsdc(parsed)} for ${formatAmount(r.value, { decimals: 7 })} shares.`,
       );
     } else {
-      await run(
+      ok = await run(
         async (onStage) =>
           (await import("../lib/soroban.ts")).writeCall<bigint>(
             net,
@@ -185,14 +186,15 @@ export default function VaultPanel(props: VaultPanelProps) {
           `Withdrew ${formatAmount(parsed, { decimals: 7 })} shares for ${formatUsdc(r.value, 7)}.`,
       );
     }
-    setAmount("");
+    // Keep what the user typed when the write failed, so it can be corrected.
+    if (ok !== null) setAmount("");
     await refresh(w.address);
   };
 
   const pos = position.pos;
   return (
     <div id="vault-panel">
-      <div class="tiles" id="vault-figures">
+      <div class="tiles six" id="vault-figures">
         <Tile
           id="tvl"
           label="TVL"
@@ -235,7 +237,7 @@ export default function VaultPanel(props: VaultPanelProps) {
         <section class="panel" id="position">
           <div class="panel-head">
             <h2>Your position</h2>
-            {w && <span class="badge">{w.kind === "dev" ? "DEV · " : ""}{w.label}</span>}
+            {w && <a href={`/dashboard/${w.address}`} class="small">History →</a>}
           </div>
           {!w
             ? (
@@ -247,6 +249,8 @@ export default function VaultPanel(props: VaultPanelProps) {
               <>
                 {position.error && <p class="notice error small">{position.error}</p>}
                 <dl class="kv" id="position-figures" data-loading={position.loading ? "1" : "0"}>
+                  <dt>Wallet</dt>
+                  <dd class={w.kind === "dev" ? "dev-label" : ""}>{w.label}</dd>
                   <dt>Shares</dt>
                   <dd id="pos-shares">{formatAmount(pos?.shares, { decimals: 7 })}</dd>
                   <dt>Value</dt>

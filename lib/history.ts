@@ -258,7 +258,8 @@ export class ChainHistory {
     let usdc = current.total_usdc, shares = current.total_shares;
     const last = this.events.at(-1);
     pts.push({
-      time: nowMs,
+      // The ledger clock can run ahead of this machine's (a local node's advanced time).
+      time: Math.max(nowMs, last?.time ?? 0),
       ledger: last?.ledger ?? 0,
       seq: this.events.length,
       total_usdc: usdc,

@@ -92,7 +92,7 @@ export const meta = () => ({ title: "Dashboard · Vigil" });
 
 export default function Dashboard({ data, state }: PageProps<Data>) {
   const s = data.state;
-  const now = state.now();
+  const now = Math.max(state.now(), data.series.at(-1)?.t ?? 0);
   const shown = withinDays(data.series, RANGES[data.range] ?? null, now);
   const top = [...(data.keepers ?? [])].sort((a, b) =>
     Number((b.total_profit ?? -1n) - (a.total_profit ?? -1n))
