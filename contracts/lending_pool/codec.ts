@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { Address, nativeToScVal, scValToBigInt, xdr } from "@stellar/stellar-sdk";
+import { Address, nativeToScVal, scValToBigInt, StrKey, xdr } from "@stellar/stellar-sdk";
 
 /** An ScVal with the v17 property shape (`type` plus the arm's field). */
 // deno-lint-ignore no-explicit-any
@@ -24,9 +24,23 @@ export function compareBytes(a: string, b: string): number {
   return ea.length - eb.length;
 }
 
+// Strkey encoding/decoding dominates a pool call's cost, and the same few addresses recur:
+// conversions are cached (bounded; cleared wholesale when full).
+const CACHE_MAX = 200_000;
+const orderCache = new Map<string, Uint8Array>();
+const scvCache = new Map<string, xdr.ScVal>();
+const textCache = new Map<string, string>();
+
+function remember<V>(m: Map<string, V>, k: string, v: V): V {
+  if (m.size >= CACHE_MAX) m.clear();
+  m.set(k, v);
+  return v;
+}
+
 /** Raw ordering bytes of an address: the ScAddress XDR (discriminant first, then the key). */
 function addressBytes(a: string): Uint8Array {
-  return new Address(a).toScAddress().toXDR();
+  return orderCache.get(a) ??
+    remember(orderCache, a, new Address(a).toScAddress().toXDR() as Uint8Array);
 }
 
 /** Compares two G…/C… addresses as the Soroban host orders `Address` values. */
@@ -40,11 +54,22 @@ export function compareAddresses(a: string, b: string): number {
   return ba.length - bb.length;
 }
 
+const symCache = new Map<string, xdr.ScVal>();
+const orderOf = new Map<string, string[]>();
+
+/** Symbol ScVal (cached). */
+function symbol(s: string): xdr.ScVal {
+  return symCache.get(s) ?? remember(symCache, s, xdr.ScVal.scvSymbol(s));
+}
+
 /** A struct as `#[contracttype]` encodes it: ScMap with Symbol keys in byte order. */
 export function struct(fields: Record<string, xdr.ScVal>): xdr.ScVal {
-  const names = Object.keys(fields).sort(compareBytes);
+  const names = Object.keys(fields);
+  const sig = names.join(",");
+  let order = orderOf.get(sig);
+  if (!order) order = remember(orderOf, sig, [...names].sort(compareBytes));
   return xdr.ScVal.scvMap(
-    names.map((n) => new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol(n), val: fields[n] })),
+    order.map((n) => new xdr.ScMapEntry({ key: symbol(n), val: fields[n] })),
   );
 }
 
@@ -67,9 +92,15 @@ export function symText(v: xdr.ScVal): string {
   const raw = s.type === "scvSymbol" ? s.sym : s.type === "scvString" ? s.str : undefined;
   if (raw === undefined) throw new Error(`expected symbol/string, got ${s.type}`);
   if (typeof raw === "string") return raw;
-  if (raw instanceof Uint8Array) return new TextDecoder().decode(raw);
-  if (raw.bytes instanceof Uint8Array) return new TextDecoder().decode(raw.bytes);
-  return String(raw);
+  const bytes: Uint8Array | undefined = raw instanceof Uint8Array ? raw : raw.bytes;
+  if (!(bytes instanceof Uint8Array)) return String(raw);
+  // Symbols are short ASCII: a plain loop beats TextDecoder by far.
+  let out = "";
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] > 0x7f) return new TextDecoder().decode(bytes);
+    out += String.fromCharCode(bytes[i]);
+  }
+  return out;
 }
 
 /** i128 ScVal. */
@@ -78,10 +109,11 @@ export const i128 = (n: bigint): xdr.ScVal => nativeToScVal(n, { type: "i128" })
 export const u64 = (n: bigint): xdr.ScVal => nativeToScVal(n, { type: "u64" });
 /** u32 ScVal. */
 export const u32 = (n: number): xdr.ScVal => xdr.ScVal.scvU32(n);
-/** Address ScVal. */
-export const addr = (a: string): xdr.ScVal => new Address(a).toScVal();
+/** Address ScVal (cached per address; ScVals are never mutated). */
+export const addr = (a: string): xdr.ScVal =>
+  scvCache.get(a) ?? remember(scvCache, a, new Address(a).toScVal());
 /** Symbol ScVal. */
-export const sym = (s: string): xdr.ScVal => xdr.ScVal.scvSymbol(s);
+export const sym = (s: string): xdr.ScVal => symbol(s);
 /** Vec ScVal. */
 export const vec = (items: xdr.ScVal[]): xdr.ScVal => xdr.ScVal.scvVec(items);
 
@@ -105,9 +137,28 @@ export function bool(v: xdr.ScVal): boolean {
   return Boolean(s.b);
 }
 
-/** G…/C… text of an Address ScVal. */
+/** G…/C… text of an Address ScVal (cached by key bytes). */
 export function address(v: xdr.ScVal): string {
+  const a = (v as AnyScVal).address;
+  if (a?.type === "scAddressTypeAccount") {
+    const raw = a.accountId.ed25519.value as Uint8Array;
+    const k = "G" + latin1(raw);
+    return textCache.get(k) ??
+      remember(textCache, k, StrKey.encodeEd25519PublicKey(raw as unknown as Buffer));
+  }
+  if (a?.type === "scAddressTypeContract") {
+    const raw = a.contractId.value as Uint8Array;
+    const k = "C" + latin1(raw);
+    return textCache.get(k) ??
+      remember(textCache, k, StrKey.encodeContract(raw as unknown as Buffer));
+  }
   return Address.fromScVal(v).toString();
+}
+
+function latin1(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]);
+  return s;
 }
 
 /** Items of a Vec ScVal. */
