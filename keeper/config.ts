@@ -5,6 +5,7 @@
  * working directory under the real environment (the real environment wins).
  */
 import { Keypair, Networks, StrKey } from "@stellar/stellar-sdk";
+// @ts-types="./dotenv.d.ts"
 import dotenv from "dotenv";
 import { redactSecrets } from "./log/redact.ts";
 
