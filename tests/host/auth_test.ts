@@ -10,9 +10,27 @@ import {
 } from "@stellar/stellar-sdk";
 import { counterContract } from "../../contracts/testing/counter.ts";
 import { probeContract } from "./probe_contract.ts";
-import { encodeArgs, type InvokeResult } from "../../localnet/host/mod.ts";
-import { accountLedgerKey, addressFromScAddress } from "../../localnet/host/keys.ts";
-import { apply, MemLedger, PASSPHRASE, signEntries, simulate } from "./fixture.ts";
+import {
+  encodeArgs,
+  invokeHostFunction,
+  type InvokeResult,
+  sacCodec,
+} from "../../localnet/host/mod.ts";
+import { defineSpec, fail, T } from "../../contracts/sdk.ts";
+import {
+  accountLedgerKey,
+  addressFromScAddress,
+  instanceLedgerKey,
+} from "../../localnet/host/keys.ts";
+import {
+  apply,
+  invokeFn,
+  MemLedger,
+  NETWORK_ID,
+  PASSPHRASE,
+  signEntries,
+  simulate,
+} from "./fixture.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -346,4 +364,108 @@ Deno.test("sub-invocation: one entry covers transfer_via and the token transfer 
   assert.deepEqual(code(r), ["Auth", "InvalidAction"]);
   assert.equal(l.nativeBalance(dest), 15_0000000n);
   void nativeToScVal;
+});
+
+/** A toy custom account: the signature must equal the payload, and only `transfer` is allowed. */
+const toyAccount = {
+  name: "toy_account",
+  spec: defineSpec({
+    functions: [{
+      name: "__check_auth",
+      inputs: [["signature_payload", T.bytesN(32)], ["signature", T.bytes], [
+        "auth_contexts",
+        T.vec(T.val),
+      ]],
+    }],
+    errors: { BadSignature: [1, "bad signature"], NotAllowed: [2, "not allowed"] },
+  }),
+  functions: {
+    __check_auth(
+      _env: unknown,
+      { signature_payload, signature, auth_contexts }: {
+        signature_payload: Uint8Array;
+        signature: Uint8Array;
+        auth_contexts: xdr.ScVal[];
+      },
+    ) {
+      if (signature.length !== 32 || signature.some((b, i) => b !== signature_payload[i])) fail(1);
+      for (const c of auth_contexts) {
+        const [kind, ctx] = scValToNative(c) as [string, { fn_name: string }];
+        if (kind !== "Contract" || ctx.fn_name !== "transfer") fail(2);
+      }
+    },
+  },
+};
+
+Deno.test("enforce: a contract address authenticates through its __check_auth", () => {
+  const l = new MemLedger();
+  const issuer = Keypair.random();
+  const alice = Keypair.random();
+  l.account(issuer.publicKey(), 100_0000000n);
+  l.account(alice.publicKey(), 100_0000000n);
+  const usdcAsset = new Asset("USDC", issuer.publicKey());
+  l.trustline(alice.publicKey(), usdcAsset, 0n);
+  const usdc = l.deploySac(usdcAsset);
+  const wallet = l.deploy(toyAccount, [], issuer.publicKey());
+  const mint = encodeArgs(sacCodec, "mint", [wallet, 10n]);
+  const ms = simulate(l, issuer.publicKey(), usdc, "mint", mint);
+  assert.equal(apply(l, issuer.publicKey(), usdc, "mint", mint, ms.auth, ms).ok, true);
+
+  const t = encodeArgs(sacCodec, "transfer", [wallet, alice.publicKey(), 4n]);
+  const sim = simulate(l, alice.publicKey(), usdc, "transfer", t);
+  assert.equal(sim.ok, true, sim.errorString);
+  const cred = (sim.auth[0].credentials as Any).address as xdr.SorobanAddressCredentials;
+  assert.equal(addressFromScAddress(cred.address), wallet);
+  const expiration = l.sequence + 5;
+  const payload = hash(
+    xdr.HashIdPreimage.envelopeTypeSorobanAuthorization(
+      new xdr.HashIdPreimageSorobanAuthorization({
+        networkId: NETWORK_ID,
+        nonce: cred.nonce,
+        signatureExpirationLedger: expiration,
+        invocation: sim.auth[0].rootInvocation,
+      }),
+    ).toXdr() as Any,
+  ) as Uint8Array;
+  const entry = (sig: Uint8Array) =>
+    new xdr.SorobanAuthorizationEntry({
+      credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(
+        new xdr.SorobanAddressCredentials({
+          address: cred.address,
+          nonce: cred.nonce,
+          signatureExpirationLedger: expiration,
+          signature: xdr.ScVal.scvBytes(sig as Any),
+        }),
+      ),
+      rootInvocation: sim.auth[0].rootInvocation,
+    });
+  // Recording does not run __check_auth (as the real host), so the wallet's own entries are
+  // missing from the recorded footprint: clients re-simulate with the signed entries (enforce).
+  const short = apply(l, alice.publicKey(), usdc, "transfer", t, [entry(payload)], sim);
+  assert.deepEqual(code(short), ["Storage", "ExceededLimit"]);
+  const resim = (sig: Uint8Array) =>
+    invokeHostFunction({
+      reader: l,
+      ledger: l.info(),
+      source: alice.publicKey(),
+      hostFunction: invokeFn(usdc, "transfer", t),
+      auth: [entry(sig)],
+      mode: "enforce",
+    });
+  const wrong = resim(new Uint8Array(32));
+  assert.deepEqual(code(wrong), ["Auth", "InvalidAction"]);
+  assert.match(wrong.errorString!, /failed account authentication with error/);
+  const fp = resim(payload);
+  assert.equal(fp.ok, true, fp.errorString);
+  assert.ok(fp.readOnly.includes(instanceLedgerKey(wallet)));
+  const ok = apply(l, alice.publicKey(), usdc, "transfer", t, [entry(payload)], fp);
+  assert.equal(ok.ok, true, ok.errorString);
+  const bal = simulate(
+    l,
+    alice.publicKey(),
+    usdc,
+    "balance",
+    encodeArgs(sacCodec, "balance", [alice.publicKey()]),
+  );
+  assert.equal(scValToNative(bal.returnValue!), 4n);
 });

@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import {
+  Address,
+  Asset,
+  hash,
+  Keypair,
+  Operation,
+  scValToNative,
+  StrKey,
+  xdr,
+} from "@stellar/stellar-sdk";
+import { counterContract } from "../../contracts/testing/counter.ts";
+import {
+  deployContract,
+  DeployError,
+  encodeArgs,
+  invokeHostFunction,
+  type InvokeResult,
+  registerModule,
+  stubWasm,
+} from "../../localnet/host/mod.ts";
+import { instanceLedgerKey } from "../../localnet/host/keys.ts";
+import { contractCodeKey } from "../../localnet/host/xdr_fast.ts";
+import { MemLedger, NETWORK_ID, PASSPHRASE, signEntries, simulate } from "./fixture.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+function hostFnOf(op: xdr.Operation): xdr.HostFunction {
+  return (op.body as Any).invokeHostFunctionOp.hostFunction;
+}
+
+function run(
+  l: MemLedger,
+  source: string,
+  hf: xdr.HostFunction,
+  mode: "record" | "enforce",
+  auth: xdr.SorobanAuthorizationEntry[] = [],
+  footprint?: InvokeResult,
+): InvokeResult {
+  const res = invokeHostFunction({
+    reader: l,
+    ledger: l.info(),
+    source,
+    hostFunction: hf,
+    auth,
+    mode,
+    footprint: footprint
+      ? { readOnly: new Set(footprint.readOnly), readWrite: new Set(footprint.readWrite) }
+      : undefined,
+  });
+  if (res.ok && mode === "enforce") l.apply(res.changes);
+  return res;
+}
+
+Deno.test("deployContract: id derived from deployer and salt as on the real network; constructor runs", () => {
+  const l = new MemLedger();
+  const admin = Keypair.random().publicKey();
+  l.account(admin, 10_0000000n);
+  const salt = new Uint8Array(32).fill(5);
+  const r = deployContract({
+    reader: l,
+    ledger: l.info(),
+    module: counterContract,
+    args: [admin],
+    deployer: admin,
+    salt,
+  });
+  // The id, recomputed here from the XDR preimage.
+  const preimage = xdr.HashIdPreimage.envelopeTypeContractId(
+    new xdr.HashIdPreimageContractId({
+      networkId: NETWORK_ID,
+      contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAddress(
+        new xdr.ContractIdPreimageFromAddress({
+          address: new Address(admin).toScAddress() as Any,
+          salt,
+        }),
+      ),
+    }),
+  );
+  assert.equal(r.contractId, StrKey.encodeContract(hash(preimage.toXdr() as Any) as Any));
+  l.apply(r.changes);
+  const hashHex = registerModule(counterContract);
+  const code = l.get(
+    contractCodeKey(Uint8Array.from(hashHex.match(/../g)!.map((h) => parseInt(h, 16)))),
+  )!;
+  assert.deepEqual((code.data as Any).contractCode.code, stubWasm(counterContract.spec));
+  const inst = (l.get(instanceLedgerKey(r.contractId))!.data as Any).contractData.val.instance;
+  assert.equal(inst.executable.type, "contractExecutableWasm");
+  const admins = (inst.storage as xdr.ScMapEntry[]).map((
+    e,
+  ) => [scValToNative(e.key), scValToNative(e.val)]);
+  assert.deepEqual(admins, [["Admin", admin]]);
+  const get = simulate(l, admin, r.contractId, "admin", []);
+  assert.equal(scValToNative(get.returnValue!), admin);
+  assert.throws(
+    () =>
+      deployContract({
+        reader: l,
+        ledger: l.info(),
+        module: counterContract,
+        args: [admin],
+        deployer: admin,
+        salt,
+      }),
+    (e: unknown) => e instanceof DeployError && /contract already exists/.test(e.message),
+  );
+});
+
+Deno.test("createContract host functions: SAC from an asset; upload + create a registered stub with constructor", async () => {
+  const l = new MemLedger();
+  const deployer = Keypair.random();
+  const issuer = Keypair.random().publicKey();
+  l.account(deployer.publicKey(), 100_0000000n);
+  const asset = new Asset("EURC", issuer);
+  const sacOp = Operation.createStellarAssetContract({ asset });
+  const sim = run(l, deployer.publicKey(), hostFnOf(sacOp), "record");
+  assert.equal(sim.ok, true, sim.errorString);
+  assert.equal(Address.fromScVal(sim.returnValue!).toString(), asset.contractId(PASSPHRASE));
+  assert.deepEqual(sim.auth, []);
+  const applied = run(l, deployer.publicKey(), hostFnOf(sacOp), "enforce", [], sim);
+  assert.equal(applied.ok, true, applied.errorString);
+  const again = run(l, deployer.publicKey(), hostFnOf(sacOp), "record");
+  assert.deepEqual([again.error!.type, again.error!.code], ["Storage", "ExistingValue"]);
+
+  // Upload the counter's stub Wasm, then create it with constructor args (CreateContractV2).
+  const wasm = stubWasm(counterContract.spec);
+  const up = Operation.uploadContractWasm({ wasm });
+  const upSim = run(l, deployer.publicKey(), hostFnOf(up), "record");
+  assert.equal(upSim.ok, true, upSim.errorString);
+  assert.equal(run(l, deployer.publicKey(), hostFnOf(up), "enforce", [], upSim).ok, true);
+  const wasmHash = hash(wasm as Any) as Uint8Array;
+  const create = Operation.createCustomContract({
+    address: new Address(deployer.publicKey()),
+    wasmHash,
+    salt: new Uint8Array(32).fill(1) as Any,
+    constructorArgs: encodeArgs(counterContract, "__constructor", [issuer]),
+  });
+  // Simulated by someone else: the deployer's authorization is recorded for the create function.
+  const other = Keypair.random().publicKey();
+  l.account(other, 10_0000000n);
+  const cSim = run(l, other, hostFnOf(create), "record");
+  assert.equal(cSim.ok, true, cSim.errorString);
+  assert.equal(cSim.auth.length, 1);
+  assert.equal(
+    cSim.auth[0].rootInvocation.function.type,
+    "sorobanAuthorizedFunctionTypeCreateContractV2HostFn",
+  );
+  const unsigned = run(l, other, hostFnOf(create), "enforce", [], cSim);
+  assert.deepEqual([unsigned.error!.type, unsigned.error!.code], ["Auth", "InvalidAction"]);
+  const signed = await signEntries(cSim.auth, [deployer], l.sequence + 10);
+  const made = run(l, other, hostFnOf(create), "enforce", signed, cSim);
+  assert.equal(made.ok, true, made.errorString);
+  const id = Address.fromScVal(made.returnValue!).toString();
+  assert.equal(scValToNative(simulate(l, other, id, "admin", []).returnValue!), issuer);
+});
+
+Deno.test("code that is not a registered module cannot be instantiated", () => {
+  const l = new MemLedger();
+  const deployer = Keypair.random().publicKey();
+  l.account(deployer, 100_0000000n);
+  const wasm = Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0);
+  assert.equal(
+    run(
+      l,
+      deployer,
+      hostFnOf(Operation.uploadContractWasm({ wasm })),
+      "enforce",
+      [],
+      run(l, deployer, hostFnOf(Operation.uploadContractWasm({ wasm })), "record"),
+    ).ok,
+    true,
+  );
+  const create = Operation.createCustomContract({
+    address: new Address(deployer),
+    wasmHash: hash(wasm as Any) as Any,
+    salt: new Uint8Array(32) as Any,
+  });
+  const r = run(l, deployer, hostFnOf(create), "record");
+  assert.deepEqual([r.error!.type, r.error!.code], ["WasmVm", "InvalidInput"]);
+});
