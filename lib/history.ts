@@ -172,10 +172,9 @@ export class ChainHistory {
     const cid = contractIdOf(ev.contractId);
     const contract = cid === this.vault ? "vault" : cid === this.registry ? "registry" : null;
     if (!contract) return;
-    if (this.events.length > 0 && this.events[this.events.length - 1].id >= ev.id) return;
     const topics = ev.topic.map(decode);
     const data = decode(ev.value);
-    this.events.push({
+    this.record({
       id: ev.id,
       contract,
       name: typeof topics[0] === "string" ? topics[0] : "",
@@ -185,6 +184,13 @@ export class ChainHistory {
       time: Date.parse(ev.ledgerClosedAt),
       txHash: ev.txHash,
     });
+  }
+
+  /** Appends a decoded event (ids must increase; a repeated id is ignored). */
+  record(ev: ChainEvent) {
+    const last = this.events.at(-1);
+    if (last && last.id >= ev.id) return;
+    this.events.push(ev);
   }
 
   /** All synced events, oldest first. */
