@@ -63,7 +63,11 @@ export interface HostErrorInfo {
   type: string;
   /** Contract error number, or a code name ("InvalidAction", "ExceededLimit", …). */
   code: number | string;
-  /** Human message (first diagnostic of the failure). */
+  /**
+   * Human message: for contract errors the error enum's doc (e.g. "Too big") or the message
+   * given to `ContractError`; for a panic the JS exception's message; otherwise the host's
+   * diagnostic message (e.g. "balance is not sufficient to spend").
+   */
   message: string;
 }
 
@@ -88,7 +92,12 @@ export interface InvokeResult {
   errorString?: string;
   /** Contract events (empty when !ok: a failed call emits nothing). */
   events: xdr.ContractEvent[];
-  /** Diagnostic events: fn_call / fn_return / error (inSuccessfulContractCall false when !ok). */
+  /**
+   * Every event in emission order as DiagnosticEvents — fn_call / fn_return / error / log
+   * diagnostics and the contract events too (what stellar-rpc returns as simulation `events`).
+   * `inSuccessfulContractCall` is false for events of failed (rolled-back) calls, and for all
+   * of them when !ok. Filter on `event.type` for diagnostics only.
+   */
   diagnosticEvents: xdr.DiagnosticEvent[];
   /**
    * Entries to write (value) or delete (null), by base64 LedgerKey. Empty when !ok.
