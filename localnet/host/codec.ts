@@ -8,7 +8,8 @@
  * option → value or null; struct → object (tuple-like struct → array); union → {tag, values?};
  * enum → number. Unlike the SDK, structs are encoded with their map keys sorted and decoded by
  * field name (the real host rejects unsorted maps), and decoding is strict about ScVal types
- * (a mismatch throws {@link CodecError}, which the host reports as `Error(Value, UnexpectedType)`).
+ * (a mismatch throws {@link CodecError}; for contract arguments the host reports it as
+ * `Error(WasmVm, InvalidAction)`, the trap soroban-sdk's argument conversion produces).
  * The type `val` maps to a raw `xdr.ScVal` (the contract sees the value untouched).
  * Any `xdr.ScVal` given as a native value is passed through unchanged.
  *

@@ -718,9 +718,9 @@ export class Invocation implements AuthHost {
       throw this.err("Context", "InvalidAction", "__check_auth can only be called by the host");
     }
     if (frame.args.length !== f.inputs.length) {
-      throw this.err("WasmVm", "UnexpectedSize", "invalid number of input arguments", [
-        xdr.ScVal.scvU32(f.inputs.length),
-        xdr.ScVal.scvU32(frame.args.length),
+      // A Wasm export called with the wrong number of parameters fails in the VM.
+      throw this.err("WasmVm", "InvalidAction", "VM call failed: Func(MismatchingParameterLen)", [
+        sym(frame.fn),
       ]);
     }
     const native: Record<string, unknown> = {};
@@ -730,9 +730,18 @@ export class Invocation implements AuthHost {
         native[inp.name] = inp.conv.dec(frame.args[i]);
       } catch (e) {
         if (e instanceof CodecError) {
-          throw this.err("Value", "UnexpectedType", `invalid argument ${inp.name}: ${e.message}`, [
-            frame.args[i],
-          ]);
+          // soroban-sdk's argument conversion traps (`unreachable`) on a type mismatch.
+          this.log(`invalid argument ${inp.name} of ${frame.fn}: ${e.message}`);
+          const he = this.err(
+            "WasmVm",
+            "InvalidAction",
+            "VM call trapped: UnreachableCodeReached",
+            [
+              sym(frame.fn),
+            ],
+          );
+          he.detail = `invalid argument ${inp.name}: ${e.message}`;
+          throw he;
         }
         throw e;
       }

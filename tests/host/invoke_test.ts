@@ -220,10 +220,12 @@ Deno.test("errors: contract error with its message, panic, missing function, bad
     /data:\["trying to invoke non-existent contract function", nope\]/,
   );
 
+  // soroban-sdk traps on arguments of the wrong type or count.
   const badType = simulate(l, admin, c, "get", [xdr.ScVal.scvU32(1)]);
-  assert.deepEqual([badType.error!.type, badType.error!.code], ["Value", "UnexpectedType"]);
+  assert.deepEqual([badType.error!.type, badType.error!.code], ["WasmVm", "InvalidAction"]);
+  assert.match(badType.error!.message, /invalid argument user/);
   const arity = simulate(l, admin, c, "get", []);
-  assert.deepEqual([arity.error!.type, arity.error!.code], ["WasmVm", "UnexpectedSize"]);
+  assert.deepEqual([arity.error!.type, arity.error!.code], ["WasmVm", "InvalidAction"]);
 
   const ctor = simulate(
     l,
