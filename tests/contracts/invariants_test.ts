@@ -67,7 +67,7 @@ Deno.test("property: vault + registry invariants over random operation sequences
   try {
     const a = await actors(f);
     VigilModel.stats = {};
-    const runs = propertyRuns(40);
+    const runs = propertyRuns(120);
     const t0 = performance.now();
     await fc.assert(
       fc.asyncProperty(
@@ -102,7 +102,7 @@ Deno.test("property: the share-inflation (first-depositor) attack is unprofitabl
   const f = await startVigil();
   try {
     const a = await actors(f);
-    const runs = propertyRuns(40) * 4;
+    const runs = propertyRuns(120) * 4;
     await fc.assert(
       fc.asyncProperty(attackArb, async (k) => {
         await runInflationAttack(await freshChain(f, a), k);

@@ -152,7 +152,7 @@ export async function send<R = unknown>(tx: contract.AssembledTransaction<any>):
   // deno-lint-ignore no-explicit-any
   const res = r as any;
   if (res && typeof res.isOk === "function") {
-    assert.ok(res.isOk(), `call failed: ${JSON.stringify(res)}`);
+    assert.ok(res.isOk(), `call failed: ${JSON.stringify(res, bigJson)}`);
     return res.unwrap() as R;
   }
   return r as R;
@@ -164,8 +164,47 @@ export function ok<R = unknown>(tx: contract.AssembledTransaction<any>): R {
   // deno-lint-ignore no-explicit-any
   const r = tx.result as any;
   if (r && typeof r.isOk === "function") {
-    assert.ok(r.isOk(), `read failed: ${JSON.stringify(r)}`);
+    assert.ok(r.isOk(), `read failed: ${JSON.stringify(r, bigJson)}`);
     return r.unwrap() as R;
   }
   return r as R;
+}
+
+/** JSON.stringify replacer for bigints. */
+export const bigJson = (_k: string, v: unknown): unknown => typeof v === "bigint" ? `${v}n` : v;
+
+/**
+ * Asserts a call cannot succeed without `address`'s authorization: simulation (recording
+ * mode, like stellar-rpc) lists `address` among the required non-invoker signers, and the
+ * transaction submitted with only `signer`'s envelope signature fails on chain (FAILED, the
+ * auth entry's placeholder signature is rejected).
+ */
+export async function expectAuthFailure(
+  f: VigilFixture,
+  // deno-lint-ignore no-explicit-any
+  tx: contract.AssembledTransaction<any>,
+  signer: Keypair,
+  address: string,
+): Promise<void> {
+  assert.ok(
+    tx.needsNonInvokerSigningBy().includes(address),
+    `expected ${address} to be a required signer, got ${tx.needsNonInvokerSigningBy()}`,
+  );
+  // The SDK refuses to sign while a G signer is missing; for a C address (no __check_auth)
+  // it sends, and the transaction must fail on chain.
+  let status: string | undefined;
+  try {
+    const sent = await tx.signAndSend();
+    status = sent.getTransactionResponse?.status;
+  } catch {
+    status = undefined;
+  }
+  if (status === undefined) {
+    const built = tx.built!;
+    built.sign(signer);
+    const sent = await f.server.sendTransaction(built);
+    assert.equal(sent.status, "PENDING", JSON.stringify(sent, bigJson));
+    status = (await f.server.pollTransaction(sent.hash, { attempts: 50 })).status;
+  }
+  assert.equal(status, "FAILED", "a missing authorization must fail the transaction");
 }
