@@ -1041,8 +1041,12 @@ export class Invocation implements AuthHost {
     );
   }
 
-  /** Deploys a module in-process: code + instance, then `__constructor` with native args. */
+  /**
+   * Deploys a module in-process: code + instance, then `__constructor` with native args.
+   * Authorization is not checked (an in-process deployment acts with everyone's consent).
+   */
   deployModule(reg: RegisteredModule, id: string, args: unknown): void {
+    this.auth.allowAll = true;
     const codeKey = reg.codeKey;
     if (!this.state.get(codeKey)) {
       this.state.put(codeKey, codeEntry(reg.hash, reg.wasm, this.ledgerSeq));

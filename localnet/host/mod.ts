@@ -56,8 +56,8 @@ export class DeployError extends Error {
  * Deploys a TypeScript contract module in-process: writes its contractCode entry (the stub
  * Wasm, if not present) and its instance, with the contract id derived as on the real network
  * (`HashIdPreimage contractId fromAddress{deployer, salt}`), then runs `__constructor` with
- * `args` (native values, positional or by name). Authorization inside the constructor is
- * recorded, not enforced (an in-process deployment acts with every party's consent).
+ * `args` (native values, positional or by name). `require_auth` inside the constructor always
+ * passes and leaves no trace (an in-process deployment acts with every party's consent).
  * Throws {@link DeployError} if the contract exists or the constructor fails.
  */
 export function deployContract(opts: {

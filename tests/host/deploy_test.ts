@@ -10,6 +10,7 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { counterContract } from "../../contracts/testing/counter.ts";
+import { addr, defineSpec, type Env, sym, T } from "../../contracts/sdk.ts";
 import {
   deployContract,
   DeployError,
@@ -178,4 +179,32 @@ Deno.test("code that is not a registered module cannot be instantiated", () => {
   });
   const r = run(l, deployer, hostFnOf(create), "record");
   assert.deepEqual([r.error!.type, r.error!.code], ["WasmVm", "InvalidInput"]);
+});
+
+Deno.test("deployContract: require_auth in a constructor passes and leaves no nonce behind", () => {
+  const l = new MemLedger();
+  const admin = Keypair.random().publicKey(); // no account on the ledger at all
+  const guarded = {
+    name: "guarded",
+    spec: defineSpec({
+      functions: [{ name: "__constructor", inputs: [["admin", T.address]] }, { name: "noop" }],
+    }),
+    functions: {
+      __constructor(env: Env, { admin }: { admin: string }) {
+        env.requireAuth(admin);
+        env.storage.instance.set(sym("A"), addr(admin));
+      },
+      noop() {},
+    },
+  };
+  const r = deployContract({
+    reader: l,
+    ledger: l.info(),
+    module: guarded,
+    args: [admin],
+    deployer: admin,
+    salt: new Uint8Array(32),
+  });
+  const kinds = [...r.changes.values()].map((e) => e!.data.type);
+  assert.deepEqual(kinds.sort(), ["contractCode", "contractData"]);
 });
