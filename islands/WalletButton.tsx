@@ -38,11 +38,12 @@ export default function WalletButton() {
     if (!config) return;
     setBusy(true);
     setError(null);
+    setOpen(false); // the kit shows its own picker
     try {
       await connectKit(config);
-      setOpen(false);
     } catch (e) {
       setError(plainError(e));
+      setOpen(true);
     } finally {
       setBusy(false);
     }
@@ -90,7 +91,13 @@ export default function WalletButton() {
             </>
           )}
           <h4>Browser wallet</h4>
-          <button type="button" class="secondary small" onClick={kit} disabled={busy}>
+          <button
+            type="button"
+            class="secondary small"
+            id="kit-connect"
+            onClick={kit}
+            disabled={busy}
+          >
             {busy ? "Opening…" : "Freighter, xBull, Albedo, Lobstr…"}
           </button>
           {config.devWallet && config.network.local && (
