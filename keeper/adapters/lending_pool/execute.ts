@@ -25,13 +25,14 @@
  * @module
  */
 import { AuctionData, type Positions } from "@blend-capital/blend-sdk";
-import type { Keypair } from "@stellar/stellar-sdk";
+import type { Account, Keypair } from "@stellar/stellar-sdk";
 import {
   ContractCallError,
   describeError,
   ErrAlreadyFilled,
   ErrNoRoute,
   ErrSlippageExceeded,
+  TxRejectedError,
 } from "../../chain/errors.ts";
 import { latestLedger, type LedgerClock, waitForLedger } from "../../chain/ledger.ts";
 import type { ChainRpc } from "../../chain/rpc.ts";
@@ -218,14 +219,23 @@ export async function executeLiquidation(
     ...(drawAmount > 0n ? [request(REQ_REPAY, deps.usdc, drawAmount)] : []),
     ...lotAssets.map((a) => request(REQ_WITHDRAW_COLLATERAL, a, WITHDRAW_ALL)),
   ];
-  let fill;
-  try {
-    fill = await invokeContract(chain, keypair, deps.poolId, "submit", [
+  const submitFill = (acct?: Account) =>
+    invokeContract(chain, keypair, deps.poolId, "submit", [
       sv.address(me),
       sv.address(me),
       sv.address(me),
       sv.vec(requests),
-    ], { ...deps.invoke, account });
+    ], { ...deps.invoke, account: acct });
+  let fill;
+  try {
+    try {
+      fill = await submitFill(account);
+    } catch (err) {
+      // The prefetched sequence number went stale (something else signed for this account):
+      // nothing was included, so rebuilding with a fresh one is not a retry of the fill.
+      if (!(err instanceof TxRejectedError && err.txCode === "txBadSeq")) throw err;
+      fill = await submitFill();
+    }
   } catch (err) {
     return await onFillFailure(chain, err, { user, auction, drawAmount, vault, deps, t0 });
   }

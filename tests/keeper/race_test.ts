@@ -1,0 +1,105 @@
+/**
+ * Two keepers (two child processes, two registered operators) race the same auction: exactly one
+ * fill; the loser gets ErrAlreadyFilled and returns its draw unchanged; no funds are lost.
+ */
+import assert from "node:assert/strict";
+import {
+  balance,
+  events,
+  keeperEnv,
+  keeperInfo,
+  shock,
+  startKeeper,
+  startWorld,
+  stopKeeper,
+  until,
+  vaultState,
+} from "./keeper_fixture.ts";
+import type { KeeperChild } from "./keeper_process.ts";
+
+Deno.test("two keepers race the same auctions: one fill each, the loser returns its draw unchanged", async () => {
+  const w = await startWorld({ ledgerMs: 250 });
+  const [a, b] = w.keepers;
+  const ks: KeeperChild[] = [];
+  try {
+    const before = await vaultState(w);
+    const usdcA = await balance(w, w.usdc, a.publicKey());
+    const usdcB = await balance(w, w.usdc, b.publicKey());
+    // −5 % XLM: borrower_xlm_1 and borrower_mixed go underwater; both keepers chase both.
+    await shock(w, w.xlm, -500);
+    for (const kp of [a, b]) ks.push((await startKeeper(keeperEnv(w, kp))).k);
+    const auctions = await until(
+      async () => {
+        const e = await events(w, w.pool, "new_auction");
+        return e.length >= 2 ? e : undefined;
+      },
+      60_000,
+      "auctions",
+    );
+    await w.node.closeLedgers(150);
+    // Every auction filled exactly once, and at least one keeper lost a race and settled it.
+    const users = new Set(auctions.map((e) => String(e.topics[2])));
+    assert.equal(users.size, auctions.length, "one auction per user (no duplicate creation)");
+    await until(
+      async () => (await events(w, w.pool, "fill_auction")).length >= users.size,
+      90_000,
+      "fills",
+    );
+    await until(
+      async () => {
+        const r = await events(w, w.vault, "return");
+        return r.length > users.size ? r : undefined;
+      },
+      60_000,
+      "a lost race settled",
+    );
+    await new Promise((r) => setTimeout(r, 1500)); // let any stray transaction land, then count
+    const fills = await events(w, w.pool, "fill_auction");
+    const returns = await events(w, w.vault, "return");
+    for (const u of users) {
+      assert.equal(
+        fills.filter((f) => String(f.topics[2]) === u).length,
+        1,
+        `exactly one fill for ${u}`,
+      );
+    }
+    let winnersProfit = 0n;
+    let lost = 0;
+    for (const r of returns) {
+      const [amount, drawn, profit, loss] = r.value as bigint[];
+      assert.equal(loss, 0n, "no loss booked");
+      assert.ok(drawn > 0n);
+      if (profit > 0n) winnersProfit += profit;
+      else {
+        assert.equal(amount, drawn, "the loser returned its draw unchanged");
+        lost++;
+      }
+    }
+    assert.equal(returns.length - lost, fills.length, "one profitable settlement per fill");
+    assert.ok(lost >= 1, "at least one keeper lost a race");
+    // No funds lost: the vault gained exactly the winners' profit, nothing is outstanding, and
+    // each keeper holds its starting USDC minus the stake (proceeds all went to the vault).
+    const after = await vaultState(w);
+    assert.equal(after.total_usdc - before.total_usdc, winnersProfit);
+    assert.equal(after.total_profit - before.total_profit, winnersProfit);
+    assert.equal(after.active_liq, 0n);
+    const stake = 100n * 10_000_000n;
+    assert.equal(await balance(w, w.usdc, a.publicKey()), usdcA - stake);
+    assert.equal(await balance(w, w.usdc, b.publicKey()), usdcB - stake);
+    const logs = ks.map((k) => k.stderr()).join("\n");
+    assert.match(logs, /auction already filled by another keeper/);
+    const profitA = BigInt((await keeperInfo(w, a.publicKey())).total_profit as bigint);
+    const profitB = BigInt((await keeperInfo(w, b.publicKey())).total_profit as bigint);
+    assert.equal(profitA + profitB, winnersProfit);
+  } catch (e) {
+    for (const k of ks) {
+      console.error(
+        k.stderr().split("\n").filter((l) => !l.includes('"level":"debug"')).slice(-25).join("\n"),
+      );
+    }
+    throw e;
+  } finally {
+    for (const k of ks) await stopKeeper(k);
+    await w.close();
+  }
+});
