@@ -1,0 +1,143 @@
+/**
+ * The browser's write path (`writeCall`: build → simulate → assemble → sign → send → poll)
+ * run in Deno against a local node, and the plain messages of the failures a depositor or
+ * operator meets: insufficient idle liquidity, an outstanding draw blocking deregistration,
+ * a stake the USDC balance cannot cover (the token's untyped error inside `register`),
+ * an already-registered keeper, a wallet refusal.
+ */
+import assert from "node:assert/strict";
+import { Keypair, TransactionBuilder } from "@stellar/stellar-sdk";
+import { startTestNode } from "../helpers/localnet.ts";
+import { setupDevChain } from "../../localnet/dev_setup.ts";
+import { deployVigil, USDC } from "../../contracts/deploy.ts";
+import { clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
+import { plainError } from "../../lib/errors.ts";
+import { ContractCallError } from "../../lib/tx_errors.ts";
+
+function signer(kp: Keypair, passphrase: string): TxSigner {
+  return {
+    address: kp.publicKey(),
+    signTransaction(xdr) {
+      const tx = TransactionBuilder.fromXDR(xdr, passphrase);
+      tx.sign(kp);
+      return Promise.resolve({ signedTxXdr: tx.toXDR() });
+    },
+  };
+}
+
+Deno.test("write path and plain error messages against the local node", async (t) => {
+  clearSpecCache();
+  await using node = await startTestNode();
+  const dev = await setupDevChain(node, { accounts: ["alice", "keeper1"] });
+  const usdc = dev.contracts.usdc;
+  const { vault, registry } = await deployVigil(node, { usdc });
+  const net = { rpcUrl: node.rpcUrl, passphrase: node.networkPassphrase };
+  const alice = Keypair.fromSecret(dev.accounts.alice.secret);
+  const k1 = Keypair.fromSecret(dev.accounts.keeper1.secret);
+  const ctx = { usdc };
+
+  await t.step("deposit confirms with the minted shares; stages in order", async () => {
+    const stages: string[] = [];
+    const r = await writeCall<bigint>(
+      net,
+      vault,
+      "deposit",
+      [alice.publicKey(), 500n * USDC],
+      signer(alice, net.passphrase),
+      {
+        onStage: (s) => stages.push(s),
+      },
+    );
+    assert.deepEqual(stages, ["building", "signing", "submitted", "confirmed"]);
+    assert.ok(r.value > 0n);
+    assert.match(r.hash, /^[0-9a-f]{64}$/);
+    const bal = await node.view<{ shares: bigint }>(vault, "balance", {
+      depositor: alice.publicKey(),
+    });
+    assert.equal(bal.shares, r.value);
+  });
+
+  await t.step("register, then AlreadyRegistered", async () => {
+    await writeCall(net, registry, "register", [k1.publicKey(), "k1"], signer(k1, net.passphrase));
+    const e = await writeCall(
+      net,
+      registry,
+      "register",
+      [k1.publicKey(), "k1"],
+      signer(k1, net.passphrase),
+    )
+      .then(() => null, (e) => e);
+    assert.ok(e instanceof ContractCallError);
+    assert.equal(e.caseName, "AlreadyRegistered");
+    assert.equal(plainError(e, ctx), "This account is already registered as a keeper.");
+  });
+
+  await t.step("withdrawal above idle capital: insufficient liquidity", async () => {
+    await node.advanceTime(3700);
+    await node.invoke(vault, "draw", { keeper: k1.publicKey(), amount: 450n * USDC }, {
+      source: k1.publicKey(),
+    });
+    const sh =
+      (await node.view<{ shares: bigint }>(vault, "balance", { depositor: alice.publicKey() }))
+        .shares;
+    const e = await writeCall(
+      net,
+      vault,
+      "withdraw",
+      [alice.publicKey(), sh],
+      signer(alice, net.passphrase),
+    )
+      .then(() => null, (e) => e);
+    assert.match(plainError(e, ctx), /not have enough idle capital/);
+  });
+
+  await t.step("deregister with a draw out: refused in plain words", async () => {
+    const e = await writeCall(
+      net,
+      registry,
+      "deregister",
+      [k1.publicKey()],
+      signer(k1, net.passphrase),
+    )
+      .then(() => null, (e) => e);
+    assert.match(plainError(e, ctx), /cannot deregister while it has capital drawn/);
+  });
+
+  await t.step("register without the stake in USDC: the token's error, named", async () => {
+    const poor = Keypair.random();
+    await node.fund(poor.publicKey());
+    const e = await writeCall(
+      net,
+      registry,
+      "register",
+      [poor.publicKey(), "poor"],
+      signer(poor, net.passphrase),
+    )
+      .then(() => null, (e) => e);
+    assert.ok(e, "register must fail");
+    const msg = plainError(e, ctx);
+    assert.match(msg, /USDC/, `${msg} / ${(e as Error).message}`);
+    assert.doesNotMatch(msg, /AAAA/);
+    // Not registered afterwards.
+    await assert.rejects(node.view(registry, "get_keeper", { operator: poor.publicKey() }));
+  });
+
+  await t.step("a wallet refusal is reported as such and nothing is sent", async () => {
+    const before =
+      (await node.view<{ shares: bigint }>(vault, "balance", { depositor: alice.publicKey() }))
+        .shares;
+    const refusing: TxSigner = {
+      address: alice.publicKey(),
+      signTransaction: () => Promise.reject({ code: -4, message: "User declined access" }),
+    };
+    const e = await writeCall(net, vault, "deposit", [alice.publicKey(), USDC], refusing).then(
+      () => null,
+      (e) => e,
+    );
+    assert.equal(plainError(e, ctx), "You rejected the request in your wallet.");
+    const after =
+      (await node.view<{ shares: bigint }>(vault, "balance", { depositor: alice.publicKey() }))
+        .shares;
+    assert.equal(after, before);
+  });
+});
