@@ -247,12 +247,12 @@ export class AuthManager {
   /** Auth call stack: contract frames and create-contract host function frames. */
   private readonly stack: { contract: string; fn: string }[] = [];
 
-  constructor(
-    private readonly host: AuthHost,
-    readonly mode: AuthMode,
-    entries: xdr.SorobanAuthorizationEntry[],
-  ) {
-    if (mode !== "enforce") return;
+  constructor(private readonly host: AuthHost, readonly mode: AuthMode) {}
+
+  /** Enforcing mode: one tracker per submitted entry (may raise for unsupported credentials). */
+  load(entries: xdr.SorobanAuthorizationEntry[]): void {
+    if (this.mode !== "enforce") return;
+    const host = this.host;
     for (const entry of entries) {
       const c = entry.credentials;
       const it = new InvocationTracker(nodeFromXdr(entry.rootInvocation));

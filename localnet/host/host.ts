@@ -14,7 +14,7 @@ import {
   type TryCallResult,
   type TypeDef,
 } from "../../contracts/sdk.ts";
-import type { InvokeRequest, InvokeResult, LedgerInfo, LedgerReader } from "./types.ts";
+import type { InvokeRequest, InvokeResult } from "./types.ts";
 import { FootprintError, LedgerState } from "./storage.ts";
 import { errorScVal, EventLog, hostErrorString } from "./events.ts";
 import { type AuthHost, AuthManager, contractAuthFn, sha256 as sha256Bytes } from "./auth.ts";
@@ -26,7 +26,7 @@ import {
   instanceLedgerKey,
   scAddressFromString,
 } from "./keys.ts";
-import { moduleByHash, register, type RegisteredModule, toHex } from "./registry.ts";
+import { moduleByHash, type RegisteredModule, toHex } from "./registry.ts";
 import { SAC_SPEC_ENTRIES, type SacCtx, sacInstanceStorage, sacInvoke } from "./sac.ts";
 import {
   accountKey,
@@ -74,7 +74,7 @@ const COST = {
   signature: 700_000,
 };
 
-const SAC_CODEC = new SpecCodec(SAC_SPEC_ENTRIES);
+const SAC_CODEC: SpecCodec = new SpecCodec(SAC_SPEC_ENTRIES);
 
 const SYM_FN_CALL = xdr.ScVal.scvSymbol("fn_call");
 const SYM_FN_RETURN = xdr.ScVal.scvSymbol("fn_return");
@@ -152,7 +152,7 @@ export class Invocation implements AuthHost {
       sequence: req.ledger.sequence,
       timestamp: req.ledger.timestamp,
     });
-    this.auth = new AuthManager(this, req.mode, req.mode === "enforce" ? req.auth : []);
+    this.auth = new AuthManager(this, req.mode);
   }
 
   // --- AuthHost ---------------------------------------------------------------------------
@@ -857,6 +857,7 @@ export class Invocation implements AuthHost {
     const hf = this.req.hostFunction;
     let ret: xdr.ScVal;
     try {
+      this.auth.load(this.req.auth);
       switch (hf.type) {
         case "hostFunctionTypeInvokeContract": {
           const a = (hf as Any).invokeContract as xdr.InvokeContractArgs;
@@ -1279,16 +1280,5 @@ export function ed25519Verify(pk: Uint8Array, msg: Uint8Array, sig: Uint8Array):
   }
 }
 
-/** Helpers shared with the public module. */
-export const internals = { SAC_CODEC };
-
-/** Runs an invocation request. */
-export function runInvocation(req: InvokeRequest): InvokeResult {
-  return new Invocation(req).run();
-}
-
-/** Registers a module and returns its record (re-export for the public module). */
-export { register };
-
-/** Ledger-layer types re-exported for convenience. */
-export type { LedgerInfo, LedgerReader };
+/** The SAC's codec (SAC interface as the SDK's `SAC_SPEC`). */
+export { SAC_CODEC };

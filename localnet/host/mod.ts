@@ -7,7 +7,7 @@
  * - {@link deployContract}, {@link deployStellarAsset}: in-process deployments.
  * - {@link encodeArgs}, {@link decodeResult}, {@link specFor}: native ↔ ScVal helpers.
  *
- * Semantics follow rs-soroban-env (see `localnet/host/README` notes in each module): errors as
+ * Semantics follow rs-soroban-env (details in each module's notes): errors as
  * `Error(Type, Code)`, footprint enforcement, Soroban authorization (record/enforce), contract
  * and diagnostic events, and the built-in Stellar Asset Contract.
  *
@@ -16,7 +16,7 @@
 import { type Asset, contract, xdr } from "@stellar/stellar-sdk";
 import type { ContractModule } from "../../contracts/sdk.ts";
 import type { InvokeRequest, InvokeResult, LedgerInfo, LedgerReader } from "./types.ts";
-import { internals, Invocation } from "./host.ts";
+import { Invocation, SAC_CODEC } from "./host.ts";
 import { type Conv, SpecCodec } from "./codec.ts";
 import { contractIdFromAddress, instanceLedgerKey } from "./keys.ts";
 import { moduleByHash, register, registerModule, toHex } from "./registry.ts";
@@ -192,4 +192,4 @@ export function specFor(contractId: string, reader: LedgerReader): contract.Spec
 }
 
 /** The SAC's codec (for in-process callers encoding SAC arguments). */
-export const sacCodec: SpecCodec = internals.SAC_CODEC;
+export const sacCodec: SpecCodec = SAC_CODEC;

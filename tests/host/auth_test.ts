@@ -469,3 +469,17 @@ Deno.test("enforce: a contract address authenticates through its __check_auth", 
   );
   assert.equal(scValToNative(bal.returnValue!), 4n);
 });
+
+Deno.test("enforce: unsupported credential types fail the invocation instead of throwing", () => {
+  const { l, admin, user, c } = setup();
+  const a = incr(user.publicKey(), 1);
+  const sim = simulate(l, admin.publicKey(), c, "increment", a);
+  const addr = (sim.auth[0].credentials as Any).address as xdr.SorobanAddressCredentials;
+  const v2 = new xdr.SorobanAuthorizationEntry({
+    credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(addr),
+    rootInvocation: sim.auth[0].rootInvocation,
+  });
+  const r = apply(l, admin.publicKey(), c, "increment", a, [v2], sim);
+  assert.equal(r.ok, false);
+  assert.deepEqual(code(r), ["Auth", "InvalidInput"]);
+});
