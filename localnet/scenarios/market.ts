@@ -339,10 +339,10 @@ const ALLOCATION_SEED = 100_000n * E7;
 /**
  * Registers `localnet_shock {asset, bps}`: moves the oracle price of `asset` (a token contract
  * id) by `bps` basis points (negative = down, > -10000), rounding down, publishes it as the
- * oracle admin, closes a ledger and returns `{asset, previous, price, bps, decimals, ledger}`
- * with prices as decimal strings (7-decimal integers).
+ * oracle admin (read from the oracle unless given), closes a ledger and returns
+ * `{asset, previous, price, bps, decimals}` with prices as decimal strings (oracle decimals).
  */
-export function registerShock(node: MarketNode, oracleId: string, admin: string): void {
+export function registerShock(node: MarketNode, oracleId: string, admin?: string): void {
   node.registerControlMethod("localnet_shock", async (params: unknown) => {
     const p = (params ?? {}) as { asset?: unknown; bps?: unknown };
     const asset = typeof p.asset === "string" ? p.asset : "";
@@ -360,9 +360,8 @@ export function registerShock(node: MarketNode, oracleId: string, admin: string)
     const previous = BigInt(current.price);
     const price = (previous * BigInt(10000 + bps)) / 10000n;
     if (price <= 0n) throw new Error("shock would make the price zero");
-    await node.invoke(oracleId, "set_price", { asset: stellarAsset(asset), price }, {
-      source: admin,
-    });
+    const source = admin ?? await node.view<string>(oracleId, "admin", []);
+    await node.invoke(oracleId, "set_price", { asset: stellarAsset(asset), price }, { source });
     await node.closeLedgers(1);
     const decimals = await node.view<number>(oracleId, "decimals", []);
     return {
@@ -374,6 +373,9 @@ export function registerShock(node: MarketNode, oracleId: string, admin: string)
     };
   });
 }
+
+/** Borrowers seeded per ledger by {@link seedBorrowers}. */
+const SEED_BATCH = 1000;
 
 /** Options of {@link seedBorrowers}. */
 export interface SeedOptions {
@@ -423,6 +425,9 @@ export async function seedBorrowers(
       [RequestType.Borrow, usdc, debt],
     ], sink);
     out.push(pk);
+    // Close a ledger every SEED_BATCH borrowers: the node's open-ledger bookkeeping grows with
+    // the ledger's size (and a real ledger holds a bounded number of transactions anyway).
+    if (i % SEED_BATCH === SEED_BATCH - 1) await node.closeLedgers(1);
   }
   await node.closeLedgers(1);
   return out;

@@ -38,7 +38,7 @@ export async function startMarket(opts: MarketOptions = {}): Promise<MarketFixtu
   try {
     const base = await setupDevChain(node);
     const market = await deployMarket(node, base, opts);
-    registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
+    registerShock(node, market.contracts.oracle);
     return {
       node,
       base,

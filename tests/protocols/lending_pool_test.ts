@@ -10,12 +10,15 @@ import { Address, xdr } from "@stellar/stellar-sdk";
 import {
   Auction,
   AuctionData,
+  ContractReserve,
   PoolContractV2,
   poolEventV2FromEventResponse,
   PoolV2,
   Positions,
   PositionsEstimate,
   RequestType,
+  ReserveData,
+  ReserveV2,
 } from "@blend-capital/blend-sdk";
 import {
   callOp,
@@ -334,5 +337,60 @@ Deno.test("liquidation over JSON-RPC: create, on-chain scaling = SDK Auction.sca
     for (const b of market.borrowers) {
       assert.ok(borrowersSeen.has(b.public), `${b.name} discoverable`);
     }
+  });
+});
+
+Deno.test("contract.Client reads the served spec; get_reserve accrual equals the SDK's after a day", async () => {
+  await withMarket(async (fx) => {
+    const { market, node } = fx;
+    const c = market.contracts;
+    // deno-lint-ignore no-explicit-any
+    const client: any = await node.clientFor(c.lending_pool);
+    const cfg = (await client.get_config()).result;
+    assert.equal(cfg.oracle, c.oracle);
+    assert.equal(cfg.status, 1);
+    assert.deepEqual((await client.get_reserve_list()).result, [c.usdc, c.xlm, c.weth]);
+    assert.equal((await client.get_admin()).result, market.accounts.market_admin.public);
+    assert.equal((await client.get_reserve_emissions({ reserve_token_index: 0 })).result, null);
+
+    await node.advanceTime(86_400);
+    // Stored (last written) reserve data, read the way the SDK reads it.
+    const key = xdr.LedgerKey.fromXDR(
+      ReserveData.ledgerKey(c.lending_pool, c.usdc).toXDR("base64"),
+      "base64",
+    );
+    const stored = ReserveData.fromLedgerEntryData(
+      (await node.server.getLedgerEntries(key)).entries[0].val.toXDR("base64"),
+    );
+    const sim = await simulateOp(
+      node,
+      callOp(c.lending_pool, "get_reserve", new Address(c.usdc).toScVal()),
+    );
+    assert.ok(sim.ok);
+    const onChain = ContractReserve.fromScVal(sim.retval.toXDR("base64"));
+    const storedDRate = stored.dRate; // (the SDK reserve below accrues `stored` in place)
+    const t = Number(onChain.data.lastTime);
+    assert.ok(t >= Number(stored.lastTime) + 86_400, "accrued over the day");
+    const pool = await PoolV2.load(fx.network, c.lending_pool);
+    const cfgV2 = pool.reserves.get(c.usdc)!.config;
+    const sdk = new ReserveV2(
+      c.lending_pool,
+      c.usdc,
+      cfgV2,
+      stored,
+      undefined,
+      undefined,
+      0,
+      0,
+      0,
+      0,
+      0,
+    );
+    sdk.accrue(BigInt(POOL_PARAMS.bstop_rate), t);
+    assert.equal(onChain.data.dRate, sdk.data.dRate);
+    assert.equal(onChain.data.bRate, sdk.data.bRate);
+    assert.equal(onChain.data.interestRateModifier, sdk.data.interestRateModifier);
+    assert.equal(onChain.data.backstopCredit, sdk.data.backstopCredit);
+    assert.ok(onChain.data.dRate > storedDRate, "interest accrued");
   });
 });
