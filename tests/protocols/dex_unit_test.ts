@@ -356,6 +356,20 @@ Deno.test("Soroswap fault switch: transient (590) for n ledgers or until cleared
     deadline: FAR,
   });
   assert.equal(bal(w, w.usdc, w.user) - before, skewed, "the swap pays the skewed quote");
+  // Exact-out under skew: the output is exact, the input is sized for the unskewed output.
+  const want = 50n * E7;
+  const [rIn, rOut] = reserves(w, "xlm/usdc", w.xlm, w.usdc);
+  const needSkewed = getAmountIn((want * 10000n + 9699n) / 9700n, rIn, rOut);
+  assert.ok(needSkewed > getAmountIn(want, rIn, rOut));
+  const [paidIn] = w.h.invoke<bigint[]>(r, "swap_tokens_for_exact_tokens", {
+    amount_out: want,
+    amount_in_max: needSkewed,
+    path: [w.xlm, w.usdc],
+    to: w.user,
+    deadline: FAR,
+  });
+  assert.equal(paidIn, needSkewed);
+  assert.equal(bal(w, w.usdc, w.user) - before - skewed, want);
   assert.equal(w.h.invokeError(r, "set_fault", { mode: { tag: "Skew", values: [10_000] } }), 591);
   // Admin only.
   w.h.refuse.add(w.admin);
