@@ -129,35 +129,33 @@ export class FakeWorld {
     const named = Array.isArray(args) && names
       ? Object.fromEntries(names.map((n, i) => [n, args[i]]))
       : args;
-    const world = this;
     const env: Env = {
       currentContract: id,
       invoker,
-      ledger: { sequence: world.ledger.sequence, timestamp: world.ledger.timestamp },
+      ledger: { sequence: this.ledger.sequence, timestamp: this.ledger.timestamp },
       storage: {
         instance: storage(d.tiers.instance),
         persistent: storage(d.tiers.persistent),
         temporary: storage(d.tiers.temporary),
       },
-      requireAuth(address: string) {
-        if (address !== invoker) world.auths.push(address);
+      requireAuth: (address: string) => {
+        if (address !== invoker) this.auths.push(address);
       },
-      requireAuthForArgs(address: string) {
-        if (address !== invoker) world.auths.push(address);
+      requireAuthForArgs: (address: string) => {
+        if (address !== invoker) this.auths.push(address);
       },
-      call<R2>(contract: string, fn2: string, a?: unknown[] | Record<string, unknown>): R2 {
-        return world.run<R2>(contract, fn2, a ?? [], id);
-      },
-      tryCall(contract: string, fn2: string, a?: unknown[] | Record<string, unknown>) {
+      call: <R2>(contract: string, fn2: string, a?: unknown[] | Record<string, unknown>): R2 =>
+        this.run<R2>(contract, fn2, a ?? [], id),
+      tryCall: (contract: string, fn2: string, a?: unknown[] | Record<string, unknown>) => {
         try {
-          return { ok: true, value: world.run(contract, fn2, a ?? [], id) };
+          return { ok: true, value: this.run(contract, fn2, a ?? [], id) };
         } catch (e) {
           const code = e instanceof ContractError ? e.code : "InvalidAction";
           return { ok: false, error: { type: "Contract", code, message: String(e) } };
         }
       },
-      emit(topics: xdr.ScVal[], data: xdr.ScVal) {
-        world.events.push({ contract: id, topics, data });
+      emit: (topics: xdr.ScVal[], data: xdr.ScVal) => {
+        this.events.push({ contract: id, topics, data });
       },
       toScVal() {
         throw new Error("toScVal not supported by the fake env");

@@ -33,7 +33,7 @@ import {
   type ReserveConfig,
   type ReserveData,
 } from "../../contracts/lending_pool/storage.ts";
-import { address, items } from "../../contracts/lending_pool/codec.ts";
+import { address, items, symText } from "../../contracts/lending_pool/codec.ts";
 import { fakeToken, FakeWorld, randomAccount } from "./lending_pool_fake_env.ts";
 
 const E7 = 10_000_000n;
@@ -380,11 +380,7 @@ function withBorrower(m: Market): { supplier: string; borrower: string } {
 Deno.test("pool set-up writes exactly the v2 instance keys, reserve list and reserve entries", () => {
   const m = setupMarket();
   const inst = [...m.w.tier(m.pool, "instance").keys()].map((k) =>
-    // deno-lint-ignore no-explicit-any
-    new TextDecoder().decode(
-      (xdr.ScVal.fromXDR(k, "base64") as any).sym.bytes ??
-        (xdr.ScVal.fromXDR(k, "base64") as any).sym,
-    )
+    symText(xdr.ScVal.fromXDR(k, "base64"))
   ).sort();
   assert.deepEqual(inst, ["Admin", "BLNDTkn", "Backstop", "Config", "Name"]);
   const list = m.w.tier(m.pool, "persistent").get(keys.resList().toXDR("base64"))!;
@@ -401,12 +397,7 @@ Deno.test("submit: supply, collateral, borrow, repay, withdraw with Blend's chec
   const p = positionsOf(m, borrower);
   assert.equal(p.collateral.get(1), 1000n * E7); // b_rate 1.0: 1 bToken per token
   assert.equal(p.liabilities.get(0), 70n * E7);
-  const borrowEvent = m.w.events.find((e) =>
-    // deno-lint-ignore no-explicit-any
-    (e.topics[0] as any).sym &&
-    new TextDecoder().decode((e.topics[0] as any).sym.bytes ?? (e.topics[0] as any).sym) ===
-      "borrow"
-  )!;
+  const borrowEvent = m.w.events.find((e) => symText(e.topics[0]) === "borrow")!;
   const parsed = poolEventV2FromEventResponse({
     type: "contract",
     contractId: m.pool,
@@ -476,7 +467,6 @@ Deno.test("interest accrues over time and the pool stores the SDK-consistent rat
 Deno.test("liquidation: rules, create → scale → fill → positions, contention", () => {
   const m = setupMarket();
   const { borrower } = withBorrower(m);
-  const keeper = randomAccount();
   // Healthy borrower (HF ≈ 1.018): 1211 InvalidLiquidation
   assert.equal(
     code(() =>
