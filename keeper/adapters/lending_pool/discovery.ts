@@ -51,7 +51,7 @@ export interface SyncReport {
 export interface BorrowerIndexOptions {
   /** Addresses that are never borrowers (the pool, its backstop, this keeper). */
   exclude?: Iterable<string>;
-  /** getEvents page size (default 1000). */
+  /** getEvents page size (default 10000, stellar-rpc's maximum). */
   pageLimit?: number;
   /** Max getEvents pages per sync, so a huge backlog spreads over cycles (default 200). */
   maxPages?: number;
@@ -76,7 +76,7 @@ export class BorrowerIndex {
   constructor(poolId: string, opts: BorrowerIndexOptions = {}) {
     this.poolId = poolId;
     this.#exclude = new Set([poolId, ...(opts.exclude ?? [])]);
-    this.#pageLimit = opts.pageLimit ?? 1000;
+    this.#pageLimit = opts.pageLimit ?? 10_000;
     this.#maxPages = opts.maxPages ?? 200;
   }
 

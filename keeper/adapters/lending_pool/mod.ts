@@ -60,7 +60,7 @@ export interface LendingPoolOptions {
   /** Idle vault capital this keeper may draw now; see ExecuteDeps. */
   availableCapital?: () => Promise<bigint | undefined>;
   signal?: AbortSignal;
-  /** getEvents page size (default 1000). */
+  /** getEvents page size (default 10000, stellar-rpc's maximum). */
   eventPageLimit?: number;
 }
 
