@@ -10,8 +10,11 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { startLocalnet } from "./localnet/mod.ts";
-import { setupDevChain } from "./localnet/dev_setup.ts";
+import { startDevNetwork, writeOutFile } from "./demo/chain.ts";
+import { DEMO_HELP, runDemo } from "./demo/mod.ts";
+import { runKeeper } from "./keeper/main.ts";
+import { createApi } from "./keeper/api/mod.ts";
+import { mountWeb } from "./web/mod.ts";
 
 const HELP = `Vigil — pooled liquidation service on Stellar/Soroban
 
@@ -26,6 +29,9 @@ Options of "localnet":
   --port <n>        JSON-RPC port (default 8000; RPC at http://127.0.0.1:<port>/rpc)
   --host <addr>     interface to listen on (default 127.0.0.1)
   --ledger-ms <n>   ledger close interval in milliseconds (default 1000; 0 = only on demand)
+  --scenario <s>    base (dev chain + Vigil's vault and registry; default) or market (adds the
+                    lending pool, oracle, DEX routers, allocation vault and borrowers, and the
+                    control method localnet_shock)
   --out <file>      where to write contract ids, RPC URL and dev accounts (default localnet.json,
                     mode 0600; the only place secrets are written)
 
@@ -42,6 +48,7 @@ export async function runLocalnet(argv: string[]): Promise<void> {
       host: { type: "string", default: "127.0.0.1" },
       "ledger-ms": { type: "string", default: "1000" },
       out: { type: "string", default: "localnet.json" },
+      scenario: { type: "string", default: "base" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -58,18 +65,18 @@ export async function runLocalnet(argv: string[]): Promise<void> {
   if (!Number.isInteger(ledgerMs) || ledgerMs < 0) {
     throw new Error(`invalid --ledger-ms ${values["ledger-ms"]}`);
   }
-  const net = await startLocalnet({ port, hostname: values.host, ledgerMs });
-  const dev = await setupDevChain(net);
-  const out = {
-    rpcUrl: net.rpcUrl,
-    networkPassphrase: net.networkPassphrase,
-    friendbotUrl: net.friendbotUrl,
-    contracts: dev.contracts,
-    accounts: dev.accounts,
-  };
+  if (values.scenario !== "base" && values.scenario !== "market") {
+    throw new Error(`invalid --scenario ${values.scenario} (base or market)`);
+  }
+  const { net, out } = await startDevNetwork({
+    port,
+    hostname: values.host,
+    ledgerMs,
+    market: values.scenario === "market",
+  });
+  const dev = out;
   const file = values.out!;
-  await Deno.writeTextFile(file, JSON.stringify(out, null, 2) + "\n", { mode: 0o600 });
-  await Deno.chmod(file, 0o600);
+  await writeOutFile(file, out);
   console.log(`localnet: JSON-RPC ${net.rpcUrl}`);
   console.log(`localnet: friendbot ${net.friendbotUrl}?addr=G…`);
   console.log(`localnet: passphrase "${net.networkPassphrase}"`);
@@ -110,13 +117,18 @@ export async function main(args: string[]): Promise<number> {
       await runLocalnet(argv);
       return 0;
     case "keeper":
-    case "demo":
       if (argv.includes("--help") || argv.includes("-h")) {
         console.log(HELP);
         return 0;
       }
-      console.error(`${command}: not implemented yet`);
-      return 1;
+      // One server: the keeper API with the web pages mounted on it.
+      return await runKeeper({ app: (ctx) => mountWeb(createApi(ctx), ctx.config) });
+    case "demo":
+      if (argv.includes("--help") || argv.includes("-h")) {
+        console.log(DEMO_HELP);
+        return 0;
+      }
+      return await runDemo(argv);
     default:
       console.error(`unknown command "${command}"\n\n${HELP}`);
       return 2;

@@ -146,6 +146,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     await writeOutFile(opts.out, out);
 
     const c = out.contracts;
+    const outPath = await Deno.realPath(opts.out);
     for (const [i, name] of keeperNames.entries()) {
       const port = opts.port === 0 ? 0 : opts.port + i;
       const env: Record<string, string> = {
@@ -169,6 +170,8 @@ export async function runDemo(argv: string[]): Promise<number> {
         MIN_PROFIT: "1.02",
         // Only the first keeper holds the allocation vault's rebalance role.
         ALLOCATION_VAULT: i === 0 && c.allocation_vault ? c.allocation_vault : "",
+        // The pages' local-only development wallet signs for the dev accounts in this file.
+        WEB_DEV_ACCOUNTS_FILE: outPath,
       };
       keepers.push(spawnKeeper({ name: env.KEEPER_NAME, port, env }, (who, line) => {
         say(`[${who}] ${line}`);
@@ -185,7 +188,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     say(`demo: web pages      http://127.0.0.1:${opts.port}/`);
     for (const k of keepers) say(`demo: ${k.name} API     http://127.0.0.1:${k.port}/api/state`);
     say(`demo: JSON-RPC       ${out.rpcUrl}`);
-    say(`demo: contracts and dev accounts in ${await Deno.realPath(opts.out)} (mode 0600)`);
+    say(`demo: contracts and dev accounts in ${outPath} (mode 0600)`);
     say(`demo: vault ${c.vault}  registry ${c.registry}`);
     say("demo: Ctrl-C stops everything");
 
