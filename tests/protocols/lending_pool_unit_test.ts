@@ -656,3 +656,41 @@ Deno.test("stale oracle: None traps the pool, 24h-old price is 1210", () => {
   );
   assert.equal(r, PoolError.InvalidPrice);
 });
+
+Deno.test("request 9: a user repays and deletes its own liquidation in one submit (health checked)", () => {
+  const m = setupMarket();
+  const { borrower } = withBorrower(m);
+  m.w.invoke(m.oracleId, "set_price", { asset: stellarAsset(m.xlm), price: 900_000n });
+  m.w.invoke(m.pool, "new_auction", {
+    auction_type: 0,
+    user: borrower,
+    bid: [m.usdc],
+    lot: [m.xlm],
+    percent: 60,
+  });
+  fund(m, m.usdc, borrower, 70n * E7);
+  // Deleting without fixing the position: still underwater → 1205
+  assert.equal(
+    code(() => submit(m, borrower, [[RequestType.DeleteLiquidationAuction, m.usdc, 0n]])),
+    PoolError.InvalidHf,
+  );
+  // A repay alone leaves the auction in place → 1212
+  assert.equal(
+    code(() => submit(m, borrower, [[RequestType.Repay, m.usdc, 20n * E7]])),
+    PoolError.AuctionInProgress,
+  );
+  const eventsBefore = m.w.events.length;
+  submit(m, borrower, [
+    [RequestType.Repay, m.usdc, 20n * E7],
+    [RequestType.DeleteLiquidationAuction, m.usdc, 0n],
+  ]);
+  assert.equal(m.w.tier(m.pool, "temporary").has(keys.auction(0, borrower).toXDR("base64")), false);
+  assert.equal(positionsOf(m, borrower).liabilities.get(0), 50n * E7);
+  const del = m.w.events.slice(eventsBefore).find((e) => symText(e.topics[0]) === "delete_auction");
+  assert.ok(del, "delete_auction event");
+  // No auction left: deleting again is 1200
+  assert.equal(
+    code(() => submit(m, borrower, [[RequestType.DeleteLiquidationAuction, m.usdc, 0n]])),
+    PoolError.BadRequest,
+  );
+});
