@@ -82,7 +82,7 @@ Deno.test("property: vault + registry invariants over random operation sequences
           for (const op of ops) await m.step(op);
         },
       ),
-      { numRuns: runs, endOnFailure: true },
+      { numRuns: runs },
     );
     const s = VigilModel.stats;
     console.log(
@@ -107,7 +107,7 @@ Deno.test("property: the share-inflation (first-depositor) attack is unprofitabl
       fc.asyncProperty(attackArb, async (k) => {
         await runInflationAttack(await freshChain(f, a), k);
       }),
-      { numRuns: runs, endOnFailure: true },
+      { numRuns: runs },
     );
   } finally {
     await f.close();
