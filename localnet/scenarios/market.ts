@@ -388,8 +388,8 @@ export interface SeedOptions {
 /**
  * Seeds `n` borrowers quickly: each is a fresh funded account that supplies XLM collateral and
  * borrows USDC (sent to the market's `borrow_sink`, so no trustlines are needed), at health
- * factors spread over [1.02, 2.0). Uses mocked-auth in-process invokes; closes one ledger at the
- * end. Returns the borrowers' addresses.
+ * factors spread over [1.02, 2.0) at the oracle's current prices. Uses mocked-auth in-process
+ * invokes; closes a ledger every 1000 borrowers and at the end. Returns the borrowers' addresses.
  */
 export async function seedBorrowers(
   node: MarketNode,
@@ -403,8 +403,16 @@ export async function seedBorrowers(
   const sink = market.accounts.borrow_sink.public;
   const units = opts.collateralXlm ?? 10_000n;
   const collateral = units * E7;
+  const prices: Record<string, bigint> = {};
+  for (const name of ["xlm", "usdc"]) {
+    const pd = await node.view<{ price: bigint } | null>(market.contracts.oracle, "lastprice", [
+      stellarAsset(market.contracts[name]),
+    ]);
+    if (!pd) throw new Error(`oracle has no current ${name} price`);
+    prices[name] = BigInt(pd.price);
+  }
   // Extra USDC liquidity so n borrowers stay under the reserve's max utilization.
-  const liquidity = BigInt(n) * ((collateral * market.prices.xlm) / E7);
+  const liquidity = BigInt(n) * ((collateral * prices.xlm) / E7);
   if (liquidity > 0n) {
     const usdcAsset = new Asset("USDC", market.usdcIssuer);
     seedTrustline(node, sink, usdcAsset, liquidity);
@@ -419,7 +427,7 @@ export async function seedBorrowers(
     // Seeded accounts never sign: a random ed25519 key id is enough (and 50× cheaper).
     const pk = StrKey.encodeEd25519PublicKey(crypto.getRandomValues(new Uint8Array(32)) as Buffer);
     await node.fund(pk, units * 2n);
-    const debt = debtForHealthFactor({ xlm: collateral }, "usdc", hf, market.prices);
+    const debt = debtForHealthFactor({ xlm: collateral }, "usdc", hf, prices);
     await submit(node, pool, pk, [
       [RequestType.SupplyCollateral, xlm, collateral],
       [RequestType.Borrow, usdc, debt],
