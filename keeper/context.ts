@@ -111,7 +111,7 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
       metrics.liquidationAttemptsTotal.inc({ outcome: rec.outcome });
       if (isFill(rec.outcome)) metrics.liquidationsTotal.inc();
       if (rec.profit > 0n) metrics.profitTotal.inc(unitsToFloat(rec.profit));
-      const fields = {
+      const fields: LogFields = {
         adapter: rec.adapter,
         pool: rec.pool,
         user: rec.user,
@@ -123,6 +123,7 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
         tx_hash: rec.txHash,
         note: rec.note,
       };
+      for (const k of Object.keys(fields)) if (fields[k] == null) delete fields[k];
       const who = rec.user ?? "?";
       const money = `drew ${formatUnits(rec.drew)} proceeds ${formatUnits(rec.proceeds)} profit ${
         formatUnits(rec.profit)

@@ -194,7 +194,11 @@ export function createMetrics(opts: MetricsOptions = {}): KeeperMetrics {
       version: opts.info.version ?? "dev",
     }, 1);
   }
-  if (opts.defaultMetrics ?? true) client.collectDefaultMetrics({ register: registry });
+  if (opts.defaultMetrics ?? true) {
+    client.collectDefaultMetrics({ register: registry });
+    // Deno emits no `gc` performance entries: this histogram would be declared but never observed.
+    registry.removeSingleMetric("nodejs_gc_duration_seconds");
+  }
 
   return {
     registry,

@@ -11,7 +11,7 @@ import type { Logger } from "../log/mod.ts";
 import { redactSecrets } from "../log/redact.ts";
 import { type KeeperMetrics, METRICS_CONTENT_TYPE } from "../metrics.ts";
 import type { DashboardState } from "../state.ts";
-import { jsonResponse } from "./json.ts";
+import { encodeJson, jsonResponse } from "./json.ts";
 import type { SseHub } from "./sse.ts";
 import { type KeeperInfo, performanceView, stateView } from "./views.ts";
 
@@ -36,6 +36,7 @@ export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 const MAX_EVENTS = 500;
 const DEFAULT_EVENTS = 100;
 const DEFAULT_POSITIONS = 500;
+const BODY_TTL_MS = 1000;
 
 /** True for origins a local frontend dev server uses (http(s)://localhost|127.0.0.1|[::1]:any). */
 export function isLocalDevOrigin(origin: string): boolean {
@@ -113,6 +114,26 @@ export function createApi(ctx: ApiContext): Hono {
     });
   });
 
+  // Bodies are rebuilt only when the state or the log changed (the ETag) or after BODY_TTL_MS
+  // (so generated_at/uptime stay fresh): many dashboards polling cost one build per change.
+  const cache = new Map<string, { at: number; body: string }>();
+  const cachedJson = (etag: string, build: () => unknown): Response => {
+    const now = Date.now();
+    let hit = cache.get(etag);
+    if (!hit || now - hit.at > BODY_TTL_MS) {
+      hit = { at: now, body: encodeJson(build()) };
+      if (cache.size >= 16) cache.clear();
+      cache.set(etag, hit);
+    }
+    return new Response(hit.body, {
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        etag,
+        "cache-control": "no-cache",
+      },
+    });
+  };
+
   app.get("/api/state", (c) => {
     const events = intParam(c.req.query("events"), DEFAULT_EVENTS, MAX_EVENTS);
     const pq = c.req.query("positions");
@@ -122,20 +143,13 @@ export function createApi(ctx: ApiContext): Hono {
     const etag = `W/"s${ctx.state.version}-l${ctx.log.lastId ?? 0}-e${events}-p${
       positions ?? "all"
     }"`;
-    const nm = notModified(c, etag);
-    if (nm) return nm;
-    return jsonResponse(
-      stateView(ctx.state, ctx.log, ctx.info, { events, positions }),
-      200,
-      { etag, "cache-control": "no-cache" },
-    );
+    return notModified(c, etag) ??
+      cachedJson(etag, () => stateView(ctx.state, ctx.log, ctx.info, { events, positions }));
   });
 
   app.get("/api/performance", (c) => {
     const etag = `W/"p${ctx.state.version}"`;
-    const nm = notModified(c, etag);
-    if (nm) return nm;
-    return jsonResponse(performanceView(ctx.state), 200, { etag, "cache-control": "no-cache" });
+    return notModified(c, etag) ?? cachedJson(etag, () => performanceView(ctx.state));
   });
 
   app.get("/api/events", (c) => {

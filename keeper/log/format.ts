@@ -39,7 +39,8 @@ export function toJsonValue(value: unknown, depth = 0, seen = new WeakSet<object
   if (value === null) return null;
   const obj = value as object;
   if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? "Invalid Date" : obj.toISOString();
-  if (obj instanceof Keypair) return obj.publicKey();
+  // Also Keypairs of another SDK copy (blend-sdk pins its own): anything with publicKey()+secret().
+  if (obj instanceof Keypair || isKeypairLike(obj)) return (obj as Keypair).publicKey();
   if (obj instanceof Error) return errorValue(obj, depth, seen);
   if (obj instanceof Uint8Array || obj instanceof ArrayBuffer) return `[${obj.byteLength} bytes]`;
   if (seen.has(obj)) return "[circular]";
@@ -65,6 +66,11 @@ export function toJsonValue(value: unknown, depth = 0, seen = new WeakSet<object
   } finally {
     seen.delete(obj);
   }
+}
+
+function isKeypairLike(o: object): boolean {
+  const k = o as { publicKey?: unknown; secret?: unknown };
+  return typeof k.publicKey === "function" && typeof k.secret === "function";
 }
 
 function errorValue(err: Error, depth: number, seen: WeakSet<object>): JsonValue {

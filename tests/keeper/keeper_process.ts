@@ -16,6 +16,9 @@ export function validEnv(secret = Keypair.random().secret()): Record<string, str
     VAULT_CONTRACT: contractId(2),
     API_PORT: "0",
     API_HOST: "127.0.0.1",
+    // Loopback only: a closed port, so chain calls fail at once instead of reaching the internet.
+    SOROBAN_RPC: "http://127.0.0.1:9/rpc",
+    HORIZON_URL: "http://127.0.0.1:9",
   };
 }
 

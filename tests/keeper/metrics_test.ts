@@ -87,6 +87,9 @@ Deno.test("default process metrics work under Deno", async () => {
   assert.ok((s.get("nodejs_heap_size_used_bytes") ?? 0) > 0);
   assert.ok((s.get("process_open_fds") ?? 0) > 0);
   assert.equal(types(text).get("process_cpu_seconds_total"), "counter");
+  assert.ok((s.get("nodejs_eventloop_lag_p99_seconds") ?? -1) >= 0);
+  // Never observed under Deno, so not exported.
+  assert.equal(types(text).has("nodejs_gc_duration_seconds"), false);
 });
 
 Deno.test("unitsToFloat prints exactly the 7-decimal value", () => {
