@@ -160,6 +160,7 @@ export async function runDemo(argv: string[]): Promise<number> {
         NETWORK_PASSPHRASE: out.networkPassphrase,
         POLL_INTERVAL: String(opts.pollInterval),
         API_PORT: String(port),
+        API_HOST: "127.0.0.1",
         PRIMARY_DEX_ROUTER: c.primary_dex_router,
         FALLBACK_DEX_ROUTER: c.fallback_dex_router,
         KNOWN_DEPOSITORS: Object.keys(DEPOSITS).map((n) => out.accounts[n].public).join(","),
