@@ -1,0 +1,166 @@
+/**
+ * `main.ts demo` end to end, as a newcomer runs it: a child process started from another working
+ * directory, observed only through its public interfaces (the keepers' HTTP APIs), then stopped
+ * with SIGTERM. Checks that liquidations happen (each keeper fills, or they race), that the vault's
+ * share price rises, and that nothing is left running.
+ */
+import assert from "node:assert/strict";
+
+const MAIN = new URL("../../main.ts", import.meta.url);
+/** How long the demo may take to show both keepers at work. */
+const DEADLINE_MS = 240_000;
+
+/** Two consecutive free loopback ports starting at a random base, plus one more for RPC. */
+function freePorts(): { rpc: number; web: number } {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20000 + Math.floor(Math.random() * 20000);
+    const ports = [base, base + 1, base + 2];
+    const listeners: Deno.Listener[] = [];
+    try {
+      for (const port of ports) listeners.push(Deno.listen({ hostname: "127.0.0.1", port }));
+      return { rpc: base + 2, web: base };
+    } catch {
+      // taken: try another base
+    } finally {
+      for (const l of listeners) l.close();
+    }
+  }
+  throw new Error("no free ports");
+}
+
+/** Processes whose parent is `pid` (from /proc). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const out: number[] = [];
+  for await (const e of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const stat = await Deno.readTextFile(`/proc/${e.name}/stat`);
+      // pid (comm) state ppid …  — comm may contain spaces, so split after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) out.push(Number(e.name));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return !/^\d+ \(.*\) Z/.test(stat); // a zombie is gone for our purposes
+  } catch {
+    return false;
+  }
+}
+
+async function getJson(url: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+    if (!res.ok) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    return await res.json();
+  } catch {
+    return undefined;
+  }
+}
+
+interface Perf {
+  vault: { share_price: string | null; total_profit: string } | null;
+  keeper_stats: { fills: number; lost_races: number; name: string };
+  keepers: { address: string; successful_fills: string | null }[];
+}
+
+Deno.test({
+  name: "demo: both keepers liquidate (or race), the share price rises, SIGTERM stops everything",
+  async fn() {
+    const cwd = await Deno.makeTempDir({ prefix: "vigil-demo-" });
+    const { rpc, web } = freePorts();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        MAIN.href,
+        "demo",
+        "--rpc-port",
+        String(rpc),
+        "--port",
+        String(web),
+        "--shock-rate",
+        "4",
+        "--seed",
+        "7",
+      ],
+      cwd,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const output: string[] = [];
+    const drain = async (s: ReadableStream<Uint8Array>) => {
+      const dec = new TextDecoder();
+      for await (const chunk of s) output.push(dec.decode(chunk, { stream: true }));
+    };
+    const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+
+    let firstPrice: bigint | undefined;
+    let lastPrice: bigint | undefined;
+    let perfs: Perf[] = [];
+    let keeperPids: number[] = [];
+    let ok = false;
+    try {
+      const start = Date.now();
+      while (Date.now() - start < DEADLINE_MS) {
+        await new Promise((r) => setTimeout(r, 2000));
+        const got = await Promise.all(
+          [web, web + 1].map((p) => getJson(`http://127.0.0.1:${p}/api/performance`)),
+        );
+        if (got.some((g) => g === undefined)) continue;
+        if (keeperPids.length === 0) keeperPids = await childrenOf(child.pid);
+        perfs = got as unknown as Perf[];
+        const price = perfs[0].vault?.share_price;
+        if (price) {
+          firstPrice ??= BigInt(price);
+          lastPrice = BigInt(price);
+        }
+        const bothFilled = perfs.every((p) => p.keeper_stats.fills >= 1);
+        const raced = perfs.some((p) => p.keeper_stats.lost_races >= 1) &&
+          perfs.some((p) => p.keeper_stats.fills >= 1);
+        if ((bothFilled || raced) && firstPrice !== undefined && lastPrice! > firstPrice) {
+          ok = true;
+          break;
+        }
+      }
+    } finally {
+      child.kill("SIGTERM");
+      const status = await child.status;
+      await drained;
+      const log = output.join("");
+      // The demo's output is the user's terminal: no secret may appear there.
+      assert.doesNotMatch(log, /\bS[A-Z2-7]{55}\b/, "a secret seed was printed");
+      assert.equal(status.code, 0, `demo exited with ${status.code}\n${log.slice(-3000)}`);
+      assert.ok(keeperPids.length >= 2, `expected the keeper child processes, saw ${keeperPids}`);
+      for (const pid of keeperPids) assert.ok(!alive(pid), `child process ${pid} still running`);
+      // Ports are freed: the keepers' API ports can be bound again.
+      for (const port of [web, web + 1, rpc]) {
+        const l = Deno.listen({ hostname: "127.0.0.1", port });
+        l.close();
+      }
+      await Deno.remove(cwd, { recursive: true });
+      if (!ok) {
+        console.error(log.slice(-6000));
+        console.error(JSON.stringify(perfs.map((p) => p?.keeper_stats)));
+      }
+    }
+    assert.ok(ok, "no liquidation by each keeper (or race) with a rising share price in time");
+    assert.ok(lastPrice! > firstPrice!, `share price ${firstPrice} → ${lastPrice}`);
+    // The registry's own counters agree that keepers filled on chain.
+    const onChainFills = perfs[0].keepers.reduce(
+      (n, k) => n + Number(k.successful_fills ?? 0),
+      0,
+    );
+    assert.ok(onChainFills >= 1, "registry shows no successful fill");
+  },
+});
