@@ -202,12 +202,21 @@ export class LedgerClock {
     if (this.#samples.length > 64) this.#samples.shift();
   }
 
-  /** Estimated seconds per ledger, clamped to [0.01, 60]. */
+  /**
+   * Estimated seconds per ledger, clamped to [0.01, 60]: the median pace over consecutive
+   * observations, so one jump (a burst of ledgers, a stalled node) does not skew it.
+   */
   secondsPerLedger(): number {
     const s = this.#samples;
     if (s.length < 2) return this.#fallbackSec;
-    const a = s[0], b = s[s.length - 1];
-    const est = (b.at - a.at) / 1000 / (b.seq - a.seq);
+    const paces: number[] = [];
+    for (let i = 1; i < s.length; i++) {
+      const dSeq = s[i].seq - s[i - 1].seq;
+      const dT = (s[i].at - s[i - 1].at) / 1000;
+      paces.push(dT / dSeq);
+    }
+    paces.sort((a, b) => a - b);
+    const est = paces[Math.floor(paces.length / 2)];
     return Math.min(60, Math.max(0.01, est));
   }
 }

@@ -185,6 +185,11 @@ Deno.test("LedgerClock estimates seconds per ledger from observations", () => {
   assert.equal(c.secondsPerLedger(), 0.2);
   c.observe(90, 1_003_000); // going backwards: ignored
   assert.equal(c.secondsPerLedger(), 0.2);
+  // A burst of 150 ledgers in 100 ms (a fast-forward) does not make the chain look fast.
+  c.observe(260, 1_002_100);
+  c.observe(261, 1_002_350);
+  c.observe(262, 1_002_600);
+  assert.equal(c.secondsPerLedger(), 0.25);
 });
 
 /** A pool whose accepted band is [lo, hi] (1213 above, 1214 below). */

@@ -16,6 +16,7 @@ import {
   stopKeeper,
   until,
   vaultState,
+  waitLog,
   type World,
 } from "./keeper_fixture.ts";
 import type { KeeperChild } from "./keeper_process.ts";
@@ -61,6 +62,7 @@ Deno.test("DEX: a transient primary failure falls back to the fallback venue", a
     assert.ok(profit > 0n && amount - drawn === profit);
     const after = await vaultState(w);
     assert.equal(after.total_profit - before.total_profit, profit);
+    await waitLog(k, (l) => /liquidation filled/.test(String(l.msg)));
     const text = k.stderr();
     assert.match(text, /DEX venue failed: primary \(soroswap\)/);
     assert.match(text, /swapped seized .* to USDC on fallback \(phoenix\)/);
@@ -105,6 +107,8 @@ Deno.test("DEX: a quote below the slippage floor stops the swap — no fallback,
     // The keeper holds the seized XLM (minus fees), not sold anywhere.
     const xlmAfter = await balance(w, w.xlm, keeper.publicKey());
     assert.ok(xlmAfter - xlmBefore > 1_000n * 10_000_000n, `XLM held: ${xlmAfter - xlmBefore}`);
+    // The dashboard line follows the on-chain return; wait for it before reading the log.
+    await waitLog(k, (l) => /collateral held/.test(String(l.msg)));
     const text = k.stderr();
     assert.match(text, /ErrSlippageExceeded/);
     assert.doesNotMatch(text, /on fallback \(phoenix\)/);
@@ -147,6 +151,7 @@ Deno.test("no DEX configured and non-USDC collateral: held, nothing booked as pr
     assert.equal(after.total_profit, before.total_profit);
     assert.equal(after.total_usdc, before.total_usdc);
     assert.ok((await balance(w, w.xlm, keeper.publicKey())) - xlmBefore > 1_000n * 10_000_000n);
+    await waitLog(k, (l) => /collateral held/.test(String(l.msg)));
     const text = k.stderr();
     assert.match(text, /no DEX configured/);
     assert.doesNotMatch(text, /DEX swap client ready/);

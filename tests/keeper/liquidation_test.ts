@@ -156,6 +156,11 @@ Deno.test({
       assert.ok(Number(info.avg_response_time_ms) > 0);
       // The seized collateral was sold: the keeper holds no WETH, and every swap left via a venue.
       assert.equal(await balance(w, w.weth, keeper.publicKey()), 0n);
+      await until(
+        () => Promise.resolve((k!.stderr().match(/liquidation filled/g) ?? []).length >= 2),
+        10_000,
+        "both fills logged",
+      );
       const lines = k.stderr();
       assert.match(lines, /swapped seized .* to USDC on primary \(soroswap\)/);
       assert.match(lines, /liquidation filled/);

@@ -192,7 +192,9 @@ export async function executeLiquidation(
   if (drawAmount > 0n) await vault.draw(drawAmount);
 
   // 4. Fill in the target block.
-  const deadline = Date.now() + (target.block - next + 2) * spl * 1000 + 10_000;
+  // Generous deadline (the pace estimate may be off); what matters is below: never fill early.
+  const deadline = Date.now() +
+    Math.max(2 * deps.pollIntervalSec, (target.block - next + 2) * spl * 2) * 1000 + 10_000;
   // Read the sequence number now: the fill is latency-critical (it must land in the target
   // block), and nothing else signs for this account meanwhile.
   const account = await chain.server.getAccount(me);
@@ -201,8 +203,9 @@ export async function executeLiquidation(
     signal: deps.signal,
     pollMs: Math.max(20, Math.min(250, spl * 100)),
   });
-  if (deps.signal?.aborted && reached.sequence + 1 < target.block) {
-    // Shutting down before the profitable block: give the capital back rather than fill early.
+  if (reached.sequence + 1 < target.block) {
+    // Shutting down, or the chain is slower than estimated: a fill now would land before the
+    // first profitable block (a loss). Give the capital back; a later cycle comes back.
     const rt = Math.round(performance.now() - t0);
     if (drawAmount > 0n) await vault.returnProceeds(drawAmount, rt);
     return {
@@ -211,7 +214,14 @@ export async function executeLiquidation(
       profit: 0n,
       responseTimeMs: rt,
       status: "skipped",
-      details: { user, reason: "shutdown before the profitable block; draw returned" },
+      details: {
+        user,
+        reason: deps.signal?.aborted
+          ? "shutdown before the profitable block; draw returned"
+          : "profitable block not reached in time; draw returned",
+        target_block: target.block,
+        latest: reached.sequence,
+      },
     };
   }
   const requests = [
