@@ -168,6 +168,8 @@ function start(opts: LocalnetOptions): Localnet {
 
   const rootId = chain.root.publicKey();
 
+  const scAddresses = new Map<string, xdr.ScAddress>();
+
   function call(
     contractId: string,
     fn: string,
@@ -176,9 +178,15 @@ function start(opts: LocalnetOptions): Localnet {
     apply: boolean,
   ): unknown {
     const spec = host.specFor(contractId, chain.store);
+    let contractAddress = scAddresses.get(contractId);
+    if (!contractAddress) {
+      contractAddress = Address.fromString(contractId).toScAddress();
+      if (scAddresses.size > 10_000) scAddresses.clear();
+      scAddresses.set(contractId, contractAddress);
+    }
     const hostFunction = xdr.HostFunction.hostFunctionTypeInvokeContract(
       new xdr.InvokeContractArgs({
-        contractAddress: Address.fromString(contractId).toScAddress(),
+        contractAddress,
         functionName: fn,
         args: host.encodeArgs(spec, fn, args ?? []),
       }),
