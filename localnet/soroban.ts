@@ -12,7 +12,7 @@ import { paddedInstructions, resourceFee } from "./fees.ts";
 import type { HostApi } from "./host_api.ts";
 import type { AuthMode, LedgerInfo, LedgerReader } from "./host/types.ts";
 import type { Overlay } from "./store.ts";
-import { muxedToG, sha256, toHex } from "./util.ts";
+import { fromB64, muxedToG, sha256, toB64, toHex } from "./util.ts";
 
 /** What applying one Soroban op produced. */
 export interface SorobanOpOutcome {
@@ -189,6 +189,44 @@ export function applySorobanOp(
   }
 }
 
+/**
+ * base64 XDR of a v0 SorobanTransactionData, assembled from the footprint keys' base64 XDR
+ * (simulation's hot path: no decoding and re-encoding of every key).
+ */
+export function sorobanDataB64(
+  readOnly: string[],
+  readWrite: string[],
+  instructions: number,
+  diskReadBytes: number,
+  writeBytes: number,
+  fee: bigint,
+): string {
+  const keys = [...readOnly, ...readWrite].map(fromB64);
+  const size = 4 + 4 + 4 + keys.reduce((n, k) => n + k.length, 0) + 12 + 8;
+  const out = new Uint8Array(size);
+  const dv = new DataView(out.buffer);
+  let o = 0;
+  dv.setUint32(o, 0); // ext v0
+  o += 4;
+  dv.setUint32(o, readOnly.length);
+  o += 4;
+  for (let i = 0; i < readOnly.length; i++) {
+    out.set(keys[i], o);
+    o += keys[i].length;
+  }
+  dv.setUint32(o, readWrite.length);
+  o += 4;
+  for (let i = readOnly.length; i < keys.length; i++) {
+    out.set(keys[i], o);
+    o += keys[i].length;
+  }
+  dv.setUint32(o, instructions);
+  dv.setUint32(o + 4, diskReadBytes);
+  dv.setUint32(o + 8, writeBytes);
+  dv.setBigInt64(o + 12, fee);
+  return toB64(out);
+}
+
 /** simulateTransaction's result (stellar-rpc shape, before latestLedger is added). */
 export interface SimulationResult {
   error?: string;
@@ -321,21 +359,16 @@ export function simulateEnvelope(
     readOnlyEntries: res.readOnly.length,
     readWriteEntries: res.readWrite.length,
   });
-  const data = new xdr.SorobanTransactionData({
-    ext: xdr.SorobanTransactionDataExt.v0(),
-    resources: new xdr.SorobanResources({
-      footprint: new xdr.LedgerFootprint({
-        readOnly: res.readOnly.map((k) => xdr.LedgerKey.fromXdr(k, "base64")),
-        readWrite: res.readWrite.map((k) => xdr.LedgerKey.fromXdr(k, "base64")),
-      }),
-      instructions,
-      diskReadBytes: res.resources.diskReadBytes,
-      writeBytes: res.resources.writeBytes,
-    }),
-    resourceFee: fee,
-  });
+  const transactionData = sorobanDataB64(
+    res.readOnly,
+    res.readWrite,
+    instructions,
+    res.resources.diskReadBytes,
+    res.resources.writeBytes,
+    fee,
+  );
   return {
-    transactionData: data.toXdr("base64"),
+    transactionData,
     minResourceFee: fee.toString(),
     results: [{
       xdr: (res.returnValue ?? xdr.ScVal.scvVoid()).toXdr("base64"),

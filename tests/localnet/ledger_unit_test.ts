@@ -17,7 +17,7 @@ import {
 import * as host from "../../localnet/host/mod.ts";
 import { Chain } from "../../localnet/ledger.ts";
 import { resultPair, txMetaB64, txSetOf } from "../../localnet/meta.ts";
-import { simulateEnvelope } from "../../localnet/soroban.ts";
+import { simulateEnvelope, sorobanDataB64 } from "../../localnet/soroban.ts";
 import { counterContract } from "../../contracts/testing/counter.ts";
 import { resourceFee } from "../../localnet/fees.ts";
 import { cursorString, parseCursor, toid } from "../../localnet/events.ts";
@@ -226,6 +226,29 @@ Deno.test("fee model is deterministic in declared resources", () => {
   assert.equal(resourceFee(base), 2500n + 31_250n + 20_000n + 1745n + 5762n);
   assert.ok(resourceFee({ ...base, instructions: 2_000_000 }) > resourceFee(base));
   assert.ok(resourceFee({ ...base, readWriteEntries: 3 }) > resourceFee(base));
+});
+
+Deno.test("simulation's hand-assembled SorobanTransactionData equals the SDK encoding", () => {
+  const k = (n: number) =>
+    xdr.LedgerKey.account(
+      new xdr.LedgerKeyAccount({
+        accountId: xdr.PublicKey.publicKeyTypeEd25519(new Uint8Array(32).fill(n)),
+      }),
+    );
+  const ro = [k(1), k(2)];
+  const rw = [k(3)];
+  const sdk = new xdr.SorobanTransactionData({
+    ext: xdr.SorobanTransactionDataExt.v0(),
+    resources: new xdr.SorobanResources({
+      footprint: new xdr.LedgerFootprint({ readOnly: ro, readWrite: rw }),
+      instructions: 123_456,
+      diskReadBytes: 789,
+      writeBytes: 1011,
+    }),
+    resourceFee: 98_765n,
+  }).toXdr("base64");
+  const b64 = (keys: xdr.LedgerKey[]) => keys.map((x) => x.toXdr("base64"));
+  assert.equal(sorobanDataB64(b64(ro), b64(rw), 123_456, 789, 1011, 98_765n), sdk);
 });
 
 Deno.test("event cursors: TOID layout and round trip", () => {
