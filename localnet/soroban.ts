@@ -110,15 +110,27 @@ export function applySorobanOp(
         return trapped([diagnosticError("Context", "InternalError", "contract host not loaded")]);
       }
       const op = body.invokeHostFunctionOp;
-      const res = normalizeResult(ctx.host.invokeHostFunction({
-        reader: view,
-        ledger: ctx.hostLedger,
-        source,
-        hostFunction: op.hostFunction,
-        auth: op.auth,
-        mode: "enforce",
-        footprint: { readOnly: new Set(soroban.readOnly), readWrite: new Set(soroban.readWrite) },
-      }));
+      let res;
+      try {
+        res = normalizeResult(ctx.host.invokeHostFunction({
+          reader: view,
+          ledger: ctx.hostLedger,
+          source,
+          hostFunction: op.hostFunction,
+          auth: op.auth,
+          mode: "enforce",
+          footprint: { readOnly: new Set(soroban.readOnly), readWrite: new Set(soroban.readWrite) },
+        }));
+      } catch (e) {
+        // A host bug must not leave a half-applied transaction: fail the op instead.
+        return trapped([
+          diagnosticError(
+            "Context",
+            "InternalError",
+            `host failure: ${(e as Error)?.message ?? e}`,
+          ),
+        ]);
+      }
       if (!res.ok) return trapped(res.diagnosticEvents);
       const declared = soroban.data.resources;
       const used = res.resources;
@@ -332,14 +344,23 @@ export function simulateEnvelope(
 
   if (!ctx.host) return { error: "contract host not loaded" };
   const inv = body.invokeHostFunctionOp;
-  const res = normalizeResult(ctx.host.invokeHostFunction({
-    reader: ctx.reader,
-    ledger: ctx.hostLedger,
-    source,
-    hostFunction: inv.hostFunction,
-    auth: inv.auth,
-    mode: authMode as AuthMode,
-  }));
+  let res;
+  try {
+    res = normalizeResult(ctx.host.invokeHostFunction({
+      reader: ctx.reader,
+      ledger: ctx.hostLedger,
+      source,
+      hostFunction: inv.hostFunction,
+      auth: inv.auth,
+      mode: authMode as AuthMode,
+    }));
+  } catch (e) {
+    return {
+      error: `HostError: Error(Context, InternalError)\n\nhost failure: ${
+        (e as Error)?.message ?? e
+      }`,
+    };
+  }
   const events = res.diagnosticEvents.map((e) => e.toXdr("base64"));
   if (!res.ok) {
     const e = res.error;
