@@ -16,6 +16,7 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { counterContract } from "../../contracts/testing/counter.ts";
+import { payerContract } from "../fixtures/payer.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 
 type AnyClient = contract.Client & Record<string, CallFn>;
@@ -106,6 +107,32 @@ Deno.test("SAC: ChangeTrust, mint by the issuer, G→C and C-held balances, SEP-
   const viaSent = await via.signAndSend();
   assert.equal(viaSent.getTransactionResponse?.status, "SUCCESS");
   assert.equal((await asAlice.balance({ id: counterId })).result, 140_0000000n);
+  // C → G: a contract paying out of its own balance (invoker rule), then C → issuer (burn).
+  const payerId = await node.deployContract(payerContract);
+  await (await asAlice.transfer({ from: alice.publicKey(), to: payerId, amount: 50_0000000n }))
+    .signAndSend();
+  const bob = await node.newAccount();
+  await changeTrust(node, bob, usdc);
+  const payer = await node.clientFor<AnyClient>(payerId, bob);
+  const paid = await (await payer.pay({ token: sacId, to: bob.publicKey(), amount: 30_0000000n }))
+    .signAndSend();
+  const paidResp = paid.getTransactionResponse as rpc.Api.GetSuccessfulTransactionResponse;
+  assert.equal(paidResp.status, "SUCCESS");
+  assert.deepEqual(
+    paidResp.events.contractEventsXdr[0][0].body.v0.topics.map((x) => scValToNative(x)),
+    ["transfer", payerId, bob.publicKey(), name],
+  );
+  assert.equal((await node.server.getTrustline(bob.publicKey(), usdc)).balance, 30_0000000n);
+  const burned =
+    await (await payer.pay({ token: sacId, to: issuer.publicKey(), amount: 5_0000000n }))
+      .signAndSend();
+  const burnResp = burned.getTransactionResponse as rpc.Api.GetSuccessfulTransactionResponse;
+  assert.deepEqual(
+    burnResp.events.contractEventsXdr[0][0].body.v0.topics.map((x) => scValToNative(x)),
+    ["burn", payerId, name],
+  );
+  assert.equal((await asAlice.balance({ id: payerId })).result, 15_0000000n);
+
   // More than held → Error(Contract, #10) in simulation.
   const over = await asAlice.transfer({
     from: alice.publicKey(),
