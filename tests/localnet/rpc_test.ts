@@ -231,6 +231,55 @@ Deno.test("envelope errors: bad seq, bad signature, fee too low, too late, no ac
     .setTimeout(30).build();
   extra.sign(alice, bob);
   assert.equal(codeOf(await node.server.sendTransaction(extra)), "txBadAuthExtra");
+  // Too early: minTime in the future.
+  const early = new TransactionBuilder(await node.server.getAccount(alice.publicKey()), {
+    fee: "100",
+    networkPassphrase: node.networkPassphrase,
+    timebounds: { minTime: Math.floor(Date.now() / 1000) + 3600, maxTime: 0 },
+  }).addOperation(
+    Operation.payment({ destination: bob.publicKey(), asset: Asset.native(), amount: "1" }),
+  ).build();
+  early.sign(alice);
+  assert.equal(codeOf(await node.server.sendTransaction(early)), "txTooEarly");
+  // Fee above what is available over the reserve → txInsufficientBalance.
+  const poor = await node.newAccount(1n); // exactly the 1 XLM minimum balance
+  assert.equal(
+    codeOf((await pay(node, poor, bob.publicKey(), "0.1")).res),
+    "txInsufficientBalance",
+  );
+  // A Soroban op mixed with a classic one → txMalformed.
+  const mixed = new TransactionBuilder(await node.server.getAccount(alice.publicKey()), {
+    fee: "200",
+    networkPassphrase: node.networkPassphrase,
+  }).addOperation(
+    Operation.invokeContractFunction({
+      contract: Asset.native().contractId(node.networkPassphrase),
+      function: "decimals",
+      args: [],
+    }),
+  ).addOperation(
+    Operation.payment({ destination: bob.publicKey(), asset: Asset.native(), amount: "1" }),
+  ).setTimeout(30).build();
+  mixed.sign(alice);
+  assert.equal(codeOf(await node.server.sendTransaction(mixed)), "txMalformed");
+  // Fee-bump envelopes are not supported.
+  const inner = new TransactionBuilder(await node.server.getAccount(alice.publicKey()), {
+    fee: "100",
+    networkPassphrase: node.networkPassphrase,
+  }).addOperation(
+    Operation.payment({ destination: bob.publicKey(), asset: Asset.native(), amount: "1" }),
+  ).setTimeout(30).build();
+  inner.sign(alice);
+  const bump = TransactionBuilder.buildFeeBumpTransaction(
+    bob,
+    "200",
+    inner,
+    node.networkPassphrase,
+  );
+  bump.sign(bob);
+  const bumpRes = await node.server.sendTransaction(bump);
+  assert.equal(codeOf(bumpRes), "txNotSupported");
+  assert.equal(bumpRes.hash, bump.hash().reduce((h, b) => h + b.toString(16).padStart(2, "0"), ""));
   // Unsupported op → txFAILED [opNOT_SUPPORTED], not included.
   const acc3 = await node.server.getAccount(alice.publicKey());
   const ms = new TransactionBuilder(acc3, { fee: "100", networkPassphrase: node.networkPassphrase })
