@@ -132,7 +132,9 @@ export async function executeLiquidation(
     });
   }
   const spl = deps.clock.secondsPerLedger();
-  const maxWait = Math.max(1, Math.floor(deps.pollIntervalSec / spl));
+  // One poll interval ahead, plus a few ledgers for the draw and trustline transactions, so the
+  // next cycle never arrives too late to draw before the target block.
+  const maxWait = Math.ceil(deps.pollIntervalSec / spl) + 3;
   if (target.block - next > maxWait) {
     return noCapitalResult("waiting", {
       details: {
