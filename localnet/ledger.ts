@@ -178,6 +178,7 @@ export class Chain implements EventSource {
       networkId: this.networkId,
       ledgerSeq: this.latest.sequence + 1,
       closeTime,
+      timeOffset: this.timeOffset,
       host: this.host,
       hostLedger: this.hostLedger(closeTime),
     };

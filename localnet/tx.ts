@@ -86,6 +86,8 @@ export interface TxContext {
   ledgerSeq: number;
   /** Its close time. */
   closeTime: bigint;
+  /** Seconds the ledger clock runs ahead of the wall clock (test time travel). */
+  timeOffset?: number;
   host: HostApi | undefined;
   hostLedger: LedgerInfo;
 }
@@ -272,10 +274,14 @@ export function validateTx(
   // 4. time and ledger bounds
   const bounds = timeAndLedgerBounds(tx.cond);
   if (bounds.time) {
-    if (bounds.time.minTime > ctx.closeTime) {
+    // Clients derive time bounds from their own clock, which knows nothing of the test offset:
+    // compare with the close time minus the offset (= the wall clock), so advancing ledger
+    // time does not make every SDK-built transaction txTOO_LATE.
+    const clientTime = ctx.closeTime - BigInt(ctx.timeOffset ?? 0);
+    if (bounds.time.minTime > clientTime) {
       return { hash, result: txCode("tx_too_early", feeCharged) };
     }
-    if (bounds.time.maxTime !== 0n && bounds.time.maxTime < ctx.closeTime) {
+    if (bounds.time.maxTime !== 0n && bounds.time.maxTime < clientTime) {
       return { hash, result: txCode("tx_too_late", feeCharged) };
     }
   }

@@ -366,6 +366,25 @@ Deno.test("localnet_advanceTime moves ledger timestamps; closeLedgers; snapshot/
   assert.equal(closed.json.result.sequence, t0.sequence + 11);
   // Time never goes backwards.
   assert.ok(closed.json.result.closeTime >= adv.json.result.closeTime);
+  // SDK-built transactions (time bounds from the wall clock) stay valid after time travel.
+  const alice = await node.newAccount();
+  const acc = await node.server.getAccount(alice.publicKey());
+  const tx = new TransactionBuilder(acc, { fee: "100", networkPassphrase: node.networkPassphrase })
+    .addOperation(
+      Operation.payment({
+        destination: node.chain.root.publicKey(),
+        asset: Asset.native(),
+        amount: "1",
+      }),
+    ).setTimeout(300).build();
+  tx.sign(alice);
+  const sent = await node.server.sendTransaction(tx);
+  assert.equal(sent.status, "PENDING");
+  const got = await node.server.getTransaction(sent.hash);
+  assert.equal(got.status, "SUCCESS");
+  if (got.status === "SUCCESS") {
+    assert.ok(BigInt(got.createdAt) >= BigInt(adv.json.result.closeTime));
+  }
   const snap = await rawRpc(node, {
     jsonrpc: "2.0",
     id: 1,
@@ -381,7 +400,7 @@ Deno.test("localnet_advanceTime moves ledger timestamps; closeLedgers; snapshot/
     method: "localnet_revert",
     params: { id: snap.json.result.id },
   });
-  assert.equal(rev.json.result.sequence, closed.json.result.sequence);
+  assert.equal(rev.json.result.sequence, snap.json.result.sequence);
   await assert.rejects(node.server.getAccount(kp.publicKey()), /Account not found/);
 });
 
