@@ -4,7 +4,9 @@
  * loopback HTTP), for a SAC transfer and a contract call; plus the in-process `invoke` fast
  * path used for seeding, and getEvents over a long history.
  *
- * Run: `deno run -A bench/localnet_bench.ts [N]` (default N = 400).
+ * Run: `deno run -A bench/localnet_bench.ts [N]` (default N = 400); pin it to one core with
+ * `taskset -c 0 deno run -A bench/localnet_bench.ts` (the client runs in the same thread, so
+ * the figures include the SDK-free client's own JSON/fetch cost).
  */
 import {
   Account,
