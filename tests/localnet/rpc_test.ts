@@ -457,3 +457,40 @@ Deno.test("JSON-RPC envelope: HTTP 200 always, id echoed, errors, CORS, batches"
   const le = await node.server.getLedgerEntries(k);
   assert.equal(le.entries.length, 0);
 });
+
+Deno.test("getTransactions and getLedgers page with cursors; registerControlMethod", async () => {
+  await using node = await startTestNode();
+  const alice = await node.newAccount();
+  const bob = await node.newAccount();
+  const hashes: string[] = [];
+  for (let i = 0; i < 5; i++) hashes.push((await pay(node, alice, bob.publicKey(), "1")).res.hash);
+  const first =
+    (await node.server.getTransaction(hashes[0])) as rpc.Api.GetSuccessfulTransactionResponse;
+  const p1 = await node.server.getTransactions({
+    startLedger: first.ledger,
+    pagination: { limit: 2 },
+  });
+  assert.deepEqual(p1.transactions.map((t) => t.txHash), hashes.slice(0, 2));
+  const p2 = await node.server.getTransactions({ pagination: { cursor: p1.cursor, limit: 2 } });
+  assert.deepEqual(p2.transactions.map((t) => t.txHash), hashes.slice(2, 4));
+  const p3 = await node.server.getTransactions({ pagination: { cursor: p2.cursor, limit: 10 } });
+  assert.deepEqual(p3.transactions.map((t) => t.txHash), hashes.slice(4));
+  await assert.rejects(
+    node.server.getTransactions({ startLedger: 10_000 }),
+    (e: { code: number }) => e.code === -32600,
+  );
+  const l1 = await node.server.getLedgers({ startLedger: 1, pagination: { limit: 3 } });
+  assert.deepEqual(l1.ledgers.map((l) => l.sequence), [1, 2, 3]);
+  const l2 = await node.server.getLedgers({ pagination: { cursor: l1.cursor, limit: 2 } });
+  assert.deepEqual(l2.ledgers.map((l) => l.sequence), [4, 5]);
+  assert.equal(l2.ledgers[0].headerXdr.header.ledgerSeq, 4);
+  // Control methods added by scenario code are served on the same endpoint.
+  node.registerControlMethod("localnet_echo", (params) => ({ got: params }));
+  const echo = await rawRpc(node, {
+    jsonrpc: "2.0",
+    id: 9,
+    method: "localnet_echo",
+    params: { x: 1 },
+  });
+  assert.deepEqual(echo.json, { jsonrpc: "2.0", id: 9, result: { got: { x: 1 } } });
+});

@@ -323,3 +323,152 @@ Deno.test("in-process invoke/view: mocked auth, errors carry Error(Contract, #N)
   const client = await node.clientFor<Counter>(id);
   assert.equal(ok((await client.get({ user })).result), 10);
 });
+
+Deno.test("simulation auth modes, success without an error key; duplicate keys and fee > bid", async () => {
+  const { node, id } = await setup();
+  await using _ = node;
+  const alice = await node.newAccount();
+  const bob = await node.newAccount();
+  const s = await incrementTx(node, id, alice, bob.publicKey(), 1);
+  const raw = async (params: unknown) =>
+    (await fetch(node.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "simulateTransaction", params }),
+    })).json();
+  const ok = await raw({ transaction: s.raw.toEnvelope().toXdr("base64") });
+  assert.equal("error" in ok.result, false);
+  assert.equal(ok.result.results.length, 1);
+  assert.equal(ok.result.minResourceFee, String(s.sim.transactionData.build().resourceFee));
+  // With auth entries present: enforce by default; asking for record is an error.
+  const op = s.raw.operations[0] as Operation.InvokeHostFunction;
+  const withAuth = new TransactionBuilder(await node.server.getAccount(alice.publicKey()), {
+    fee: "100",
+    networkPassphrase: node.networkPassphrase,
+  }).addOperation(Operation.invokeHostFunction({ func: op.func, auth: s.sim.result!.auth }))
+    .setTimeout(60).build().toEnvelope().toXdr("base64");
+  const rec = await raw({ transaction: withAuth, authMode: "record" });
+  assert.equal(rec.result.error, "cannot set authMode to 'record' with an auth footprint");
+  const enf = await raw({ transaction: withAuth });
+  assert.match(enf.result.error, /Error\(/); // bob's entry is unsigned: enforcement fails
+  const bad = await raw({ transaction: withAuth, authMode: "nope" });
+  assert.equal(
+    bad.result.error,
+    "optional 'authMode' must be one of enforce,record,record_allow_nonroot when included",
+  );
+
+  // Duplicate footprint key → txSorobanInvalid; resourceFee above the fee bid → txSorobanInvalid.
+  const self = await incrementTx(node, id, alice, alice.publicKey(), 1);
+  const data = self.sim.transactionData.build();
+  const fp = data.resources.footprint;
+  const send = async (d: xdr.SorobanTransactionData, fee: string) => {
+    const tx = new TransactionBuilder(await node.server.getAccount(alice.publicKey()), {
+      fee,
+      networkPassphrase: node.networkPassphrase,
+    }).addOperation(Operation.invokeHostFunction({ func: op.func, auth: self.sim.result!.auth }))
+      .setSorobanData(d).setTimeout(60).build();
+    tx.sign(alice);
+    return await node.server.sendTransaction(tx);
+  };
+  const dup = new xdr.SorobanTransactionData({
+    ext: data.ext,
+    resourceFee: data.resourceFee * 2n,
+    resources: new xdr.SorobanResources({
+      footprint: new xdr.LedgerFootprint({
+        readOnly: [...fp.readOnly, fp.readWrite[0]],
+        readWrite: fp.readWrite,
+      }),
+      instructions: data.resources.instructions,
+      diskReadBytes: data.resources.diskReadBytes,
+      writeBytes: data.resources.writeBytes,
+    }),
+  });
+  const d1 = await send(dup, "100");
+  assert.equal(d1.errorResult?.result.type, "txSorobanInvalid");
+  // The builder adds resourceFee to the fee; a raw envelope is needed to bid less than it.
+  const tx = new TransactionBuilder(await node.server.getAccount(alice.publicKey()), {
+    fee: "100",
+    networkPassphrase: node.networkPassphrase,
+  }).addOperation(Operation.invokeHostFunction({ func: op.func, auth: self.sim.result!.auth }))
+    .setSorobanData(data).setTimeout(60).build();
+  const env = tx.toEnvelope();
+  if (env.type !== "envelopeTypeTx") throw new Error("unexpected envelope");
+  const t = env.v1.tx;
+  const lowBid = new xdr.Transaction({
+    sourceAccount: t.sourceAccount,
+    fee: Number(data.resourceFee) - 1,
+    seqNum: t.seqNum,
+    cond: t.cond,
+    memo: t.memo,
+    operations: t.operations,
+    ext: t.ext,
+  });
+  const lowTx = TransactionBuilder.fromXDR(
+    xdr.TransactionEnvelope.envelopeTypeTx(
+      new xdr.TransactionV1Envelope({ tx: lowBid, signatures: [] }),
+    ).toXdr("base64"),
+    node.networkPassphrase,
+  );
+  lowTx.sign(alice);
+  const low = await node.server.sendTransaction(lowTx);
+  assert.equal(low.errorResult?.result.type, "txSorobanInvalid");
+});
+
+Deno.test("ExtendFootprintTtl and RestoreFootprint succeed; TTL is extended", async () => {
+  const { node, id } = await setup();
+  await using _ = node;
+  const alice = await node.newAccount();
+  const instanceKey = xdr.LedgerKey.contractData(
+    new xdr.LedgerKeyContractData({
+      contract: Address.fromString(id).toScAddress(),
+      key: xdr.ScVal.scvLedgerKeyContractInstance(),
+      durability: xdr.ContractDataDurability.persistent,
+    }),
+  );
+  const before = (await node.server.getLedgerEntries(instanceKey)).entries[0].liveUntilLedgerSeq!;
+  const latest = node.latestLedger().sequence;
+  const data = new xdr.SorobanTransactionData({
+    ext: xdr.SorobanTransactionDataExt.v0(),
+    resources: new xdr.SorobanResources({
+      footprint: new xdr.LedgerFootprint({ readOnly: [instanceKey], readWrite: [] }),
+      instructions: 0,
+      diskReadBytes: 0,
+      writeBytes: 0,
+    }),
+    resourceFee: 0n,
+  });
+  const build = async (op: xdr.Operation, d: xdr.SorobanTransactionData) =>
+    new TransactionBuilder(await node.server.getAccount(alice.publicKey()), {
+      fee: "100",
+      networkPassphrase: node.networkPassphrase,
+    }).addOperation(op).setSorobanData(d).setTimeout(60).build();
+  const extendTo = 3_000_000;
+  const draft = await build(Operation.extendFootprintTtl({ extendTo }), data);
+  const sim = await node.server.simulateTransaction(draft);
+  assert.ok(rpc.Api.isSimulationSuccess(sim), JSON.stringify(sim));
+  const tx = await build(
+    Operation.extendFootprintTtl({ extendTo }),
+    (sim as rpc.Api.SimulateTransactionSuccessResponse).transactionData.build(),
+  );
+  tx.sign(alice);
+  const sent = await node.server.sendTransaction(tx);
+  assert.equal((await node.server.getTransaction(sent.hash)).status, "SUCCESS");
+  const after = (await node.server.getLedgerEntries(instanceKey)).entries[0].liveUntilLedgerSeq!;
+  assert.ok(after >= latest + extendTo && after > before, `${before} → ${after}`);
+  const restore = await build(
+    Operation.restoreFootprint({}),
+    new xdr.SorobanTransactionData({
+      ext: xdr.SorobanTransactionDataExt.v0(),
+      resources: new xdr.SorobanResources({
+        footprint: new xdr.LedgerFootprint({ readOnly: [], readWrite: [instanceKey] }),
+        instructions: 0,
+        diskReadBytes: 0,
+        writeBytes: 0,
+      }),
+      resourceFee: 100_000n,
+    }),
+  );
+  restore.sign(alice);
+  const r = await node.server.sendTransaction(restore);
+  assert.equal((await node.server.getTransaction(r.hash)).status, "SUCCESS");
+});
