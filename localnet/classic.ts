@@ -32,9 +32,6 @@ import { accountIdToG, muxedToG, trustlineKey } from "./util.ts";
 /** An OperationResult in stellar-xdr JSON form. */
 export type OpResultJson = unknown;
 
-/** Operation types the node applies. */
-export const SUPPORTED_CLASSIC = new Set(["createAccount", "payment", "changeTrust"]);
-
 const inner = (op: string, code: string): OpResultJson => ({ op_inner: { [op]: code } });
 
 /** Threshold level an operation needs from its source account. */

@@ -396,16 +396,6 @@ export class Chain implements EventSource {
     this.timeOffset = s.timeOffset;
     this.feePool = s.feePool;
   }
-
-  /** The cursor at the end of the latest ledger (for getEvents responses with no window). */
-  endCursor(): string {
-    return cursorString({
-      ledger: this.latest.sequence,
-      tx: 0xfffff,
-      op: 0xfff,
-      event: 0xffffffff,
-    });
-  }
 }
 
 function pushEvent(

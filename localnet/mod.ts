@@ -90,6 +90,15 @@ export interface Localnet {
   close(): Promise<void>;
 }
 
+/** Runs a synchronous step as a promise (a throw becomes a rejection). */
+function attempt<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
 /** Starts a node. */
 export function startLocalnet(opts: LocalnetOptions = {}): Promise<Localnet> {
   try {
@@ -216,83 +225,72 @@ function start(opts: LocalnetOptions): Localnet {
     port,
     friendbotUrl,
     chain,
-    deployContract(module, args, o) {
-      const salt = o?.salt ?? crypto.getRandomValues(new Uint8Array(32));
-      const r = host.deployContract({
-        reader: chain.store,
-        ledger: chain.hostLedger(),
-        module,
-        args,
-        deployer: rootId,
-        salt,
-      });
-      chain.applyDirect(r.changes, (r.events ?? []).map(normalizeEvent), r.liveUntil);
-      return Promise.resolve(r.contractId);
-    },
-    deployAsset(asset) {
-      const id = asset.contractId(passphrase);
-      const instanceKey = xdr.LedgerKey.contractData(
-        new xdr.LedgerKeyContractData({
-          contract: Address.fromString(id).toScAddress(),
-          key: xdr.ScVal.scvLedgerKeyContractInstance(),
-          durability: xdr.ContractDataDurability.persistent,
-        }),
-      ).toXdr("base64");
-      if (!chain.store.get(instanceKey)) {
-        const r = host.deployStellarAsset({
+    deployContract: (module, args, o) =>
+      attempt(() => {
+        const salt = o?.salt ?? crypto.getRandomValues(new Uint8Array(32));
+        const r = host.deployContract({
           reader: chain.store,
           ledger: chain.hostLedger(),
-          asset,
+          module,
+          args,
+          deployer: rootId,
+          salt,
         });
-        chain.applyDirect(r.changes);
-      }
-      return Promise.resolve(id);
-    },
-    fund(publicKey, xlm = 10_000n) {
-      if (!StrKey.isValidEd25519PublicKey(publicKey)) {
-        throw new Error(`invalid account ${publicKey}`);
-      }
-      const amount = xlm * 10_000_000n;
-      const seq = chain.latest.sequence + 1;
-      const changes = new Map<string, xdr.LedgerEntry | null>();
-      const root = loadAccount(chain.store, rootId)!;
-      const existing = loadAccount(chain.store, publicKey);
-      const acc = existing
-        ? withAccount(existing, { balance: existing.balance + amount })
-        : newAccount(publicKey, amount, seq);
-      const entry = (a: xdr.AccountEntry) =>
-        new xdr.LedgerEntry({
-          lastModifiedLedgerSeq: seq,
-          data: xdr.LedgerEntryData.account(a),
-          ext: xdr.LedgerEntryExt.v0(),
-        });
-      changes.set(accountKey(rootId), entry(withAccount(root, { balance: root.balance - amount })));
-      changes.set(accountKey(publicKey), entry(acc));
-      chain.applyDirect(changes);
-      return Promise.resolve();
-    },
-    invoke(contractId, fn, args, o) {
-      try {
-        return Promise.resolve(call(contractId, fn, args, o?.source, true) as never);
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    },
-    view(contractId, fn, args, o) {
-      try {
-        return Promise.resolve(call(contractId, fn, args, o?.source, false) as never);
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    },
-    advanceTime(seconds) {
-      chain.advanceTime(seconds);
-      return Promise.resolve();
-    },
-    closeLedgers(count = 1) {
-      chain.closeLedgers(count);
-      return Promise.resolve();
-    },
+        chain.applyDirect(r.changes, (r.events ?? []).map(normalizeEvent), r.liveUntil);
+        return r.contractId;
+      }),
+    deployAsset: (asset) =>
+      attempt(() => {
+        const id = asset.contractId(passphrase);
+        const instanceKey = xdr.LedgerKey.contractData(
+          new xdr.LedgerKeyContractData({
+            contract: Address.fromString(id).toScAddress(),
+            key: xdr.ScVal.scvLedgerKeyContractInstance(),
+            durability: xdr.ContractDataDurability.persistent,
+          }),
+        ).toXdr("base64");
+        if (!chain.store.get(instanceKey)) {
+          const r = host.deployStellarAsset({
+            reader: chain.store,
+            ledger: chain.hostLedger(),
+            asset,
+          });
+          chain.applyDirect(r.changes);
+        }
+        return id;
+      }),
+    fund: (publicKey, xlm = 10_000n) =>
+      attempt(() => {
+        if (!StrKey.isValidEd25519PublicKey(publicKey)) {
+          throw new Error(`invalid account ${publicKey}`);
+        }
+        const amount = xlm * 10_000_000n;
+        const seq = chain.latest.sequence + 1;
+        const changes = new Map<string, xdr.LedgerEntry | null>();
+        const root = loadAccount(chain.store, rootId)!;
+        const existing = loadAccount(chain.store, publicKey);
+        const acc = existing
+          ? withAccount(existing, { balance: existing.balance + amount })
+          : newAccount(publicKey, amount, seq);
+        const entry = (a: xdr.AccountEntry) =>
+          new xdr.LedgerEntry({
+            lastModifiedLedgerSeq: seq,
+            data: xdr.LedgerEntryData.account(a),
+            ext: xdr.LedgerEntryExt.v0(),
+          });
+        changes.set(
+          accountKey(rootId),
+          entry(withAccount(root, { balance: root.balance - amount })),
+        );
+        changes.set(accountKey(publicKey), entry(acc));
+        chain.applyDirect(changes);
+      }),
+    invoke: (contractId, fn, args, o) =>
+      attempt(() => call(contractId, fn, args, o?.source, true) as never),
+    view: (contractId, fn, args, o) =>
+      attempt(() => call(contractId, fn, args, o?.source, false) as never),
+    advanceTime: (seconds) => attempt(() => void chain.advanceTime(seconds)),
+    closeLedgers: (count = 1) => attempt(() => void chain.closeLedgers(count)),
     latestLedger() {
       return { sequence: chain.latest.sequence, closeTime: chain.latest.closeTime };
     },

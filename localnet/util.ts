@@ -8,7 +8,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { type Asset, StrKey, xdr } from "@stellar/stellar-sdk";
+import { StrKey, xdr } from "@stellar/stellar-sdk";
 
 /** sha256 of some bytes (native implementation; the SDK's is pure JS). */
 export function sha256(...parts: Uint8Array[]): Uint8Array {
@@ -77,38 +77,6 @@ export function accountKey(g: string): string {
 export function trustlineKey(g: string, asset: xdr.TrustLineAsset): string {
   return xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId: publicKeyXdr(g), asset }))
     .toXdr("base64");
-}
-
-/** TrustLineAsset of an SDK Asset. */
-export function trustLineAssetOf(asset: Asset): xdr.TrustLineAsset {
-  return asset.toTrustLineXDRObject();
-}
-
-/** The LedgerKey of a LedgerEntry (the entry's identity). */
-export function ledgerKeyOf(entry: xdr.LedgerEntry): xdr.LedgerKey {
-  const d = entry.data;
-  switch (d.type) {
-    case "account":
-      return xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: d.account.accountId }));
-    case "trustline":
-      return xdr.LedgerKey.trustline(
-        new xdr.LedgerKeyTrustLine({ accountId: d.trustLine.accountId, asset: d.trustLine.asset }),
-      );
-    case "contractData":
-      return xdr.LedgerKey.contractData(
-        new xdr.LedgerKeyContractData({
-          contract: d.contractData.contract,
-          key: d.contractData.key,
-          durability: d.contractData.durability,
-        }),
-      );
-    case "contractCode":
-      return xdr.LedgerKey.contractCode(
-        new xdr.LedgerKeyContractCode({ hash: d.contractCode.hash }),
-      );
-    default:
-      throw new Error(`unsupported ledger entry type ${d.type}`);
-  }
 }
 
 /** A copy of `entry` stamped with `lastModifiedLedgerSeq`. */
