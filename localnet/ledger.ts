@@ -336,6 +336,9 @@ export class Chain implements EventSource {
 
   /** Moves ledger time forward by `seconds` and closes a ledger. */
   advanceTime(seconds: number): LedgerRecord {
+    if (!Number.isInteger(seconds) || seconds < 0) {
+      throw new RangeError("advanceTime: seconds must be a non-negative integer");
+    }
     this.settle();
     this.timeOffset += seconds;
     return this.closeLedger();
