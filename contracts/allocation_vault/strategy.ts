@@ -29,16 +29,9 @@ import {
   T,
   variant,
 } from "../sdk.ts";
-import {
-  big,
-  getAddr,
-  getI128,
-  setAddr,
-  setI128,
-  tokenBalance,
-  tokenTransfer,
-} from "../dex/common.ts";
+import { big, getAddr, setAddr, setI128, tokenBalance, tokenTransfer } from "../dex/common.ts";
 import { ceilDiv } from "../dex/math.ts";
+import { shareLedger } from "../dex/shares.ts";
 
 const K = {
   asset: variant("Asset"),
@@ -96,10 +89,18 @@ function held(env: Env): bigint {
   return tokenBalance(env, asset(env), env.currentContract);
 }
 
+/** Holders' shares (balances persistent, total in the instance). */
+const shares = shareLedger({
+  balanceKey: sharesKey,
+  totalKey: K.totalShares,
+  totalTier: "instance",
+  insufficient: () => fail(E.InsufficientBalance),
+});
+
 function balanceOf(env: Env, who: string): bigint {
-  const total = getI128(env.storage.instance, K.totalShares);
+  const total = shares.total(env);
   if (total === 0n) return 0n;
-  return (getI128(env.storage.persistent, sharesKey(who)) * held(env)) / total;
+  return (shares.balance(env, who) * held(env)) / total;
 }
 
 const TOPIC = str("HodlStrategy");
@@ -120,7 +121,7 @@ export const hodlStrategy: ContractModule = {
       const amount = big(a.amount);
       if (amount <= 0n) fail(E.NegativeNotAllowed);
       env.requireAuth(a.from);
-      const total = getI128(env.storage.instance, K.totalShares);
+      const total = shares.total(env);
       const before = held(env);
       const minted = total === 0n || before === 0n ? amount : (amount * total) / before;
       env.call(asset(env), "transfer_from", [
@@ -129,12 +130,7 @@ export const hodlStrategy: ContractModule = {
         env.currentContract,
         amount,
       ]);
-      setI128(
-        env.storage.persistent,
-        sharesKey(a.from),
-        getI128(env.storage.persistent, sharesKey(a.from)) + minted,
-      );
-      setI128(env.storage.instance, K.totalShares, total + minted);
+      shares.mint(env, a.from, minted);
       env.emit(
         [TOPIC, sym("deposit")],
         env.toScVal({ amount, from: a.from }, T.udt("DepositEvent")),
@@ -146,14 +142,10 @@ export const hodlStrategy: ContractModule = {
       const amount = big(a.amount);
       if (amount <= 0n) fail(E.NegativeNotAllowed);
       env.requireAuth(a.from);
-      const total = getI128(env.storage.instance, K.totalShares);
-      const have = getI128(env.storage.persistent, sharesKey(a.from));
+      const total = shares.total(env);
       const pool = held(env);
       if (total === 0n || pool === 0n) fail(E.InsufficientBalance);
-      const burn = ceilDiv(amount * total, pool);
-      if (burn > have) fail(E.InsufficientBalance);
-      setI128(env.storage.persistent, sharesKey(a.from), have - burn);
-      setI128(env.storage.instance, K.totalShares, total - burn);
+      shares.burn(env, a.from, ceilDiv(amount * total, pool));
       tokenTransfer(env, asset(env), env.currentContract, a.to, amount);
       env.emit(
         [TOPIC, sym("withdraw")],

@@ -42,17 +42,16 @@ import {
 import {
   big,
   getAddr,
-  getI128,
   getTyped,
   getU32,
   setAddr,
-  setI128,
   setTyped,
   setU32,
   tokenBalance,
   tokenTransfer,
   type UnionValue,
 } from "../dex/common.ts";
+import { shareLedger, transferShares } from "../dex/shares.ts";
 
 /** The vault's `ContractError` codes. */
 export const VAULT_ERRORS = {
@@ -474,25 +473,13 @@ function totalManagedFunds(env: Env, lock: boolean): CurrentAlloc[] {
   });
 }
 
-function totalSupply(env: Env): bigint {
-  return getI128(env.storage.instance, K.totalSupply);
-}
-
-function shareBalance(env: Env, a: string): bigint {
-  return getI128(env.storage.persistent, K.balance(a));
-}
-
-function mint(env: Env, to: string, amount: bigint): void {
-  setI128(env.storage.persistent, K.balance(to), shareBalance(env, to) + amount);
-  setI128(env.storage.instance, K.totalSupply, totalSupply(env) + amount);
-}
-
-function burn(env: Env, from: string, amount: bigint): void {
-  const have = shareBalance(env, from);
-  if (have < amount) fail(E.InsufficientBalance);
-  setI128(env.storage.persistent, K.balance(from), have - amount);
-  setI128(env.storage.instance, K.totalSupply, totalSupply(env) - amount);
-}
+/** The vault share token's books (balances persistent, total supply in the instance). */
+const dfTokens = shareLedger({
+  balanceKey: K.balance,
+  totalKey: K.totalSupply,
+  totalTier: "instance",
+  insufficient: () => fail(E.InsufficientBalance),
+});
 
 /** Moves idle `amount` of `asset` into `strategy` (approve + strategy.deposit); returns the report. */
 function investIn(env: Env, asset: string, strategy: string, amount: bigint): Report {
@@ -630,17 +617,17 @@ export const allocationVault: ContractModule = {
       }
       const amount = big(a.amounts_desired[0]);
       if (amount <= 0n) fail(E.AmountNotAllowed);
-      const supplyBefore = totalSupply(env);
+      const supplyBefore = dfTokens.total(env);
       const shares = supplyBefore === 0n ? amount : (supplyBefore * amount) / funds[0].total_amount;
       if (amount < big(a.amounts_min[0])) fail(E.NoOptimalAmounts);
       tokenTransfer(env, funds[0].asset, a.from, env.currentContract, amount);
       if (shares <= 0n) fail(E.InsufficientAmount);
       if (supplyBefore === 0n) {
         if (shares < MINIMUM_LIQUIDITY) fail(E.InsufficientAmount);
-        mint(env, env.currentContract, MINIMUM_LIQUIDITY);
-        mint(env, a.from, shares - MINIMUM_LIQUIDITY);
+        dfTokens.mint(env, env.currentContract, MINIMUM_LIQUIDITY);
+        dfTokens.mint(env, a.from, shares - MINIMUM_LIQUIDITY);
       } else {
-        mint(env, a.from, shares);
+        dfTokens.mint(env, a.from, shares);
       }
       emit(env, "deposit", {
         amounts: [amount],
@@ -671,9 +658,9 @@ export const allocationVault: ContractModule = {
       const funds = totalManagedFunds(env, true);
       if (a.min_amounts_out.length !== funds.length) fail(E.WrongAmountsLength);
       for (const m of a.min_amounts_out) if (big(m) < 0n) fail(E.AmountNotAllowed);
-      const supply = totalSupply(env);
+      const supply = dfTokens.total(env);
       if (sharesIn > supply) fail(E.AmountOverTotalSupply);
-      burn(env, a.from, sharesIn);
+      dfTokens.burn(env, a.from, sharesIn);
       const out: bigint[] = [];
       funds.forEach((asset, i) => {
         const requested = (asset.total_amount * sharesIn) / supply;
@@ -759,7 +746,7 @@ export const allocationVault: ContractModule = {
 
     get_asset_amounts_per_shares(env, { vault_shares }: { vault_shares: bigint }) {
       const funds = totalManagedFunds(env, true);
-      const supply = totalSupply(env);
+      const supply = dfTokens.total(env);
       return funds.map((f) => supply === 0n ? 0n : (f.total_amount * big(vault_shares)) / supply);
     },
 
@@ -936,16 +923,14 @@ export const allocationVault: ContractModule = {
     get_target_weights: (env) =>
       getTyped(env, env.storage.instance, K.targets, T.map(T.address, T.u32)) ?? [],
 
-    total_supply: (env) => totalSupply(env),
-    balance: (env, { id }: { id: string }) => shareBalance(env, id),
-    transfer(env, a: { from: string; to: string; amount: bigint }) {
-      const amount = big(a.amount);
-      env.requireAuth(a.from);
-      if (amount < 0n) throw new Error("negative amount is not allowed");
-      burn(env, a.from, amount);
-      mint(env, a.to, amount);
-      env.emit([sym("transfer"), addr(a.from), addr(a.to)], env.toScVal(amount, T.i128));
-    },
+    total_supply: (env) => dfTokens.total(env),
+    balance: (env, { id }: { id: string }) => dfTokens.balance(env, id),
+    // Booked as burn + mint (the total is rewritten unchanged), as this stand-in always has.
+    transfer: (env, a: { from: string; to: string; amount: bigint }) =>
+      transferShares(env, a, (from, to, amount) => {
+        dfTokens.burn(env, from, amount);
+        dfTokens.mint(env, to, amount);
+      }),
     decimals: () => 7,
     name: (env) => metadata(env).name,
     symbol: (env) => metadata(env).symbol,

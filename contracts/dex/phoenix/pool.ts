@@ -58,6 +58,7 @@ import {
   phoenixComputeOfferAmount,
   phoenixComputeSwap,
 } from "../math.ts";
+import { shareLedger } from "../shares.ts";
 import { POOL_STRUCTS, venueFault } from "./types.ts";
 
 const K = {
@@ -282,29 +283,15 @@ function savePoolBalances(env: Env, a: bigint, b: bigint): void {
   setI128(env.storage.persistent, K.reserveB, b);
 }
 
-function shares(env: Env, id: string): bigint {
-  return getI128(env.storage.persistent, sharesKey(id));
-}
-
-function mintShares(env: Env, to: string, amount: bigint): void {
-  setI128(env.storage.persistent, sharesKey(to), shares(env, to) + amount);
-  setI128(
-    env.storage.persistent,
-    K.totalShares,
-    getI128(env.storage.persistent, K.totalShares) + amount,
-  );
-}
-
-function burnShares(env: Env, from: string, amount: bigint): void {
-  const have = shares(env, from);
-  if (have < amount) throw new Error("Pool: insufficient LP share balance");
-  setI128(env.storage.persistent, sharesKey(from), have - amount);
-  setI128(
-    env.storage.persistent,
-    K.totalShares,
-    getI128(env.storage.persistent, K.totalShares) - amount,
-  );
-}
+/** The LP share books (balances and total both persistent). */
+const lp = shareLedger({
+  balanceKey: sharesKey,
+  totalKey: K.totalShares,
+  totalTier: "persistent",
+  insufficient: () => {
+    throw new Error("Pool: insufficient LP share balance");
+  },
+});
 
 function checkDeadline(env: Env, deadline: bigint | null | undefined): void {
   if (deadline !== null && deadline !== undefined && env.ledger.timestamp > big(deadline)) {
@@ -336,7 +323,7 @@ function poolResponse(env: Env) {
     asset_b: { address: c.token_b, amount: b },
     asset_lp_share: {
       address: c.share_token,
-      amount: getI128(env.storage.persistent, K.totalShares),
+      amount: lp.total(env),
     },
     stake_address: c.stake_contract,
   };
@@ -344,7 +331,7 @@ function poolResponse(env: Env) {
 
 /** Shares for a deposit that brought the pool's token balances to (balA, balB). */
 function sharesFor(env: Env, poolA: bigint, poolB: bigint, balA: bigint, balB: bigint): bigint {
-  const total = getI128(env.storage.persistent, K.totalShares);
+  const total = lp.total(env);
   if (poolA > 0n && poolB > 0n) {
     const sa = (balA * total) / poolA;
     const sb = (balB * total) / poolB;
@@ -469,11 +456,11 @@ export const phoenixPool: ContractModule = {
       const balA = tokenBalance(env, c.token_a, env.currentContract);
       const balB = tokenBalance(env, c.token_b, env.currentContract);
       const minted = sharesFor(env, poolA, poolB, balA, balB);
-      if (getI128(env.storage.persistent, K.totalShares) === 0n) {
-        mintShares(env, env.currentContract, MINIMUM_LIQUIDITY);
-        mintShares(env, a.sender, minted - MINIMUM_LIQUIDITY);
+      if (lp.total(env) === 0n) {
+        lp.mint(env, env.currentContract, MINIMUM_LIQUIDITY);
+        lp.mint(env, a.sender, minted - MINIMUM_LIQUIDITY);
       } else {
-        mintShares(env, a.sender, minted);
+        lp.mint(env, a.sender, minted);
       }
       savePoolBalances(env, balA, balB);
       emit(env, "provide_liquidity", "sender", a.sender, T.address);
@@ -491,10 +478,10 @@ export const phoenixPool: ContractModule = {
       const balB = tokenBalance(env, c.token_b, env.currentContract);
       if (balA <= poolA || balB <= poolB) fail(E.DesiredAmountsBelowOrEqualZero);
       const minted = sharesFor(env, poolA, poolB, balA, balB);
-      const first = getI128(env.storage.persistent, K.totalShares) === 0n;
-      if (first) mintShares(env, env.currentContract, MINIMUM_LIQUIDITY);
+      const first = lp.total(env) === 0n;
+      if (first) lp.mint(env, env.currentContract, MINIMUM_LIQUIDITY);
       const mine = first ? minted - MINIMUM_LIQUIDITY : minted;
-      mintShares(env, to, mine);
+      lp.mint(env, to, mine);
       savePoolBalances(env, balA, balB);
       return mine;
     },
@@ -581,13 +568,13 @@ export const phoenixPool: ContractModule = {
       env.requireAuth(a.sender);
       const c = config(env);
       const [pa, pb] = poolBalances(env);
-      const total = getI128(env.storage.persistent, K.totalShares);
+      const total = lp.total(env);
       if (total === 0n) fail(E.TotalSharesEqualZero);
       const ratio = decimalFromRatio(share, total);
       const outA = mulDecimal(pa, ratio);
       const outB = mulDecimal(pb, ratio);
       if (outA < minA || outB < minB) fail(E.WithdrawLiquidityMinimumAmountOfAOrBIsNotSatisfied);
-      burnShares(env, a.sender, share);
+      lp.burn(env, a.sender, share);
       tokenTransfer(env, c.token_a, env.currentContract, a.sender, outA);
       tokenTransfer(env, c.token_b, env.currentContract, a.sender, outB);
       savePoolBalances(env, pa - outA, pb - outB);
@@ -650,7 +637,7 @@ export const phoenixPool: ContractModule = {
         { address: p.asset_b.address, amount: mulDecimal(p.asset_b.amount, ratio) },
       ];
     },
-    query_total_issued_lp: (env) => getI128(env.storage.persistent, K.totalShares),
-    balance: (env, { id }: { id: string }) => shares(env, id),
+    query_total_issued_lp: (env) => lp.total(env),
+    balance: (env, { id }: { id: string }) => lp.balance(env, id),
   },
 };

@@ -26,6 +26,7 @@ import {
 } from "../../sdk.ts";
 import { big, getAddr, getI128, setAddr, setI128, tokenBalance, tokenTransfer } from "../common.ts";
 import { ceilDiv, compareAddresses, isqrt } from "../math.ts";
+import { shareLedger, transferShares } from "../shares.ts";
 
 /** LP shares locked forever in the pair at the first deposit. */
 export const MINIMUM_LIQUIDITY = 1000n;
@@ -175,28 +176,15 @@ function update(env: Env, b0: bigint, b1: bigint): void {
   );
 }
 
-function shareBalance(env: Env, id: string): bigint {
-  return getI128(env.storage.persistent, balanceKey(id));
-}
-
-function mintShares(env: Env, to: string, amount: bigint): void {
-  setI128(env.storage.persistent, balanceKey(to), shareBalance(env, to) + amount);
-  setI128(
-    env.storage.instance,
-    K.totalShares,
-    getI128(env.storage.instance, K.totalShares) + amount,
-  );
-}
-
-function burnOwnShares(env: Env, amount: bigint): void {
-  const me = env.currentContract;
-  setI128(env.storage.persistent, balanceKey(me), shareBalance(env, me) - amount);
-  setI128(
-    env.storage.instance,
-    K.totalShares,
-    getI128(env.storage.instance, K.totalShares) - amount,
-  );
-}
+/** The LP token's books (LP balances persistent, total in the instance). */
+const lp = shareLedger({
+  balanceKey,
+  totalKey: K.totalShares,
+  totalTier: "instance",
+  insufficient: () => {
+    throw new Error("insufficient balance");
+  },
+});
 
 /** The Soroswap pair stand-in. */
 export const soroswapPair: ContractModule = {
@@ -225,12 +213,12 @@ export const soroswapPair: ContractModule = {
       const a1 = b1 - r1;
       if (a0 <= 0n) fail(E.DepositInsufficientAmountToken0);
       if (a1 <= 0n) fail(E.DepositInsufficientAmountToken1);
-      const total = getI128(env.storage.instance, K.totalShares);
+      const total = lp.total(env);
       let liquidity: bigint;
       if (total === 0n) {
         const first = isqrt(a0 * a1);
         if (first <= MINIMUM_LIQUIDITY) fail(E.DepositInsufficientFirstLiquidity);
-        mintShares(env, env.currentContract, MINIMUM_LIQUIDITY);
+        lp.mint(env, env.currentContract, MINIMUM_LIQUIDITY);
         liquidity = first - MINIMUM_LIQUIDITY;
       } else {
         const s0 = (a0 * total) / r0;
@@ -238,7 +226,7 @@ export const soroswapPair: ContractModule = {
         liquidity = s0 < s1 ? s0 : s1;
       }
       if (liquidity <= 0n) fail(E.DepositInsufficientLiquidityMinted);
-      mintShares(env, to, liquidity);
+      lp.mint(env, to, liquidity);
       update(env, b0, b1);
       env.emit(
         [TOPIC, sym("deposit")],
@@ -293,16 +281,16 @@ export const soroswapPair: ContractModule = {
 
     withdraw(env, { to }: { to: string }) {
       requireInit(env);
-      const sent = shareBalance(env, env.currentContract);
+      const sent = lp.balance(env, env.currentContract);
       if (sent === 0n) fail(E.WithdrawLiquidityNotInitialized);
       let [b0, b1] = balances(env);
       const userShares = sent - MINIMUM_LIQUIDITY;
       if (userShares <= 0n) fail(E.WithdrawInsufficientSentShares);
-      const total = getI128(env.storage.instance, K.totalShares);
+      const total = lp.total(env);
       const a0 = (b0 * userShares) / total;
       const a1 = (b1 * userShares) / total;
       if (a0 <= 0n || a1 <= 0n) fail(E.WithdrawInsufficientLiquidityBurned);
-      burnOwnShares(env, userShares);
+      lp.burn(env, env.currentContract, userShares);
       const [t0, t1] = tokens(env);
       tokenTransfer(env, t0, env.currentContract, to, a0);
       tokenTransfer(env, t1, env.currentContract, to, a1);
@@ -351,20 +339,12 @@ export const soroswapPair: ContractModule = {
     factory: (env) => getAddr(env.storage.instance, K.factory),
     k_last: (env) => getI128(env.storage.instance, K.kLast),
     get_reserves: (env) => reserves(env),
-    my_balance: (env, { id }: { id: string }) => shareBalance(env, id),
-    total_shares: (env) => getI128(env.storage.instance, K.totalShares),
+    my_balance: (env, { id }: { id: string }) => lp.balance(env, id),
+    total_shares: (env) => lp.total(env),
 
-    balance: (env, { id }: { id: string }) => shareBalance(env, id),
-    transfer(env, args: { from: string; to: string; amount: bigint }) {
-      const amount = big(args.amount);
-      env.requireAuth(args.from);
-      if (amount < 0n) throw new Error("negative amount is not allowed");
-      const have = shareBalance(env, args.from);
-      if (have < amount) throw new Error("insufficient balance");
-      setI128(env.storage.persistent, balanceKey(args.from), have - amount);
-      setI128(env.storage.persistent, balanceKey(args.to), shareBalance(env, args.to) + amount);
-      env.emit([sym("transfer"), addr(args.from), addr(args.to)], env.toScVal(amount, T.i128));
-    },
+    balance: (env, { id }: { id: string }) => lp.balance(env, id),
+    transfer: (env, args: { from: string; to: string; amount: bigint }) =>
+      transferShares(env, args, (from, to, amount) => lp.move(env, from, to, amount)),
     decimals: () => 7,
     name: () => "Soroswap LP Token",
     symbol: () => "SOROSWAP-LP",
