@@ -12,7 +12,7 @@
  * @module
  */
 import { Keypair } from "@stellar/stellar-sdk";
-import type { ContractModule } from "./sdk.ts";
+import type { DeployTarget } from "./deploy_target.ts";
 import { type VaultConfig, vaultContract } from "./vault/mod.ts";
 import { type RegistryConfig, registryContract } from "./registry/mod.ts";
 
@@ -37,21 +37,6 @@ export interface VigilConfig {
   deposit_cap?: bigint;
   withdraw_cooldown?: bigint;
   max_draw_per_keeper?: bigint;
-}
-
-/** The part of the in-process Localnet API the deployment uses. */
-export interface VigilDeployTarget {
-  deployContract(
-    module: ContractModule,
-    args?: Record<string, unknown>,
-    opts?: { salt?: Uint8Array },
-  ): Promise<string>;
-  invoke<R = unknown>(
-    contractId: string,
-    fn: string,
-    args?: Record<string, unknown> | unknown[],
-    opts?: { source?: string },
-  ): Promise<R>;
 }
 
 /** Deployed ids. */
@@ -90,7 +75,7 @@ export function vigilConfigs(
  * mocked-auth `invoke` can still act as any address in tests).
  */
 export async function deployVigil(
-  localnet: VigilDeployTarget,
+  localnet: DeployTarget,
   opts: { usdc: string; admin?: string; config?: VigilConfig },
 ): Promise<VigilDeployment> {
   const admin = opts.admin ?? Keypair.random().publicKey();

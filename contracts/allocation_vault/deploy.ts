@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { DexHost } from "../dex/deploy.ts";
+import type { DeployTarget } from "../deploy_target.ts";
 import { hodlStrategy } from "./strategy.ts";
 import { allocationVault } from "./vault.ts";
 
@@ -47,7 +47,7 @@ export interface AllocationVaultDeployment {
 
 /** Deploys strategies and the vault, sets its targets; optionally seeds and invests it. */
 export async function deployAllocationVault(
-  host: DexHost,
+  host: DeployTarget,
   opts: AllocationVaultDeployOptions,
 ): Promise<AllocationVaultDeployment> {
   const weights = opts.weights ?? [5000, 5000];

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { ContractModule } from "../sdk.ts";
+import type { DeployTarget } from "../deploy_target.ts";
 import { soroswapFactory } from "./soroswap/factory.ts";
 import { soroswapPair } from "./soroswap/pair.ts";
 import { soroswapRouter } from "./soroswap/router.ts";
@@ -19,20 +19,8 @@ import { phoenixMultihop } from "./phoenix/multihop.ts";
 import { phoenixPool } from "./phoenix/pool.ts";
 import { sortTokens } from "./math.ts";
 
-/** What the deploy helpers need from a Localnet (structurally; `localnet/mod.ts` fits). */
-export interface DexHost {
-  deployContract(
-    module: ContractModule,
-    args?: Record<string, unknown>,
-    opts?: { salt?: Uint8Array },
-  ): Promise<string>;
-  invoke<R = unknown>(
-    contractId: string,
-    fn: string,
-    args?: Record<string, unknown> | unknown[],
-    opts?: { source?: string },
-  ): Promise<R>;
-}
+/** What the deploy helpers need from a Localnet: the shared {@link DeployTarget}. */
+export type DexHost = DeployTarget;
 
 /** Initial liquidity of one pair: token names (keys of `tokens`) or contract ids. */
 export interface LiquiditySeed {
@@ -77,7 +65,7 @@ export interface DexDeployment {
 }
 
 /** Puts `amount` of `token` into contract `to`: issuer mint if possible, else from `admin`. */
-async function fund(host: DexHost, token: string, admin: string, to: string, amount: bigint) {
+async function fund(host: DeployTarget, token: string, admin: string, to: string, amount: bigint) {
   try {
     await host.invoke(token, "mint", [to, amount]);
   } catch {
@@ -86,7 +74,10 @@ async function fund(host: DexHost, token: string, admin: string, to: string, amo
 }
 
 /** Deploys the Soroswap and Phoenix stand-ins and seeds the given liquidity. */
-export async function deployDexes(host: DexHost, opts: DexDeployOptions): Promise<DexDeployment> {
+export async function deployDexes(
+  host: DeployTarget,
+  opts: DexDeployOptions,
+): Promise<DexDeployment> {
   const { admin } = opts;
   const idOf = (t: string) => opts.tokens[t] ?? t;
 
