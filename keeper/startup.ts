@@ -293,7 +293,9 @@ export async function refreshDashboard(
       healthFactor: p.healthFactor,
       collateralValue: toUnits(p.collateralValue),
       liabilitiesValue: toUnits(p.liabilitiesValue),
-      auction: p.auction ? { startBlock: 0, percent: null } : null,
+      auction: p.auction?.block
+        ? { startBlock: p.auction.block, percent: p.auction.percent }
+        : null,
       updatedAt: now,
     }));
     setPositions(state, rt.lending.index.poolId, rows);

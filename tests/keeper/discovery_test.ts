@@ -93,7 +93,7 @@ Deno.test("BorrowerIndex: owners from pool events, auction bookkeeping, one requ
     assert.equal(r.events, events.length);
     assert.equal(r.pages, 3);
     assert.deepEqual(new Set(index.owners), new Set([alice, bob, filler]));
-    assert.deepEqual([...index.auctions], [alice], "bob's auction was fully filled");
+    assert.deepEqual([...index.auctions.keys()], [alice], "bob's auction was fully filled");
     assert.equal(r.refreshed, 3, "positions read for every owner named");
     assert.equal(requests[0].method, "getHealth");
     assert.equal(requests[1].params.startLedger, 5, "cold start from the oldest ledger");

@@ -62,8 +62,11 @@ export class BorrowerIndex {
   readonly poolId: string;
   /** Positions of owners with liabilities, as Blend SDK objects. */
   readonly positions = new Map<string, Positions>();
-  /** Users with an open user-liquidation auction (per events since the backfill). */
-  readonly auctions = new Set<string>();
+  /**
+   * Users with an open user-liquidation auction (per events since the backfill): its start
+   * block and percent when the new_auction event carried them (null when unknown).
+   */
+  readonly auctions = new Map<string, { block: number | null; percent: number | null }>();
   /** Every owner seen in events (with or without debt). */
   readonly owners = new Set<string>();
   #dirty = new Set<string>();
@@ -176,7 +179,7 @@ export class BorrowerIndex {
       const type = topics[1]?.type === "scvU32" ? Number(topics[1].u32) : -1;
       const user = addrAt(2);
       if (type !== 0 || !user) return;
-      if (name === "new_auction") this.auctions.add(user);
+      if (name === "new_auction") this.auctions.set(user, auctionInfo(ev.value));
       if (name === "delete_auction") this.auctions.delete(user);
       if (name === "fill_auction") {
         try {
@@ -217,6 +220,22 @@ export class BorrowerIndex {
       else this.positions.delete(u);
     });
     return users.length;
+  }
+}
+
+/** Percent and start block from a new_auction event's data `Vec[u32 percent, AuctionData]`. */
+function auctionInfo(valueB64: string): { block: number | null; percent: number | null } {
+  try {
+    const [percent, data] = scValToNative(xdr.ScVal.fromXDR(valueB64, "base64")) as [
+      number,
+      { block?: number },
+    ];
+    return {
+      block: typeof data?.block === "number" ? data.block : null,
+      percent: typeof percent === "number" ? percent : null,
+    };
+  } catch {
+    return { block: null, percent: null };
   }
 }
 

@@ -42,7 +42,8 @@ export interface PositionView {
   collateralValue: number;
   liabilitiesValue: number;
   unpriced: boolean;
-  auction: boolean;
+  /** The open liquidation auction, if any (start block / percent null when unknown). */
+  auction: { block: number | null; percent: number | null } | null;
 }
 
 /** Options of {@link LendingPoolAdapter}. */
@@ -120,7 +121,8 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       const h = healthOf(state, positions);
       const unpriced = h.hf !== null && Number.isNaN(h.hf);
       const hf = unpriced ? null : h.hf;
-      const open = this.index.auctions.has(user);
+      const auction = this.index.auctions.get(user) ?? null;
+      const open = auction !== null;
       views.push({
         pool: this.#opts.poolId,
         user,
@@ -128,7 +130,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
         collateralValue: h.collateral,
         liabilitiesValue: h.liabilities,
         unpriced,
-        auction: open,
+        auction,
       });
       if ((hf !== null && hf < 1) || open) {
         tasks.push({
@@ -141,7 +143,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       }
     }
     // Open auctions on users without tracked debt (e.g. a position already partly filled).
-    for (const user of this.index.auctions) {
+    for (const user of this.index.auctions.keys()) {
       if (seen.has(user)) continue;
       tasks.push({
         priority: 1,
