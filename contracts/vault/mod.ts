@@ -231,6 +231,31 @@ function draw(env: Env, a: { keeper: string; amount: bigint }): bigint {
   return outstanding;
 }
 
+/**
+ * Clears a keeper's whole outstanding draw (`drawn`) against the USDC that came back for it
+ * (`received`: proceeds returned, or a slashed stake): a surplus is booked as profit, a
+ * shortfall is a realized loss shared by all depositors (the documented loss path of the
+ * share price).
+ */
+function settleDraw(
+  env: Env,
+  keeper: string,
+  drawn: bigint,
+  received: bigint,
+): { gain: bigint; loss: bigint } {
+  const gain = received > drawn ? received - drawn : 0n;
+  const loss = drawn > received ? drawn - received : 0n;
+  const st = S.getState(env);
+  st.active_liq = sub(st.active_liq, drawn);
+  st.total_usdc = sub(add(st.total_usdc, gain), loss);
+  st.total_profit = add(st.total_profit, gain);
+  S.setState(env, st);
+  if (loss > 0n) S.setLoss(env, add(S.getLoss(env), loss));
+  S.setDraw(env, keeper, 0n);
+  S.bumpInstance(env);
+  return { gain, loss };
+}
+
 function return_proceeds(
   env: Env,
   a: { keeper: string; amount: bigint; response_time_ms: bigint },
@@ -242,18 +267,8 @@ function return_proceeds(
   // Returning nothing against nothing is not an operation.
   if (a.amount === 0n && drawn === 0n) fail(E.InvalidAmount);
 
-  const profit = a.amount > drawn ? a.amount - drawn : 0n;
-  const loss = drawn > a.amount ? drawn - a.amount : 0n;
-  const st = S.getState(env);
-  // The draw is settled in full (spec: any return clears it). A shortfall is a realized loss
-  // shared by all depositors: the documented loss path of the share price.
-  st.active_liq = sub(st.active_liq, drawn);
-  st.total_usdc = sub(add(st.total_usdc, profit), loss);
-  st.total_profit = add(st.total_profit, profit);
-  S.setState(env, st);
-  if (loss > 0n) S.setLoss(env, add(S.getLoss(env), loss));
-  S.setDraw(env, a.keeper, 0n);
-  S.bumpInstance(env);
+  // The draw is settled in full (spec: any return clears it).
+  const { gain: profit, loss } = settleDraw(env, a.keeper, drawn, a.amount);
 
   if (a.amount > 0n) {
     env.call(S.getUsdc(env), "transfer", {
@@ -284,16 +299,7 @@ function book_slash(env: Env, a: { caller: string; keeper: string; amount: bigin
   // The registry has already transferred `amount` to the vault. The keeper's outstanding draw
   // is written off; the slashed stake offsets it. Net effect on total_usdc: amount - outstanding.
   const outstanding = S.getDraw(env, a.keeper);
-  const gain = a.amount > outstanding ? a.amount - outstanding : 0n;
-  const loss = outstanding > a.amount ? outstanding - a.amount : 0n;
-  const st = S.getState(env);
-  st.active_liq = sub(st.active_liq, outstanding);
-  st.total_usdc = sub(add(st.total_usdc, gain), loss);
-  st.total_profit = add(st.total_profit, gain);
-  S.setState(env, st);
-  if (loss > 0n) S.setLoss(env, add(S.getLoss(env), loss));
-  S.setDraw(env, a.keeper, 0n);
-  S.bumpInstance(env);
+  const { loss } = settleDraw(env, a.keeper, outstanding, a.amount);
   emit(env, "slash", a.keeper, vec(i128(a.amount), i128(outstanding), i128(loss)));
   return outstanding;
 }
