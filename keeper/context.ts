@@ -110,7 +110,12 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
       const rec = recordLiquidation(state, input);
       metrics.liquidationAttemptsTotal.inc({ outcome: rec.outcome });
       if (isFill(rec.outcome)) metrics.liquidationsTotal.inc();
-      if (rec.profit > 0n) metrics.profitTotal.inc(unitsToFloat(rec.profit));
+      if (rec.profit > 0n) {
+        // Set from the exact bigint total: summing floats drifts (2908.7620789000002). The reset
+        // and the inc run in one synchronous step, so no scrape ever sees the counter go down.
+        metrics.profitTotal.reset();
+        metrics.profitTotal.inc(unitsToFloat(state.stats.totalProfit));
+      }
       const fields: LogFields = {
         adapter: rec.adapter,
         pool: rec.pool,
