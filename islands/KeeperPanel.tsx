@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../lib/config.ts";
-import type { ChainReader, KeeperRecord, RegistryConfig } from "../lib/chain.ts";
+import type { KeeperRecord, RegistryConfig } from "../lib/chain.ts";
 import {
   DASH,
   formatBps,
@@ -18,23 +18,7 @@ import {
 } from "../lib/format.ts";
 import { signerFor, wallet } from "../lib/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";
-
-let readerP: Promise<ChainReader> | null = null;
-
-/**
- * The chain reader, loaded on first use: the Stellar SDK is fetched only once a wallet is
- * connected or a write starts, so the page's up-front JavaScript stays small.
- */
-function loadReader(config: PublicConfig): Promise<ChainReader> {
-  readerP ??= import("../lib/chain.ts").then((m) =>
-    new m.ChainReader(
-      { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase },
-      config.vault,
-      config.registry,
-    )
-  );
-  return readerP;
-}
+import { contractWrite, loadChainReader } from "../lib/lazy_chain.ts";
 
 /** Props rendered by the server. */
 export interface KeeperPanelProps {
@@ -47,7 +31,7 @@ const MAX_NAME_BYTES = 64;
 /** The keeper register/deregister island. */
 export default function KeeperPanel(props: KeeperPanelProps) {
   const { config, registryConfig: rc } = props;
-  const reader = () => loadReader(config);
+  const reader = () => loadChainReader(config);
   const w = wallet.value;
   const [keeper, setKeeper] = useState<KeeperRecord | null>(null);
   const [balance, setBalance] = useState<bigint | null>(null);
@@ -81,21 +65,12 @@ export default function KeeperPanel(props: KeeperPanelProps) {
   const nameBytes = new TextEncoder().encode(name.trim()).length;
   const nameOk = nameBytes >= 1 && nameBytes <= MAX_NAME_BYTES;
   const short = rc && balance !== null && balance < rc.min_stake;
-  const net = { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase };
 
   const register = async (e: Event) => {
     e.preventDefault();
     if (!w || !config.registry || !nameOk) return;
     const r = await run(
-      async (onStage) =>
-        (await import("../lib/soroban.ts")).writeCall(
-          net,
-          config.registry!,
-          "register",
-          [w.address, name.trim()],
-          signerFor(w),
-          { onStage },
-        ),
+      contractWrite(config, config.registry, "register", [w.address, name.trim()], signerFor(w)),
       () => `Registered "${name.trim()}" with a stake of ${formatUsdc(rc?.min_stake)}.`,
     );
     if (r) setName("");
@@ -105,15 +80,7 @@ export default function KeeperPanel(props: KeeperPanelProps) {
   const deregister = async () => {
     if (!w || !config.registry) return;
     await run(
-      async (onStage) =>
-        (await import("../lib/soroban.ts")).writeCall<bigint>(
-          net,
-          config.registry!,
-          "deregister",
-          [w.address],
-          signerFor(w),
-          { onStage },
-        ),
+      contractWrite<bigint>(config, config.registry, "deregister", [w.address], signerFor(w)),
       (r) => `Deregistered; ${formatUsdc(r.value, 7)} of stake paid back.`,
     );
     await load(w.address);

@@ -8,7 +8,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../lib/config.ts";
-import type { ChainReader, DepositorPosition, VaultConfig, VaultState } from "../lib/chain.ts";
+import type { DepositorPosition, VaultConfig, VaultState } from "../lib/chain.ts";
 import {
   DASH,
   formatAmount,
@@ -22,24 +22,8 @@ import {
 } from "../lib/format.ts";
 import { signerFor, wallet } from "../lib/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";
+import { contractWrite, loadChainReader } from "../lib/lazy_chain.ts";
 import { Bar, Tile } from "../components/ui.tsx";
-
-let readerP: Promise<ChainReader> | null = null;
-
-/**
- * The chain reader, loaded on first use: the Stellar SDK is fetched only once a wallet is
- * connected or a write starts, so the page's up-front JavaScript stays small.
- */
-function loadReader(config: PublicConfig): Promise<ChainReader> {
-  readerP ??= import("../lib/chain.ts").then((m) =>
-    new m.ChainReader(
-      { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase },
-      config.vault,
-      config.registry,
-    )
-  );
-  return readerP;
-}
 
 /** Props rendered by the server. */
 export interface VaultPanelProps {
@@ -71,7 +55,7 @@ function withdrawable(pos: DepositorPosition | null, now: number | null) {
 /** The vault figures and the deposit/withdraw island. */
 export default function VaultPanel(props: VaultPanelProps) {
   const { config } = props;
-  const reader = () => loadReader(config);
+  const reader = () => loadChainReader(config);
   const [state, setState] = useState<VaultState | null>(props.state);
   const [vcfg] = useState<VaultConfig | null>(props.vaultConfig);
   const [position, setPosition] = useState<Position>({
@@ -155,33 +139,16 @@ export default function VaultPanel(props: VaultPanelProps) {
     e.preventDefault();
     if (!w || parsed === null || parsed <= 0n || !config.vault) return;
     const signer = signerFor(w);
-    const net = { rpcUrl: config.network.rpcUrl, passphrase: config.network.passphrase };
     let ok: unknown;
     if (tab === "deposit") {
       ok = await run(
-        async (onStage) =>
-          (await import("../lib/soroban.ts")).writeCall<bigint>(
-            net,
-            config.vault!,
-            "deposit",
-            [w.address, parsed],
-            signer,
-            { onStage },
-          ),
+        contractWrite<bigint>(config, config.vault, "deposit", [w.address, parsed], signer),
         (r) =>
           `Deposited ${formatUsdc(parsed)} for ${formatAmount(r.value, { decimals: 7 })} shares.`,
       );
     } else {
       ok = await run(
-        async (onStage) =>
-          (await import("../lib/soroban.ts")).writeCall<bigint>(
-            net,
-            config.vault!,
-            "withdraw",
-            [w.address, parsed],
-            signer,
-            { onStage },
-          ),
+        contractWrite<bigint>(config, config.vault, "withdraw", [w.address, parsed], signer),
         (r) =>
           `Withdrew ${formatAmount(parsed, { decimals: 7 })} shares for ${formatUsdc(r.value, 7)}.`,
       );
