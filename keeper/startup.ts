@@ -19,9 +19,8 @@
 import { AllocationAdapter } from "./adapters/allocation/mod.ts";
 import type { Adapter, Result, Task } from "./adapters/adapter.ts";
 import { LendingPoolAdapter } from "./adapters/lending_pool/mod.ts";
-import { ContractCallError, describeError } from "./chain/errors.ts";
+import { describeError } from "./chain/errors.ts";
 import { ChainRpc } from "./chain/rpc.ts";
-import { contractErrorName } from "./chain/spec.ts";
 import type { InvokeOptions } from "./chain/tx.ts";
 import type { KeeperContext } from "./context.ts";
 import { runCycle } from "./cycle.ts";
@@ -44,6 +43,7 @@ import {
   setVaultConfig,
 } from "./state.ts";
 import { nativeBalance } from "./token.ts";
+import { ensureRegistered, newRegistrationState, type RegistrationState } from "./registration.ts";
 import { RegistryContract, VaultContract } from "./vault_client.ts";
 
 /** The keeper's chain objects, built once at start-up. */
@@ -54,6 +54,8 @@ export interface ChainRuntime {
   adapters: Adapter[];
   lending?: LendingPoolAdapter;
   dex?: SwapClient;
+  /** Registration status; a keeper not yet registered retries before its cycles. */
+  registration: RegistrationState;
 }
 
 /** Options of {@link chainHooks} (tests tune timings). */
@@ -103,23 +105,9 @@ export async function prepareChain(
   const vault = new VaultContract(chain, keypair, config.vaultContract, opts.invoke);
   const registry = new RegistryContract(chain, config.registryContract, opts.invoke);
 
-  // 3. Registration: never fatal.
-  try {
-    const r = await registry.register(keypair, config.keeperName);
-    log.info("registered in the keeper registry", { name: config.keeperName, tx_hash: r.hash });
-  } catch (err) {
-    const code = err instanceof ContractCallError ? err.contractCode : undefined;
-    const name = code === undefined ? undefined : await contractErrorName(chain, registry.id, code);
-    if (name === "AlreadyRegistered") {
-      ctx.recordError("registration", err, {
-        msg: "AlreadyRegistered: registration skipped",
-      });
-    } else {
-      ctx.recordError("registration", err, {
-        msg: `registration failed (${name ?? describeError(err)}): continuing unregistered`,
-      });
-    }
-  }
+  // 3. Registration: never fatal; retried before later cycles while unregistered.
+  const registration = newRegistrationState();
+  await ensureRegistered(registration, registrationDeps(ctx, chain, registry), true);
 
   // 4. Adapters.
   const adapters: Adapter[] = [];
@@ -175,7 +163,11 @@ export async function prepareChain(
     adapters: adapters.map((a) => a.name()),
     dex: dex ? dex.venues.map((v) => v.name) : null,
   });
-  return { chain, vault, registry, adapters, lending, dex };
+  return { chain, vault, registry, adapters, lending, dex, registration };
+}
+
+function registrationDeps(ctx: KeeperContext, chain: ChainRpc, registry: RegistryContract) {
+  return { chain, registry, keypair: ctx.config.keypair, name: ctx.config.keeperName, ctx };
 }
 
 /** Idle capital this keeper may draw now: min(vault idle, per-keeper cap left). */
@@ -201,6 +193,9 @@ export async function keeperCycle(
   ctx: KeeperContext,
 ): Promise<{ errors: number }> {
   const monitorOnly = ctx.state.self.mode === "monitor";
+  // Not one of the spec's cycle steps: an unregistered keeper cannot draw, so it keeps trying
+  // to register (with back-off) instead of staying idle until restarted.
+  await ensureRegistered(rt.registration, registrationDeps(ctx, rt.chain, rt.registry));
   if (monitorOnly) {
     try {
       await refreshDashboard(rt, ctx, null);

@@ -1,0 +1,108 @@
+/**
+ * Keeper registration: start-up step 3, and its retry.
+ *
+ * The spec makes every registration failure a warning, never fatal. But an unregistered keeper
+ * can never draw (the vault reverts with NotRegistered), so a transient failure at start-up —
+ * most commonly two keepers registering in the same ledger, where the registry's keeper list grows
+ * between one's simulation and its submission and the second exceeds its declared write bytes —
+ * would leave the keeper useless until restarted. So a keeper that is not known to be registered
+ * checks the registry before each cycle (a free read) and, if still absent, retries `register`
+ * with a growing back-off. Every failure stays a warning.
+ *
+ * @module
+ */
+import type { Keypair } from "@stellar/stellar-sdk";
+import type { KeeperContext } from "./context.ts";
+import { ContractCallError, describeError } from "./chain/errors.ts";
+import { contractErrorName } from "./chain/spec.ts";
+import type { ChainRpc } from "./chain/rpc.ts";
+import type { RegistryContract } from "./vault_client.ts";
+
+/** First wait after a failed attempt; doubles up to {@link MAX_BACKOFF_MS}. */
+export const FIRST_BACKOFF_MS = 30_000;
+/** Longest wait between two attempts. */
+export const MAX_BACKOFF_MS = 15 * 60_000;
+
+/** Where a keeper stands with the registry. */
+export interface RegistrationState {
+  /** True once registered (or AlreadyRegistered) — then nothing more is sent. */
+  registered: boolean;
+  /** Failed attempts so far (drives the back-off). */
+  failures: number;
+  /** Earliest time (ms) of the next attempt. */
+  nextAttemptAt: number;
+}
+
+/** What {@link ensureRegistered} needs. */
+export interface RegistrationDeps {
+  chain: ChainRpc;
+  registry: RegistryContract;
+  keypair: Keypair;
+  name: string;
+  ctx: Pick<KeeperContext, "log" | "recordError">;
+  now?: () => number;
+}
+
+/** A fresh state: not known to be registered, first attempt due now. */
+export function newRegistrationState(): RegistrationState {
+  return { registered: false, failures: 0, nextAttemptAt: 0 };
+}
+
+/** Back-off after `failures` failed attempts: 30 s, 60 s, 120 s, … capped at 15 min. */
+export function registrationBackoffMs(failures: number): number {
+  return Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, failures - 1));
+}
+
+/**
+ * Registers the keeper unless it is already known to be registered. `initial` is start-up's
+ * attempt (sent at once); later calls are due only after the back-off and first ask the registry
+ * with a read, since the first attempt may have landed after all or an operator may have
+ * registered by hand. Never throws.
+ */
+export async function ensureRegistered(
+  state: RegistrationState,
+  deps: RegistrationDeps,
+  initial = false,
+): Promise<void> {
+  if (state.registered) return;
+  const now = deps.now ?? Date.now;
+  if (!initial && now() < state.nextAttemptAt) return;
+  const { registry, keypair, name, ctx } = deps;
+  if (!initial) {
+    try {
+      await registry.getKeeper(keypair.publicKey());
+      state.registered = true;
+      ctx.log.info("found in the keeper registry", { name });
+      return;
+    } catch {
+      // NotRegistered (or the read failed): fall through to register.
+    }
+  }
+  try {
+    const r = await registry.register(keypair, name);
+    state.registered = true;
+    ctx.log.info("registered in the keeper registry", {
+      name,
+      tx_hash: r.hash,
+      ...(initial ? {} : { attempt: state.failures + 1 }),
+    });
+    return;
+  } catch (err) {
+    const code = err instanceof ContractCallError ? err.contractCode : undefined;
+    const errName = code === undefined
+      ? undefined
+      : await contractErrorName(deps.chain, registry.id, code);
+    if (errName === "AlreadyRegistered") {
+      state.registered = true;
+      ctx.recordError("registration", err, { msg: "AlreadyRegistered: registration skipped" });
+      return;
+    }
+    state.failures++;
+    const waitMs = registrationBackoffMs(state.failures);
+    state.nextAttemptAt = now() + waitMs;
+    ctx.recordError("registration", err, {
+      msg: `registration failed (${errName ?? describeError(err)}): continuing unregistered, ` +
+        `retrying in ${Math.round(waitMs / 1000)} s`,
+    });
+  }
+}
