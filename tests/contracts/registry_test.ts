@@ -15,23 +15,14 @@ import {
   expectHostErr,
   ok,
   send,
-  startVigil,
   TX_OPTS,
   USDC,
   type VigilFixture,
+  withVigil,
 } from "./vigil_fixture.ts";
 
 const T = TX_OPTS;
 const MIN_STAKE = 100n * USDC;
-
-async function withVigil(fn: (f: VigilFixture) => Promise<void>): Promise<void> {
-  const f = await startVigil();
-  try {
-    await fn(f);
-  } finally {
-    await f.close();
-  }
-}
 
 // deno-lint-ignore no-explicit-any
 type Info = Record<string, any>;

@@ -13,25 +13,13 @@ import {
   expectHostErr,
   ok,
   send,
-  startVigil,
   TX_OPTS,
   USDC,
   type VigilFixture,
+  withVigil,
 } from "./vigil_fixture.ts";
 
 const T = TX_OPTS;
-
-async function withVigil(
-  fn: (f: VigilFixture) => Promise<void>,
-  config?: Parameters<typeof startVigil>[0],
-): Promise<void> {
-  const f = await startVigil(config);
-  try {
-    await fn(f);
-  } finally {
-    await f.close();
-  }
-}
 
 /** A depositor with `dep` USDC in the vault and a registered keeper holding `keeperUsdc`. */
 async function seeded(f: VigilFixture, dep = 5_000n * USDC, keeperUsdc = 1_000n * USDC) {

@@ -115,6 +115,19 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
   }
 }
 
+/** Runs `fn` on a fresh {@link startVigil} chain and closes the node afterwards. */
+export async function withVigil(
+  fn: (f: VigilFixture) => Promise<void>,
+  config?: VigilConfig,
+): Promise<void> {
+  const f = await startVigil(config);
+  try {
+    await fn(f);
+  } finally {
+    await f.close();
+  }
+}
+
 /** Asserts a simulated call failed with the typed Vigil error `name`, decoded by the client. */
 export function expectErr(
   // deno-lint-ignore no-explicit-any
