@@ -5,8 +5,9 @@
  * strategies' token balances, and user deposit/withdraw.
  */
 import assert from "node:assert/strict";
-import { contract, Keypair, rpc } from "@stellar/stellar-sdk";
+import { Keypair } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { type Client, ok, send, simError, TX } from "./helpers/client.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployAllocationVault } from "../../contracts/allocation_vault/deploy.ts";
 import {
@@ -17,29 +18,6 @@ import {
 } from "../../contracts/allocation_vault/drift.ts";
 
 const E7 = 10_000_000n;
-const TX = { timeoutInSeconds: 3600 } as const;
-
-// deno-lint-ignore no-explicit-any
-type Fn = (...a: any[]) => Promise<contract.AssembledTransaction<any>>;
-type Client = contract.Client & Record<string, Fn>;
-
-function ok<T>(tx: { result: unknown }): T {
-  return (tx.result as contract.Result<T>).unwrap();
-}
-
-function simError(tx: contract.AssembledTransaction<unknown>): number {
-  const sim = tx.simulation;
-  assert.ok(sim && rpc.Api.isSimulationError(sim), "expected a simulation error");
-  const m = /Error\(Contract, #(\d+)\)/.exec(sim.error);
-  assert.ok(m, `no contract error in: ${sim.error.slice(0, 200)}`);
-  return Number(m[1]);
-}
-
-async function send(tx: contract.AssembledTransaction<unknown>) {
-  const sent = await tx.signAndSend();
-  assert.equal(sent.getTransactionResponse?.status, "SUCCESS");
-  return sent;
-}
 
 interface Fixture {
   node: TestNode;

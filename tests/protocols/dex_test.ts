@@ -6,16 +6,9 @@
  * (transient, skew below an oracle-style slippage floor, admin only).
  */
 import assert from "node:assert/strict";
-import {
-  Asset,
-  contract,
-  Keypair,
-  nativeToScVal,
-  rpc,
-  scValToNative,
-  xdr,
-} from "@stellar/stellar-sdk";
+import { Asset, contract, Keypair, nativeToScVal, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { type Client, ok, send, simError, TX } from "./helpers/client.ts";
 import { seedTrustline, setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployDexes, type DexDeployment } from "../../contracts/dex/deploy.ts";
 import {
@@ -27,11 +20,6 @@ import {
 } from "../../contracts/dex/math.ts";
 
 const E7 = 10_000_000n;
-const TX = { timeoutInSeconds: 3600 } as const;
-
-// deno-lint-ignore no-explicit-any
-type Fn = (...a: any[]) => Promise<contract.AssembledTransaction<any>>;
-type Client = contract.Client & Record<string, Fn>;
 
 interface Fixture {
   node: TestNode;
@@ -79,25 +67,6 @@ async function withFixture(fn: (f: Fixture) => Promise<void>): Promise<void> {
   } finally {
     await f.node.close();
   }
-}
-
-function ok<T>(tx: { result: unknown }): T {
-  return (tx.result as contract.Result<T>).unwrap();
-}
-
-/** The contract error code of a failed simulation. */
-function simError(tx: contract.AssembledTransaction<unknown>): number {
-  const sim = tx.simulation;
-  assert.ok(sim && rpc.Api.isSimulationError(sim), "expected a simulation error");
-  const m = /Error\(Contract, #(\d+)\)/.exec(sim.error);
-  assert.ok(m, `no contract error in: ${sim.error.slice(0, 200)}`);
-  return Number(m[1]);
-}
-
-async function send(tx: contract.AssembledTransaction<unknown>) {
-  const sent = await tx.signAndSend();
-  assert.equal(sent.getTransactionResponse?.status, "SUCCESS");
-  return sent;
 }
 
 async function balance(f: Fixture, token: string, who: string): Promise<bigint> {
