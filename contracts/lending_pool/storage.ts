@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Env } from "../sdk.ts";
+import type { Env, Storage } from "../sdk.ts";
 import {
   addr,
   address,
@@ -280,20 +280,33 @@ export function getInstanceAddress(env: Env, key: xdr.ScVal, what: string): stri
   return v ? address(v) : trap(what);
 }
 
+/** A TTL class of pool/src/storage.rs: extend to `bump` ledgers when below `threshold`. */
+type Ttl = readonly [threshold: number, bump: number];
+const TTL_SHARED: Ttl = [LEDGER_THRESHOLD_SHARED, LEDGER_BUMP_SHARED];
+const TTL_USER: Ttl = [LEDGER_THRESHOLD_USER, LEDGER_BUMP_USER];
+
+/** Reads a persistent entry and, when it exists, extends its TTL (as Blend's getters do). */
+function readBumped(env: Env, k: xdr.ScVal, [threshold, bump]: Ttl): xdr.ScVal | undefined {
+  const v = env.storage.persistent.get(k);
+  if (v) env.storage.persistent.extendTtl(k, threshold, bump);
+  return v;
+}
+
+/** Writes an entry and extends its TTL (as Blend's setters do). */
+function writeBumped(st: Storage, k: xdr.ScVal, v: xdr.ScVal, [threshold, bump]: Ttl): void {
+  st.set(k, v);
+  st.extendTtl(k, threshold, bump);
+}
+
 /** The reserve list (empty when unset). */
 export function getResList(env: Env): string[] {
-  const k = keys.resList();
-  const v = env.storage.persistent.get(k);
-  if (!v) return [];
-  env.storage.persistent.extendTtl(k, LEDGER_THRESHOLD_SHARED, LEDGER_BUMP_SHARED);
-  return items(v).map(address);
+  const v = readBumped(env, keys.resList(), TTL_SHARED);
+  return v ? items(v).map(address) : [];
 }
 
 /** Writes the reserve list. */
 export function setResList(env: Env, list: string[]): void {
-  const k = keys.resList();
-  env.storage.persistent.set(k, vec(list.map(addr)));
-  env.storage.persistent.extendTtl(k, LEDGER_THRESHOLD_SHARED, LEDGER_BUMP_SHARED);
+  writeBumped(env.storage.persistent, keys.resList(), vec(list.map(addr)), TTL_SHARED);
 }
 
 /** True when `asset` is a reserve of the pool. */
@@ -303,50 +316,35 @@ export function hasReserve(env: Env, asset: string): boolean {
 
 /** Reads a reserve config (traps when the asset is not a reserve, like Blend). */
 export function getResConfig(env: Env, asset: string): ReserveConfig {
-  const k = keys.resConfig(asset);
-  const v = env.storage.persistent.get(k);
-  if (!v) trap(`reserve config for ${asset}`);
-  env.storage.persistent.extendTtl(k, LEDGER_THRESHOLD_SHARED, LEDGER_BUMP_SHARED);
-  return decodeReserveConfig(v);
+  const v = readBumped(env, keys.resConfig(asset), TTL_SHARED);
+  return v ? decodeReserveConfig(v) : trap(`reserve config for ${asset}`);
 }
 
 /** Writes a reserve config. */
 export function setResConfig(env: Env, asset: string, c: ReserveConfig): void {
-  const k = keys.resConfig(asset);
-  env.storage.persistent.set(k, encodeReserveConfig(c));
-  env.storage.persistent.extendTtl(k, LEDGER_THRESHOLD_SHARED, LEDGER_BUMP_SHARED);
+  writeBumped(env.storage.persistent, keys.resConfig(asset), encodeReserveConfig(c), TTL_SHARED);
 }
 
 /** Reads reserve data (traps when missing). */
 export function getResData(env: Env, asset: string): ReserveData {
-  const k = keys.resData(asset);
-  const v = env.storage.persistent.get(k);
-  if (!v) trap(`reserve data for ${asset}`);
-  env.storage.persistent.extendTtl(k, LEDGER_THRESHOLD_SHARED, LEDGER_BUMP_SHARED);
-  return decodeReserveData(v);
+  const v = readBumped(env, keys.resData(asset), TTL_SHARED);
+  return v ? decodeReserveData(v) : trap(`reserve data for ${asset}`);
 }
 
 /** Writes reserve data. */
 export function setResData(env: Env, asset: string, d: ReserveData): void {
-  const k = keys.resData(asset);
-  env.storage.persistent.set(k, encodeReserveData(d));
-  env.storage.persistent.extendTtl(k, LEDGER_THRESHOLD_SHARED, LEDGER_BUMP_SHARED);
+  writeBumped(env.storage.persistent, keys.resData(asset), encodeReserveData(d), TTL_SHARED);
 }
 
 /** A user's positions, or empty ones when the user never had any. */
 export function getPositions(env: Env, user: string): Positions {
-  const k = keys.positions(user);
-  const v = env.storage.persistent.get(k);
-  if (!v) return emptyPositions();
-  env.storage.persistent.extendTtl(k, LEDGER_THRESHOLD_USER, LEDGER_BUMP_USER);
-  return decodePositions(v);
+  const v = readBumped(env, keys.positions(user), TTL_USER);
+  return v ? decodePositions(v) : emptyPositions();
 }
 
 /** Writes a user's positions (Blend always writes the entry, even when empty). */
 export function setPositions(env: Env, user: string, p: Positions): void {
-  const k = keys.positions(user);
-  env.storage.persistent.set(k, encodePositions(p));
-  env.storage.persistent.extendTtl(k, LEDGER_THRESHOLD_USER, LEDGER_BUMP_USER);
+  writeBumped(env.storage.persistent, keys.positions(user), encodePositions(p), TTL_USER);
 }
 
 /** True when an auction of `auctType` exists for `user`. */
@@ -362,9 +360,7 @@ export function getAuction(env: Env, auctType: number, user: string): AuctionDat
 
 /** Stores an auction in temporary storage with Blend's ~46-day TTL. */
 export function setAuction(env: Env, auctType: number, user: string, a: AuctionData): void {
-  const k = keys.auction(auctType, user);
-  env.storage.temporary.set(k, encodeAuction(a));
-  env.storage.temporary.extendTtl(k, LEDGER_THRESHOLD_SHARED, LEDGER_BUMP_SHARED);
+  writeBumped(env.storage.temporary, keys.auction(auctType, user), encodeAuction(a), TTL_SHARED);
 }
 
 /** Deletes an auction. */
@@ -387,9 +383,7 @@ export function getQueuedInit(env: Env, asset: string): QueuedReserveInit {
 
 /** Queues a reserve set. */
 export function setQueuedInit(env: Env, asset: string, q: QueuedReserveInit): void {
-  const k = keys.resInit(asset);
-  env.storage.temporary.set(k, encodeQueuedInit(q));
-  env.storage.temporary.extendTtl(k, LEDGER_THRESHOLD_USER, LEDGER_BUMP_USER);
+  writeBumped(env.storage.temporary, keys.resInit(asset), encodeQueuedInit(q), TTL_USER);
 }
 
 /** Text of the pool name. */
