@@ -177,6 +177,26 @@ export function isHfOver(p: PositionData, max: bigint): boolean {
   return healthFactor(p) > mulCeil(p.scalar, max, SCALAR_7);
 }
 
+/** Adds to one reserve's entry of a position map (a non-positive amount fails `badAmount`). */
+function addPosition(m: Map<number, bigint>, r: Reserve, amount: bigint, badAmount: number) {
+  if (amount <= 0n) fail(badAmount);
+  const i = r.config.index;
+  m.set(i, (m.get(i) ?? 0n) + amount);
+}
+
+/**
+ * Takes from one reserve's entry of a position map (a non-positive amount fails `badAmount`,
+ * going below zero fails NegativeAmountError); an entry that reaches zero is removed.
+ */
+function removePosition(m: Map<number, bigint>, r: Reserve, amount: bigint, badAmount: number) {
+  if (amount <= 0n) fail(badAmount);
+  const i = r.config.index;
+  const next = (m.get(i) ?? 0n) - amount;
+  if (next < 0n) fail(PoolError.NegativeAmountError);
+  if (next === 0n) m.delete(i);
+  else m.set(i, next);
+}
+
 /** A user and its positions, mutated in memory and stored explicitly. */
 export class User {
   constructor(readonly address: string, public positions: Positions) {}
@@ -208,53 +228,32 @@ export class User {
   }
 
   addLiabilities(r: Reserve, amount: bigint): void {
-    if (amount <= 0n) fail(PoolError.InvalidDTokenMintAmount);
-    const i = r.config.index;
-    this.positions.liabilities.set(i, this.getLiabilities(i) + amount);
+    addPosition(this.positions.liabilities, r, amount, PoolError.InvalidDTokenMintAmount);
     r.data.d_supply += amount;
   }
 
   removeLiabilities(r: Reserve, amount: bigint): void {
-    if (amount <= 0n) fail(PoolError.InvalidDTokenBurnAmount);
-    const i = r.config.index;
-    const next = this.getLiabilities(i) - amount;
-    if (next < 0n) fail(PoolError.NegativeAmountError);
-    if (next === 0n) this.positions.liabilities.delete(i);
-    else this.positions.liabilities.set(i, next);
+    removePosition(this.positions.liabilities, r, amount, PoolError.InvalidDTokenBurnAmount);
     r.data.d_supply -= amount;
   }
 
   addCollateral(r: Reserve, amount: bigint): void {
-    if (amount <= 0n) fail(PoolError.InvalidBTokenMintAmount);
-    const i = r.config.index;
-    this.positions.collateral.set(i, this.getCollateral(i) + amount);
+    addPosition(this.positions.collateral, r, amount, PoolError.InvalidBTokenMintAmount);
     r.data.b_supply += amount;
   }
 
   removeCollateral(r: Reserve, amount: bigint): void {
-    if (amount <= 0n) fail(PoolError.InvalidBTokenBurnAmount);
-    const i = r.config.index;
-    const next = this.getCollateral(i) - amount;
-    if (next < 0n) fail(PoolError.NegativeAmountError);
-    if (next === 0n) this.positions.collateral.delete(i);
-    else this.positions.collateral.set(i, next);
+    removePosition(this.positions.collateral, r, amount, PoolError.InvalidBTokenBurnAmount);
     r.data.b_supply -= amount;
   }
 
   addSupply(r: Reserve, amount: bigint): void {
-    if (amount <= 0n) fail(PoolError.InvalidBTokenMintAmount);
-    const i = r.config.index;
-    this.positions.supply.set(i, this.getSupply(i) + amount);
+    addPosition(this.positions.supply, r, amount, PoolError.InvalidBTokenMintAmount);
     r.data.b_supply += amount;
   }
 
   removeSupply(r: Reserve, amount: bigint): void {
-    if (amount <= 0n) fail(PoolError.InvalidBTokenBurnAmount);
-    const i = r.config.index;
-    const next = this.getSupply(i) - amount;
-    if (next < 0n) fail(PoolError.NegativeAmountError);
-    if (next === 0n) this.positions.supply.delete(i);
-    else this.positions.supply.set(i, next);
+    removePosition(this.positions.supply, r, amount, PoolError.InvalidBTokenBurnAmount);
     r.data.b_supply -= amount;
   }
 
