@@ -66,55 +66,40 @@ function buildActions(env: Env, pool: Pool, from: User, requests: Request[]): Ac
     if (amount < 0n) fail(PoolError.NegativeAmountError);
     pool.requireActionAllowed(type);
     switch (type) {
-      case RequestType.Supply: {
-        const r = pool.loadReserve(req.address, true);
-        requireReserveActionAllowed(r, type);
-        const minted = toBDown(r, amount);
-        from.addSupply(r, minted);
-        if (totalSupply(r) > r.config.supply_cap) fail(PoolError.ExceededSupplyCap);
-        add(actions.spender, r.asset, amount);
-        emitPositionEvent(env, "supply", req.address, from.address, amount, minted);
-        break;
-      }
-      case RequestType.Withdraw: {
-        const r = pool.loadReserve(req.address, true);
-        const cur = from.getSupply(r.config.index);
-        let burn = toBUp(r, amount);
-        let out = amount;
-        if (burn > cur) {
-          burn = cur;
-          out = toAssetFromB(r, cur);
-        }
-        from.removeSupply(r, burn);
-        requireUtilizationBelow100(r);
-        add(actions.pool, r.asset, out);
-        emitPositionEvent(env, "withdraw", req.address, from.address, out, burn);
-        break;
-      }
+      case RequestType.Supply:
       case RequestType.SupplyCollateral: {
+        const collateral = type === RequestType.SupplyCollateral;
         const r = pool.loadReserve(req.address, true);
         requireReserveActionAllowed(r, type);
         const minted = toBDown(r, amount);
-        from.addCollateral(r, minted);
+        if (collateral) from.addCollateral(r, minted);
+        else from.addSupply(r, minted);
         if (totalSupply(r) > r.config.supply_cap) fail(PoolError.ExceededSupplyCap);
         add(actions.spender, r.asset, amount);
-        emitPositionEvent(env, "supply_collateral", req.address, from.address, amount, minted);
+        const event = collateral ? "supply_collateral" : "supply";
+        emitPositionEvent(env, event, req.address, from.address, amount, minted);
         break;
       }
+      case RequestType.Withdraw:
       case RequestType.WithdrawCollateral: {
+        const collateral = type === RequestType.WithdrawCollateral;
         const r = pool.loadReserve(req.address, true);
-        const cur = from.getCollateral(r.config.index);
+        const i = r.config.index;
+        const cur = collateral ? from.getCollateral(i) : from.getSupply(i);
         let burn = toBUp(r, amount);
         let out = amount;
         if (burn > cur) {
           burn = cur;
           out = toAssetFromB(r, cur);
         }
-        from.removeCollateral(r, burn);
+        if (collateral) from.removeCollateral(r, burn);
+        else from.removeSupply(r, burn);
         requireUtilizationBelow100(r);
         add(actions.pool, r.asset, out);
-        actions.checkHealth = true;
-        emitPositionEvent(env, "withdraw_collateral", req.address, from.address, out, burn);
+        // Less collateral can leave the user unhealthy; less plain supply cannot.
+        if (collateral) actions.checkHealth = true;
+        const event = collateral ? "withdraw_collateral" : "withdraw";
+        emitPositionEvent(env, event, req.address, from.address, out, burn);
         break;
       }
       case RequestType.Borrow: {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Address, xdr } from "@stellar/stellar-sdk";
+import { Address, scValToNative, xdr } from "@stellar/stellar-sdk";
 import {
   Auction,
   AuctionData as SdkAuctionData,
@@ -443,6 +443,35 @@ Deno.test("submit: supply, collateral, borrow, repay, withdraw with Blend's chec
   assert.equal(
     code(() => submit(m, borrower, [[RequestType.SupplyCollateral, m.xlm, E7]])),
     PoolError.InvalidPoolStatus,
+  );
+});
+
+Deno.test("submit: plain supply and withdraw (capped at the position), their events", () => {
+  const m = setupMarket();
+  const { supplier, borrower } = withBorrower(m);
+  const named = (name: string, user: string) =>
+    m.w.events.filter((e) => symText(e.topics[0]) === name && address(e.topics[2]) === user).map((
+      e,
+    ) => items(e.data).map((v) => BigInt(scValToNative(v))));
+  assert.deepEqual(named("supply", supplier), [[10_000n * E7, 10_000n * E7], [
+    100_000n * E7,
+    100_000n * E7,
+  ]]);
+  assert.deepEqual(named("supply_collateral", borrower), [[1000n * E7, 1000n * E7]]);
+  assert.deepEqual(named("supply", borrower), []);
+  submit(m, supplier, [[RequestType.Withdraw, m.usdc, 1000n * E7]]);
+  assert.equal(positionsOf(m, supplier).supply.get(0), 9000n * E7);
+  assert.deepEqual(named("withdraw", supplier), [[1000n * E7, 1000n * E7]]);
+  // More than the position: capped, the entry is removed, the tokens come back.
+  submit(m, supplier, [[RequestType.Withdraw, m.xlm, 200_000n * E7]]);
+  assert.equal(positionsOf(m, supplier).supply.has(1), false);
+  assert.deepEqual(named("withdraw", supplier)[1], [100_000n * E7, 100_000n * E7]);
+  assert.equal(m.w.invoke<bigint>(m.xlm, "balance", { id: supplier }), 1_000_000n * E7);
+  assert.deepEqual(named("withdraw_collateral", supplier), []);
+  // Withdrawing past the utilization cap: 1207 InvalidUtilRate.
+  assert.equal(
+    code(() => submit(m, supplier, [[RequestType.Withdraw, m.usdc, 9000n * E7]])),
+    PoolError.InvalidUtilRate,
   );
 });
 
