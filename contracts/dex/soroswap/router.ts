@@ -304,8 +304,13 @@ function runHops(env: Env, factory: string, amounts: bigint[], path: string[], t
   }
 }
 
-function emitSwap(env: Env, path: string[], amounts: bigint[], to: string): void {
+/** Pulls `amounts[0]` from `to` into the first pair, runs the hops and emits `swap`. */
+function executeSwap(env: Env, factory: string, amounts: bigint[], path: string[], to: string) {
+  const pair = pairFor(env, factory, path[0], path[1]);
+  tokenTransfer(env, path[0], to, pair, amounts[0]);
+  runHops(env, factory, amounts, path, to);
   env.emit([TOPIC, sym("swap")], env.toScVal({ amounts, path, to }, T.udt("SwapEvent")));
+  return amounts;
 }
 
 interface SwapArgs {
@@ -453,11 +458,7 @@ export const soroswapRouter: ContractModule = {
       const skew = faultGate(env);
       const amounts = amountsOut(env, factory, amountIn, a.path, skew);
       if (amounts[amounts.length - 1] < minOut) fail(E.InsufficientOutputAmount);
-      const pair = pairFor(env, factory, a.path[0], a.path[1]);
-      tokenTransfer(env, a.path[0], a.to, pair, amounts[0]);
-      runHops(env, factory, amounts, a.path, a.to);
-      emitSwap(env, a.path, amounts, a.to);
-      return amounts;
+      return executeSwap(env, factory, amounts, a.path, a.to);
     },
 
     swap_tokens_for_exact_tokens(
@@ -475,11 +476,7 @@ export const soroswapRouter: ContractModule = {
       if (amounts[0] > maxIn) fail(E.ExcessiveInputAmount);
       // With a skew fault the input was sized for the unskewed output; each pair still pays
       // out exactly amounts[i + 1], so the surplus stays in the pair.
-      const pair = pairFor(env, factory, a.path[0], a.path[1]);
-      tokenTransfer(env, a.path[0], a.to, pair, amounts[0]);
-      runHops(env, factory, amounts, a.path, a.to);
-      emitSwap(env, a.path, amounts, a.to);
-      return amounts;
+      return executeSwap(env, factory, amounts, a.path, a.to);
     },
 
     get_factory: (env) => factoryOf(env),
