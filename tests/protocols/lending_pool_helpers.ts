@@ -51,6 +51,22 @@ export async function startMarket(opts: MarketOptions = {}): Promise<MarketFixtu
   }
 }
 
+/** Market options for the pool and oracle suites: no DEX venues, no allocation vault. */
+export const POOL_AND_ORACLE_ONLY: MarketOptions = { dex: false, allocationVault: false };
+
+/** Runs `fn` on a fresh {@link startMarket} chain and closes the node afterwards. */
+export async function withMarket(
+  opts: MarketOptions,
+  fn: (fx: MarketFixture) => Promise<void>,
+): Promise<void> {
+  const fx = await startMarket(opts);
+  try {
+    await fn(fx);
+  } finally {
+    await fx.node.close();
+  }
+}
+
 /** An operation from base64 (as the Blend SDK's builders return) or an object. */
 function toOp(op: string | xdr.Operation): xdr.Operation {
   return typeof op === "string" ? xdr.Operation.fromXDR(op, "base64") : op;

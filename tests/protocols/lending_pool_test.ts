@@ -24,31 +24,22 @@ import {
   callOp,
   contractCode,
   fillerWithCollateral,
-  type MarketFixture,
+  POOL_AND_ORACLE_ONLY,
   rpcCall,
   sendOp,
   simulateOp,
-  startMarket,
+  withMarket,
 } from "./lending_pool_helpers.ts";
 import { MARKET_PRICES, POOL_PARAMS, RESERVE_CONFIGS } from "../../localnet/scenarios/market.ts";
 
 const E7 = 10_000_000n;
-
-async function withMarket(fn: (fx: MarketFixture) => Promise<void>): Promise<void> {
-  const fx = await startMarket({ dex: false, allocationVault: false });
-  try {
-    await fn(fx);
-  } finally {
-    await fx.node.close();
-  }
-}
 
 function sdkHf(est: PositionsEstimate): number {
   return est.totalEffectiveCollateral / est.totalEffectiveLiabilities;
 }
 
 Deno.test("Blend SDK loads the pool, its reserves, oracle and users over JSON-RPC", async () => {
-  await withMarket(async (fx) => {
+  await withMarket(POOL_AND_ORACLE_ONLY, async (fx) => {
     const { market } = fx;
     const c = market.contracts;
     const pool = await PoolV2.load(fx.network, c.lending_pool);
@@ -100,7 +91,7 @@ Deno.test("Blend SDK loads the pool, its reserves, oracle and users over JSON-RP
 });
 
 Deno.test("SDK health factor agrees with the pool's underwater check on both sides of 1.0", async () => {
-  await withMarket(async (fx) => {
+  await withMarket(POOL_AND_ORACLE_ONLY, async (fx) => {
     const { market, node } = fx;
     const c = market.contracts;
     // XLM -5% over the node's JSON-RPC control method.
@@ -144,7 +135,7 @@ Deno.test("SDK health factor agrees with the pool's underwater check on both sid
 });
 
 Deno.test("liquidation over JSON-RPC: create, on-chain scaling = SDK Auction.scale, fills, contention", async () => {
-  await withMarket(async (fx) => {
+  await withMarket(POOL_AND_ORACLE_ONLY, async (fx) => {
     const { market, node } = fx;
     const c = market.contracts;
     const victim = market.borrowers.find((b) => b.name === "borrower_xlm_1")!;
@@ -341,7 +332,7 @@ Deno.test("liquidation over JSON-RPC: create, on-chain scaling = SDK Auction.sca
 });
 
 Deno.test("contract.Client reads the served spec; get_reserve accrual equals the SDK's after a day", async () => {
-  await withMarket(async (fx) => {
+  await withMarket(POOL_AND_ORACLE_ONLY, async (fx) => {
     const { market, node } = fx;
     const c = market.contracts;
     // deno-lint-ignore no-explicit-any

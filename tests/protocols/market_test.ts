@@ -7,22 +7,10 @@
 import assert from "node:assert/strict";
 import { scValToNative } from "@stellar/stellar-sdk";
 import { PoolV2, PositionsEstimate } from "@blend-capital/blend-sdk";
-import { type MarketFixture, rpcCall, startMarket } from "./lending_pool_helpers.ts";
+import { rpcCall, withMarket } from "./lending_pool_helpers.ts";
 import { MARKET_PRICES, seedBorrowers } from "../../localnet/scenarios/market.ts";
 
 const E7 = 10_000_000n;
-
-async function withMarket(
-  opts: Parameters<typeof startMarket>[0],
-  fn: (fx: MarketFixture) => Promise<void>,
-): Promise<void> {
-  const fx = await startMarket(opts);
-  try {
-    await fn(fx);
-  } finally {
-    await fx.node.close();
-  }
-}
 
 Deno.test("deployMarket: every contract id, DEX prices at the oracle's, allocation vault seeded", async () => {
   await withMarket({}, async ({ node, market, base }) => {

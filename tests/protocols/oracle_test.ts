@@ -15,23 +15,14 @@ import { decodePriceData, otherAsset, stellarAsset } from "../../contracts/oracl
 import {
   callOp,
   contractCode,
-  type MarketFixture,
+  POOL_AND_ORACLE_ONLY,
   simulateOp,
-  startMarket,
+  withMarket,
 } from "./lending_pool_helpers.ts";
 import { MARKET_PRICES, ORACLE_RESOLUTION } from "../../localnet/scenarios/market.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyClient = any;
-
-async function withMarket(fn: (fx: MarketFixture) => Promise<void>): Promise<void> {
-  const fx = await startMarket({ dex: false, allocationVault: false });
-  try {
-    await fn(fx);
-  } finally {
-    await fx.node.close();
-  }
-}
 
 /** Time bounds wide enough after `advanceTime` moved ledger time past the wall clock. */
 const LATE = { timeoutInSeconds: 24 * 3600 };
@@ -40,7 +31,7 @@ const assetScVal = (id: string) =>
   xdr.ScVal.scvVec([xdr.ScVal.scvSymbol("Stellar"), new Address(id).toScVal()]);
 
 Deno.test("oracle reads: decimals, resolution, base, lastprice (client, raw and Blend SDK)", async () => {
-  await withMarket(async ({ node, market, network }) => {
+  await withMarket(POOL_AND_ORACLE_ONLY, async ({ node, market, network }) => {
     const c = market.contracts;
     const client: AnyClient = await node.clientFor(c.oracle);
     assert.equal((await client.decimals()).result, 7);
@@ -74,7 +65,7 @@ Deno.test("oracle reads: decimals, resolution, base, lastprice (client, raw and 
 });
 
 Deno.test("set_price is admin-only; prices() returns the newest rounds first", async () => {
-  await withMarket(async ({ node, market }) => {
+  await withMarket(POOL_AND_ORACLE_ONLY, async ({ node, market }) => {
     const c = market.contracts;
     const mallory = await node.newAccount(100n);
     const bad: AnyClient = await node.clientFor(c.oracle, mallory);
@@ -116,7 +107,7 @@ Deno.test("set_price is admin-only; prices() returns the newest rounds first", a
 });
 
 Deno.test("stale feed: None after 2 × resolution; the pool traps, the Blend SDK refuses", async () => {
-  await withMarket(async ({ node, market, network }) => {
+  await withMarket(POOL_AND_ORACLE_ONLY, async ({ node, market, network }) => {
     const c = market.contracts;
     const admin = Keypair.fromSecret(market.accounts.market_admin.secret);
     const client: AnyClient = await node.clientFor(c.oracle, admin);
