@@ -21,6 +21,7 @@ import {
   str,
   sym,
   T,
+  type TypeDef,
   u32,
   variant,
 } from "../../sdk.ts";
@@ -63,6 +64,16 @@ const E = {
   UpdateOverflow: 118,
 };
 
+/** Fields of `DepositEvent` and `WithdrawEvent` (two structs with the same fields, as in the real pair). */
+const LIQUIDITY_EVENT_FIELDS: [string, TypeDef][] = [
+  ["amount_0", T.i128],
+  ["amount_1", T.i128],
+  ["liquidity", T.i128],
+  ["new_reserve_0", T.i128],
+  ["new_reserve_1", T.i128],
+  ["to", T.address],
+];
+
 const spec = defineSpec({
   errorEnumName: "SoroswapPairError",
   errors: {
@@ -94,22 +105,8 @@ const spec = defineSpec({
       ["to", T.address],
     ],
     SyncEvent: [["new_reserve_0", T.i128], ["new_reserve_1", T.i128]],
-    DepositEvent: [
-      ["amount_0", T.i128],
-      ["amount_1", T.i128],
-      ["liquidity", T.i128],
-      ["new_reserve_0", T.i128],
-      ["new_reserve_1", T.i128],
-      ["to", T.address],
-    ],
-    WithdrawEvent: [
-      ["amount_0", T.i128],
-      ["amount_1", T.i128],
-      ["liquidity", T.i128],
-      ["new_reserve_0", T.i128],
-      ["new_reserve_1", T.i128],
-      ["to", T.address],
-    ],
+    DepositEvent: LIQUIDITY_EVENT_FIELDS,
+    WithdrawEvent: LIQUIDITY_EVENT_FIELDS,
     SkimEvent: [["skimmed_0", T.i128], ["skimmed_1", T.i128]],
   },
   functions: [

@@ -24,6 +24,7 @@ import {
   str,
   sym,
   T,
+  type TypeDef,
   variant,
 } from "../../sdk.ts";
 import {
@@ -81,6 +82,17 @@ export const ROUTER_ERRORS = {
 } as const;
 const E = ROUTER_ERRORS;
 
+/** Fields of `AddLiquidityEvent` and `RemoveLiquidityEvent` (alike in the real router too). */
+const LIQUIDITY_EVENT_FIELDS: [string, TypeDef][] = [
+  ["amount_a", T.i128],
+  ["amount_b", T.i128],
+  ["liquidity", T.i128],
+  ["pair", T.address],
+  ["to", T.address],
+  ["token_a", T.address],
+  ["token_b", T.address],
+];
+
 const spec = defineSpec({
   errorEnumName: "CombinedRouterError",
   errors: {
@@ -106,24 +118,8 @@ const spec = defineSpec({
   structs: {
     FaultState: FAULT_STATE_STRUCT,
     InitializedEvent: [["factory", T.address]],
-    AddLiquidityEvent: [
-      ["amount_a", T.i128],
-      ["amount_b", T.i128],
-      ["liquidity", T.i128],
-      ["pair", T.address],
-      ["to", T.address],
-      ["token_a", T.address],
-      ["token_b", T.address],
-    ],
-    RemoveLiquidityEvent: [
-      ["amount_a", T.i128],
-      ["amount_b", T.i128],
-      ["liquidity", T.i128],
-      ["pair", T.address],
-      ["to", T.address],
-      ["token_a", T.address],
-      ["token_b", T.address],
-    ],
+    AddLiquidityEvent: LIQUIDITY_EVENT_FIELDS,
+    RemoveLiquidityEvent: LIQUIDITY_EVENT_FIELDS,
     SwapEvent: [["amounts", T.vec(T.i128)], ["path", T.vec(T.address)], ["to", T.address]],
   },
   functions: [
