@@ -24,7 +24,8 @@ import type { KeeperChild } from "./keeper_process.ts";
 /** Shocks XLM so borrower_xlm_1 (XLM collateral, USDC debt) is underwater and fast-forwards. */
 async function liquidateOne(w: World, env: Record<string, string>) {
   const user = w.market.borrowers.find((b) => b.name === "borrower_xlm_1")!.public;
-  // −5 %: borrower_xlm_1 → HF ≈ 0.98; every other borrower stays healthy.
+  // −5 %: borrower_xlm_1 → HF ≈ 0.98 (borrower_mixed, HF 1.02 with XLM in its collateral, may
+  // go under too).
   await shock(w, w.xlm, -500);
   const { k } = await startKeeper(env);
   await until(async () => (await events(w, w.pool, "new_auction")).length > 0, 60_000, "auction");
@@ -100,10 +101,18 @@ Deno.test("DEX: a quote below the slippage floor stops the swap — no fallback,
     assert.equal(amount, drawn);
     assert.equal(profit, 0n);
     assert.equal(loss, 0n);
-    const after = await vaultState(w);
+    // The shock also sinks borrower_mixed (part XLM collateral), so a second draw may be out
+    // when the first return lands: wait until every draw is settled, then read the books.
+    const after = await until(
+      async () => {
+        const s = await vaultState(w);
+        return s.active_liq === 0n ? s : undefined;
+      },
+      60_000,
+      "all draws settled",
+    );
     assert.equal(after.total_profit, before.total_profit);
     assert.equal(after.total_usdc, before.total_usdc);
-    assert.equal(after.active_liq, 0n);
     // The keeper holds the seized XLM (minus fees), not sold anywhere.
     const xlmAfter = await balance(w, w.xlm, keeper.publicKey());
     assert.ok(xlmAfter - xlmBefore > 1_000n * 10_000_000n, `XLM held: ${xlmAfter - xlmBefore}`);

@@ -60,7 +60,7 @@ export interface BorrowerIndexOptions {
 /** The set of known borrowers of one pool, their positions, and open liquidation auctions. */
 export class BorrowerIndex {
   readonly poolId: string;
-  /** Positions of owners with liabilities, as Blend SDK objects. */
+  /** Non-empty positions of owners (with or without liabilities), as Blend SDK objects. */
   readonly positions = new Map<string, Positions>();
   /**
    * Users with an open user-liquidation auction (per events since the backfill): its start
@@ -216,8 +216,11 @@ export class BorrowerIndex {
     users.forEach((u, i) => {
       const e = entries.get(keys[i]);
       const p = e ? Positions.fromLedgerEntryData(e.xdr) : undefined;
-      if (p && p.liabilities.size > 0) this.positions.set(u, p);
-      else this.positions.delete(u);
+      // Positions without debt are kept too (collateral or supply only): the dashboard lists
+      // them with a null health factor; only positions with debt can become tasks.
+      if (p && (p.liabilities.size > 0 || p.collateral.size > 0 || p.supply.size > 0)) {
+        this.positions.set(u, p);
+      } else this.positions.delete(u);
     });
     return users.length;
   }

@@ -18,7 +18,9 @@ export interface Health {
 
 /** Health factor of `positions` in `state` (the same formula as Blend's auctioneer bot). */
 export function healthOf(state: PoolState, positions: Positions): Health {
-  if (positions.liabilities.size === 0) return { hf: null, collateral: 0, liabilities: 0 };
+  if (positions.liabilities.size === 0 && positions.collateral.size === 0) {
+    return { hf: null, collateral: 0, liabilities: 0 };
+  }
   let est: PositionsEstimate;
   try {
     est = PositionsEstimate.build(state.pool, state.oracle, positions);
