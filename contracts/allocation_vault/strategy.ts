@@ -29,7 +29,16 @@ import {
   T,
   variant,
 } from "../sdk.ts";
-import { big, getAddr, setAddr, setI128, tokenBalance, tokenTransfer } from "../dex/common.ts";
+import {
+  big,
+  errorCodes,
+  type ErrorTable,
+  getAddr,
+  setAddr,
+  setI128,
+  tokenBalance,
+  tokenTransfer,
+} from "../dex/common.ts";
 import { ceilDiv } from "../dex/math.ts";
 import { shareLedger } from "../dex/shares.ts";
 
@@ -39,29 +48,24 @@ const K = {
 };
 const sharesKey = (a: string) => variant("Shares", addr(a));
 
+/** `StrategyError` of `defindex-strategy-core`. */
+const ERRORS = {
+  NotInitialized: [401, "Strategy: not initialized"],
+  NegativeNotAllowed: [410, "Strategy: amount must be positive"],
+  InvalidArgument: [411, "Strategy: invalid argument"],
+  InsufficientBalance: [412, "Strategy: insufficient balance"],
+  UnderflowOverflow: [413, ""],
+  ArithmeticError: [414, ""],
+  DivisionByZero: [415, ""],
+} satisfies ErrorTable;
+
 /** `StrategyError` codes of `defindex-strategy-core`. */
-export const STRATEGY_ERRORS = {
-  NotInitialized: 401,
-  NegativeNotAllowed: 410,
-  InvalidArgument: 411,
-  InsufficientBalance: 412,
-  UnderflowOverflow: 413,
-  ArithmeticError: 414,
-  DivisionByZero: 415,
-} as const;
+export const STRATEGY_ERRORS = errorCodes(ERRORS);
 const E = STRATEGY_ERRORS;
 
 const spec = defineSpec({
   errorEnumName: "StrategyError",
-  errors: {
-    NotInitialized: [401, "Strategy: not initialized"],
-    NegativeNotAllowed: [410, "Strategy: amount must be positive"],
-    InvalidArgument: [411, "Strategy: invalid argument"],
-    InsufficientBalance: [412, "Strategy: insufficient balance"],
-    UnderflowOverflow: [413, ""],
-    ArithmeticError: [414, ""],
-    DivisionByZero: [415, ""],
-  },
+  errors: ERRORS,
   structs: {
     DepositEvent: [["amount", T.i128], ["from", T.address]],
     WithdrawEvent: [["amount", T.i128], ["from", T.address]],

@@ -67,6 +67,20 @@ export function setTyped(env: Env, st: Storage, key: xdr.ScVal, value: unknown, 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Error tables
+// ---------------------------------------------------------------------------------------------
+
+/** A contract's errors as `defineSpec` takes them: name → [code, message]. */
+export type ErrorTable = Record<string, [number, string]>;
+
+/** The codes of an error table by name, so `fail(E.Name)` and the spec read one table. */
+export function errorCodes<T extends ErrorTable>(table: T): { readonly [K in keyof T]: number } {
+  return Object.fromEntries(Object.entries(table).map(([name, [code]]) => [name, code])) as {
+    readonly [K in keyof T]: number;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Native value helpers (what the host hands a contract)
 // ---------------------------------------------------------------------------------------------
 

@@ -27,7 +27,16 @@ import {
   u32,
   variant,
 } from "../../sdk.ts";
-import { getAddr, getBool, getU32, setAddr, setBool, setU32 } from "../common.ts";
+import {
+  errorCodes,
+  type ErrorTable,
+  getAddr,
+  getBool,
+  getU32,
+  setAddr,
+  setBool,
+  setU32,
+} from "../common.ts";
 import { compareAddresses } from "../math.ts";
 
 const K = {
@@ -41,36 +50,30 @@ const pairKey = (t0: string, t1: string) =>
   variant("PairAddressesByTokens", xdr.ScVal.scvVec([addr(t0), addr(t1)]));
 const indexKey = (n: number) => variant("PairAddressesNIndexed", u32(n));
 
-const E = {
-  NotInitialized: 201,
-  CreatePairIdenticalTokens: 202,
-  CreatePairAlreadyExists: 203,
-  InitializeAlreadyInitialized: 204,
-  PairDoesNotExist: 205,
-  IndexDoesNotExist: 206,
-  CreatePairUnsupported: 207,
-};
+/** `FactoryError` (201–206), plus the stand-in code 207. */
+const ERRORS = {
+  NotInitialized: [201, "SoroswapFactory: not yet initialized"],
+  CreatePairIdenticalTokens: [
+    202,
+    "SoroswapFactory: token_a and token_b have identical addresses",
+  ],
+  CreatePairAlreadyExists: [
+    203,
+    "SoroswapFactory: pair already exists between token_a and token_b",
+  ],
+  InitializeAlreadyInitialized: [204, "SoroswapFactory: already initialized"],
+  PairDoesNotExist: [205, "SoroswapFactory: pair does not exist"],
+  IndexDoesNotExist: [206, "SoroswapFactory: index does not exist"],
+  CreatePairUnsupported: [
+    207,
+    "Stand-in: contracts cannot deploy pairs here; deploy with contracts/dex/deploy.ts",
+  ],
+} satisfies ErrorTable;
+const E = errorCodes(ERRORS);
 
 const spec = defineSpec({
   errorEnumName: "FactoryError",
-  errors: {
-    NotInitialized: [201, "SoroswapFactory: not yet initialized"],
-    CreatePairIdenticalTokens: [
-      202,
-      "SoroswapFactory: token_a and token_b have identical addresses",
-    ],
-    CreatePairAlreadyExists: [
-      203,
-      "SoroswapFactory: pair already exists between token_a and token_b",
-    ],
-    InitializeAlreadyInitialized: [204, "SoroswapFactory: already initialized"],
-    PairDoesNotExist: [205, "SoroswapFactory: pair does not exist"],
-    IndexDoesNotExist: [206, "SoroswapFactory: index does not exist"],
-    CreatePairUnsupported: [
-      207,
-      "Stand-in: contracts cannot deploy pairs here; deploy with contracts/dex/deploy.ts",
-    ],
-  },
+  errors: ERRORS,
   structs: {
     InitializedEvent: [["setter", T.address]],
     NewPairEvent: [

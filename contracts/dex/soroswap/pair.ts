@@ -25,7 +25,17 @@ import {
   u32,
   variant,
 } from "../../sdk.ts";
-import { big, getAddr, getI128, setAddr, setI128, tokenBalance, tokenTransfer } from "../common.ts";
+import {
+  big,
+  errorCodes,
+  type ErrorTable,
+  getAddr,
+  getI128,
+  setAddr,
+  setI128,
+  tokenBalance,
+  tokenTransfer,
+} from "../common.ts";
 import { ceilDiv, compareAddresses, isqrt } from "../math.ts";
 import { shareLedger, transferShares } from "../shares.ts";
 
@@ -43,27 +53,6 @@ const K = {
 };
 const balanceKey = (a: string) => variant("Balance", addr(a));
 
-const E = {
-  InitializeAlreadyInitialized: 101,
-  NotInitialized: 102,
-  InitializeTokenOrderInvalid: 103,
-  DepositInsufficientAmountToken0: 104,
-  DepositInsufficientAmountToken1: 105,
-  DepositInsufficientFirstLiquidity: 106,
-  DepositInsufficientLiquidityMinted: 107,
-  SwapInsufficientOutputAmount: 108,
-  SwapNegativesOutNotSupported: 109,
-  SwapInsufficientLiquidity: 110,
-  SwapInvalidTo: 111,
-  SwapInsufficientInputAmount: 112,
-  SwapNegativesInNotSupported: 113,
-  SwapKConstantNotMet: 114,
-  WithdrawLiquidityNotInitialized: 115,
-  WithdrawInsufficientSentShares: 116,
-  WithdrawInsufficientLiquidityBurned: 117,
-  UpdateOverflow: 118,
-};
-
 /** Fields of `DepositEvent` and `WithdrawEvent` (two structs with the same fields, as in the real pair). */
 const LIQUIDITY_EVENT_FIELDS: [string, TypeDef][] = [
   ["amount_0", T.i128],
@@ -74,28 +63,32 @@ const LIQUIDITY_EVENT_FIELDS: [string, TypeDef][] = [
   ["to", T.address],
 ];
 
+/** `SoroswapPairError` (101–118). */
+const ERRORS = {
+  InitializeAlreadyInitialized: [101, "SoroswapPair: already initialized"],
+  NotInitialized: [102, "SoroswapPair: not yet initialized"],
+  InitializeTokenOrderInvalid: [103, "SoroswapPair: token_0 must be less than token_1"],
+  DepositInsufficientAmountToken0: [104, "SoroswapPair: insufficient amount of token 0 sent"],
+  DepositInsufficientAmountToken1: [105, "SoroswapPair: insufficient amount of token 1 sent"],
+  DepositInsufficientFirstLiquidity: [106, "SoroswapPair: insufficient first liquidity minted"],
+  DepositInsufficientLiquidityMinted: [107, "SoroswapPair: insufficient liquidity minted"],
+  SwapInsufficientOutputAmount: [108, "SoroswapPair: insufficient output amount"],
+  SwapNegativesOutNotSupported: [109, "SoroswapPair: negative amounts out not supported"],
+  SwapInsufficientLiquidity: [110, "SoroswapPair: insufficient liquidity to do the swap"],
+  SwapInvalidTo: [111, "SoroswapPair: invalid to"],
+  SwapInsufficientInputAmount: [112, "SoroswapPair: insufficient input amount"],
+  SwapNegativesInNotSupported: [113, "SoroswapPair: negative amounts in not supported"],
+  SwapKConstantNotMet: [114, "SoroswapPair: K constant is not met"],
+  WithdrawLiquidityNotInitialized: [115, "SoroswapPair: liquidity was not initialized yet"],
+  WithdrawInsufficientSentShares: [116, "SoroswapPair: insufficient sent shares"],
+  WithdrawInsufficientLiquidityBurned: [117, "SoroswapPair: insufficient liquidity burned"],
+  UpdateOverflow: [118, "SoroswapPair: overflow while updating"],
+} satisfies ErrorTable;
+const E = errorCodes(ERRORS);
+
 const spec = defineSpec({
   errorEnumName: "SoroswapPairError",
-  errors: {
-    InitializeAlreadyInitialized: [101, "SoroswapPair: already initialized"],
-    NotInitialized: [102, "SoroswapPair: not yet initialized"],
-    InitializeTokenOrderInvalid: [103, "SoroswapPair: token_0 must be less than token_1"],
-    DepositInsufficientAmountToken0: [104, "SoroswapPair: insufficient amount of token 0 sent"],
-    DepositInsufficientAmountToken1: [105, "SoroswapPair: insufficient amount of token 1 sent"],
-    DepositInsufficientFirstLiquidity: [106, "SoroswapPair: insufficient first liquidity minted"],
-    DepositInsufficientLiquidityMinted: [107, "SoroswapPair: insufficient liquidity minted"],
-    SwapInsufficientOutputAmount: [108, "SoroswapPair: insufficient output amount"],
-    SwapNegativesOutNotSupported: [109, "SoroswapPair: negative amounts out not supported"],
-    SwapInsufficientLiquidity: [110, "SoroswapPair: insufficient liquidity to do the swap"],
-    SwapInvalidTo: [111, "SoroswapPair: invalid to"],
-    SwapInsufficientInputAmount: [112, "SoroswapPair: insufficient input amount"],
-    SwapNegativesInNotSupported: [113, "SoroswapPair: negative amounts in not supported"],
-    SwapKConstantNotMet: [114, "SoroswapPair: K constant is not met"],
-    WithdrawLiquidityNotInitialized: [115, "SoroswapPair: liquidity was not initialized yet"],
-    WithdrawInsufficientSentShares: [116, "SoroswapPair: insufficient sent shares"],
-    WithdrawInsufficientLiquidityBurned: [117, "SoroswapPair: insufficient liquidity burned"],
-    UpdateOverflow: [118, "SoroswapPair: overflow while updating"],
-  },
+  errors: ERRORS,
   structs: {
     SwapEvent: [
       ["amount_0_in", T.i128],
