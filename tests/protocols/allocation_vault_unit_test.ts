@@ -285,3 +285,36 @@ Deno.test("fees: gains locked at the vault fee, distributed to the receiver; res
   assert.equal(f.idle_amount, 500n * E7);
   assert.equal(t.h.invokeError(t.v, "rescue", { strategy_address: s1, caller: t.keeper }), 130);
 });
+
+Deno.test("vault share transfer and HODL strategy overdrafts fail 111 / 412", async () => {
+  const t = await setup({ seed: 1_000n * E7, initial: [5000, 5000] });
+  const { h, v, alice, usdc } = t;
+  const bob = h.account();
+  const shares = h.invoke<bigint>(v, "balance", { id: alice });
+  const supply = h.invoke<bigint>(v, "total_supply");
+  h.invoke(v, "transfer", { from: alice, to: bob, amount: 10n * E7 });
+  assert.equal(h.invoke(v, "balance", { id: alice }), shares - 10n * E7);
+  assert.equal(h.invoke(v, "balance", { id: bob }), 10n * E7);
+  assert.equal(h.invoke(v, "total_supply"), supply);
+  const ev = h.events.filter((e) => e.contract === v && scValToNative(e.topics[0]) === "transfer")
+    .at(-1)!;
+  assert.deepEqual(
+    [scValToNative(ev.topics[1]), scValToNative(ev.topics[2]), scValToNative(ev.data)],
+    [alice, bob, 10n * E7],
+  );
+  assert.equal(h.invokeError(v, "transfer", { from: bob, to: alice, amount: 10n * E7 + 1n }), 111);
+  assert.throws(
+    () => h.invoke(v, "transfer", { from: bob, to: alice, amount: -1n }),
+    /negative amount is not allowed/,
+  );
+
+  // A strategy holder withdrawing one unit more than its shares are worth: 412.
+  const s = t.strategies[0];
+  assert.equal(h.invokeError(s, "withdraw", { amount: 1n, from: bob, to: bob }), 412);
+  h.invoke(usdc, "mint", { to: bob, amount: 50n * E7 });
+  h.invoke(usdc, "approve", { from: bob, spender: s, amount: 50n * E7, expiration_ledger: 1000 });
+  assert.equal(h.invoke(s, "deposit", { amount: 50n * E7, from: bob }), 50n * E7);
+  assert.equal(h.invokeError(s, "withdraw", { amount: 50n * E7 + 1n, from: bob, to: bob }), 412);
+  assert.equal(h.invoke(s, "withdraw", { amount: 50n * E7, from: bob, to: bob }), 0n);
+  assert.equal(h.invoke(s, "balance", { from: v }), 500n * E7);
+});

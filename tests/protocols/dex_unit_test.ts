@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { scValToNative } from "@stellar/stellar-sdk";
+import { ContractError } from "../../contracts/sdk.ts";
 import { asDexHost, FakeHost, fakeToken } from "./helpers/dex_fake_host.ts";
 import { deployDexes, type DexDeployment } from "../../contracts/dex/deploy.ts";
 import {
@@ -509,4 +510,59 @@ Deno.test("Phoenix fault switch: multihop 290, pool 390, skew on quote and swap"
     () => w.h.invoke(w.d.phoenix_factory, "set_fault", { mode: { tag: "None" } }),
     /Auth/,
   );
+});
+
+/** The error a root invocation throws (a plain Error is a trap, not a contract error). */
+function thrown(f: () => unknown): Error {
+  try {
+    f();
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error("did not throw");
+}
+
+Deno.test("Soroswap LP transfer moves shares, keeps the total, traps on overdraft", async () => {
+  const { h, admin, d } = await world();
+  const pair = d.soroswap_pairs["xlm/usdc"];
+  const bob = h.account();
+  const lp = h.invoke<bigint>(pair, "balance", { id: admin });
+  const total = h.invoke<bigint>(pair, "total_shares");
+  assert.ok(lp > 0n);
+  h.invoke(pair, "transfer", { from: admin, to: bob, amount: 123n });
+  assert.equal(h.invoke(pair, "balance", { id: admin }), lp - 123n);
+  assert.equal(h.invoke(pair, "my_balance", { id: bob }), 123n);
+  assert.equal(h.invoke(pair, "total_shares"), total);
+  const ev = h.events.filter((e) =>
+    e.contract === pair && scValToNative(e.topics[0]) === "transfer"
+  ).at(-1)!;
+  assert.deepEqual(
+    [scValToNative(ev.topics[1]), scValToNative(ev.topics[2]), scValToNative(ev.data)],
+    [admin, bob, 123n],
+  );
+  assert.ok(h.auths.some((a) => a.address === admin && a.contract === pair && a.fn === "transfer"));
+  const over = thrown(() => h.invoke(pair, "transfer", { from: bob, to: admin, amount: 124n }));
+  assert.ok(!(over instanceof ContractError));
+  assert.equal(over.message, "insufficient balance");
+  const neg = thrown(() => h.invoke(pair, "transfer", { from: bob, to: admin, amount: -1n }));
+  assert.equal(neg.message, "negative amount is not allowed");
+  assert.equal(h.invoke(pair, "my_balance", { id: bob }), 123n);
+});
+
+Deno.test("Phoenix pool: withdrawing more LP shares than held traps, books unchanged", async () => {
+  const { h, admin, d } = await world();
+  const pool = d.phoenix_pools["xlm/usdc"];
+  const mine = h.invoke<bigint>(pool, "balance", { id: admin });
+  const total = h.invoke<bigint>(pool, "query_total_issued_lp");
+  assert.ok(mine > 0n && total === mine + 1000n);
+  const args = { sender: admin, min_a: 0n, min_b: 0n, deadline: null, auto_unstake: null };
+  const over = thrown(() =>
+    h.invoke(pool, "withdraw_liquidity", { ...args, share_amount: mine + 1n })
+  );
+  assert.ok(!(over instanceof ContractError));
+  assert.equal(over.message, "Pool: insufficient LP share balance");
+  assert.equal(h.invoke(pool, "query_total_issued_lp"), total);
+  h.invoke(pool, "withdraw_liquidity", { ...args, share_amount: mine });
+  assert.equal(h.invoke(pool, "balance", { id: admin }), 0n);
+  assert.equal(h.invoke(pool, "query_total_issued_lp"), 1000n);
 });
