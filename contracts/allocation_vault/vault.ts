@@ -51,7 +51,7 @@ import {
   tokenTransfer,
   type UnionValue,
 } from "../dex/common.ts";
-import { shareLedger, transferShares } from "../dex/shares.ts";
+import { SHARE_TOKEN_FUNCTIONS, shareLedger, transferShares } from "../dex/shares.ts";
 
 /** The vault's `ContractError` codes. */
 export const VAULT_ERRORS = {
@@ -297,14 +297,7 @@ const spec = defineSpec({
     },
     // Vault share token (SEP-41 subset).
     { name: "total_supply", output: T.i128 },
-    { name: "balance", inputs: [["id", T.address]], output: T.i128 },
-    {
-      name: "transfer",
-      inputs: [["from", T.address], ["to", T.address], ["amount", T.i128]],
-    },
-    { name: "decimals", output: T.u32 },
-    { name: "name", output: T.string },
-    { name: "symbol", output: T.string },
+    ...SHARE_TOKEN_FUNCTIONS,
   ],
 });
 

@@ -7,7 +7,7 @@
  * @module
  */
 import type { xdr } from "@stellar/stellar-sdk";
-import { addr, type Env, sym, T } from "../sdk.ts";
+import { addr, type Env, type FnSpec, sym, T } from "../sdk.ts";
 import { big, getI128, setI128 } from "./common.ts";
 
 /** Where a contract keeps its shares, and how it refuses an overdraft. */
@@ -83,3 +83,15 @@ export function transferShares(
   book(args.from, args.to, amount);
   env.emit([sym("transfer"), addr(args.from), addr(args.to)], env.toScVal(amount, T.i128));
 }
+
+/** Spec of the SEP-41 subset a share token answers: `balance`, `transfer`, metadata. */
+export const SHARE_TOKEN_FUNCTIONS: FnSpec[] = [
+  { name: "balance", inputs: [["id", T.address]], output: T.i128 },
+  {
+    name: "transfer",
+    inputs: [["from", T.address], ["to", T.address], ["amount", T.i128]],
+  },
+  { name: "decimals", output: T.u32 },
+  { name: "name", output: T.string },
+  { name: "symbol", output: T.string },
+];

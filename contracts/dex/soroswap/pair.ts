@@ -37,7 +37,7 @@ import {
   tokenTransfer,
 } from "../common.ts";
 import { ceilDiv, compareAddresses, isqrt } from "../math.ts";
-import { shareLedger, transferShares } from "../shares.ts";
+import { SHARE_TOKEN_FUNCTIONS, shareLedger, transferShares } from "../shares.ts";
 
 /** LP shares locked forever in the pair at the first deposit. */
 export const MINIMUM_LIQUIDITY = 1000n;
@@ -123,14 +123,7 @@ const spec = defineSpec({
     { name: "my_balance", inputs: [["id", T.address]], output: T.i128 },
     { name: "total_shares", output: T.i128 },
     // LP token (SEP-41 subset)
-    { name: "balance", inputs: [["id", T.address]], output: T.i128 },
-    {
-      name: "transfer",
-      inputs: [["from", T.address], ["to", T.address], ["amount", T.i128]],
-    },
-    { name: "decimals", output: T.u32 },
-    { name: "name", output: T.string },
-    { name: "symbol", output: T.string },
+    ...SHARE_TOKEN_FUNCTIONS,
   ],
 });
 
