@@ -76,3 +76,88 @@ Deno.test("main.ts localnet: out file 0600, dev chain over RPC, no secrets on st
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+// The market scenario from the command line (issue 4): every protocol and token id lands in the
+// out file, localnet_shock is served on the same endpoint, and SIGINT (Ctrl-C) stops it cleanly.
+Deno.test("main.ts localnet --scenario market: protocol ids in the out file, shock, SIGINT", async () => {
+  const dir = await Deno.makeTempDir();
+  const outFile = `${dir}/localnet.json`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      MAIN,
+      "localnet",
+      "--scenario",
+      "market",
+      "--port",
+      "0",
+      "--ledger-ms",
+      "200",
+      "--out",
+      outFile,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const decoder = new TextDecoder();
+  let stdout = "";
+  const reader = (async () => {
+    for await (const chunk of child.stdout) stdout += decoder.decode(chunk);
+  })();
+  const errReader = (async () => {
+    let s = "";
+    for await (const chunk of child.stderr) s += decoder.decode(chunk);
+    return s;
+  })();
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!stdout.includes("Ctrl-C") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(stdout.includes("Ctrl-C"), `node did not start: ${stdout}`);
+    assert.equal((await Deno.stat(outFile)).mode! & 0o777, 0o600);
+    const cfg = JSON.parse(await Deno.readTextFile(outFile));
+    const names = [
+      "lending_pool",
+      "oracle",
+      "primary_dex_router",
+      "fallback_dex_router",
+      "allocation_vault",
+      "usdc",
+      "xlm",
+      "weth",
+    ];
+    for (const name of names) assert.match(cfg.contracts[name] ?? "", /^C[A-Z2-7]{55}$/, name);
+    for (const a of Object.values(cfg.accounts) as { secret: string }[]) {
+      assert.ok(!stdout.includes(a.secret), "secret printed on stdout");
+    }
+    const server = new rpc.Server(cfg.rpcUrl, { allowHttp: true });
+    // The pool and the routers are live contracts, not just names in a file.
+    for (const name of ["lending_pool", "oracle", "primary_dex_router", "fallback_dex_router"]) {
+      const inst = await server.getContractInstance(cfg.contracts[name]);
+      assert.equal(inst.executable.type, "contractExecutableWasm", name);
+    }
+    const res = await fetch(cfg.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "localnet_shock",
+        params: { asset: cfg.contracts.xlm, bps: -500 },
+      }),
+    });
+    const body = await res.json();
+    assert.equal(body.result?.asset, cfg.contracts.xlm, JSON.stringify(body));
+    assert.equal(BigInt(body.result.price), (BigInt(body.result.previous) * 9500n) / 10000n);
+  } finally {
+    child.kill("SIGINT");
+    const status = await child.status;
+    await reader;
+    const stderr = await errReader;
+    assert.equal(status.code, 0, stderr);
+    assert.ok(stdout.includes("stopped"));
+    await Deno.remove(dir, { recursive: true });
+  }
+});

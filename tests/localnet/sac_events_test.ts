@@ -171,6 +171,12 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
     filters: [{ contractIds: [c2] }],
   });
   assert.equal(byContract.events.length, 3);
+  // Several contract ids in one filter match any of them (stellar-rpc allows up to 5).
+  const byBoth = await node.server.getEvents({
+    startLedger: start,
+    filters: [{ contractIds: [c1, c2] }],
+  });
+  assert.equal(byBoth.events.length, 6);
   // Exact value + "*" (two topics) matches; a single-segment filter does not (exact length).
   const star = await node.server.getEvents({
     startLedger: start,
@@ -252,6 +258,12 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
     node.server.getEvents({ startLedger: start, filters: Array(6).fill({}) }),
     (e: { code: number; message: string }) =>
       e.code === -32602 && /maximum 5 filters/.test(e.message),
+  );
+  // A sixth contract id in one filter is rejected, as stellar-rpc does.
+  await assert.rejects(
+    node.server.getEvents({ startLedger: start, filters: [{ contractIds: Array(6).fill(c1) }] }),
+    (e: { code: number; message: string }) =>
+      e.code === -32602 && /maximum 5 contract IDs/.test(e.message),
   );
   // Events of failed transactions are not stored.
   const beforeCount =
