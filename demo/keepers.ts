@@ -12,7 +12,9 @@ import { redactSecrets } from "../keeper/log/mod.ts";
  */
 export function selfCommand(args: string[]): { command: string; args: string[] } {
   const exe = Deno.execPath();
-  const isDeno = /(^|\/)deno(\.exe)?$/.test(exe);
+  // A compiled binary runs itself (whatever the file is named); otherwise the `deno` runtime runs
+  // this program's main.ts (the file name check covers runtimes without `Deno.build.standalone`).
+  const isDeno = Deno.build.standalone !== true && /(^|\/)deno(\.exe)?$/.test(exe);
   if (!isDeno) return { command: exe, args };
   const main = new URL("../main.ts", import.meta.url);
   return { command: exe, args: ["run", "-A", main.href, ...args] };

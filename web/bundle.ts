@@ -135,9 +135,15 @@ export async function loadPrebuiltIslands(): Promise<IslandBundle> {
   return await toBundle(raw, "prebuilt", t0);
 }
 
-/** True when running as a `deno compile` binary (no `deno` executable to bundle with). */
+/**
+ * True when running as a `deno compile` binary (no `deno` executable to bundle with), or when
+ * `VIGIL_ISLANDS=prebuilt` asks for the compiled layout (the compile-layout test uses it, since the
+ * binary itself cannot be built here). `Deno.build.standalone` is the runtime's own flag; the
+ * URL check is kept for runtimes that predate it.
+ */
 export function isCompiled(): boolean {
-  return import.meta.url.includes("/deno-compile-") || Deno.env.get("VIGIL_ISLANDS") === "prebuilt";
+  return Deno.build.standalone === true || import.meta.url.includes("/deno-compile-") ||
+    Deno.env.get("VIGIL_ISLANDS") === "prebuilt";
 }
 
 const STATIC_IMPORT = /(?:\bfrom\s*|\bimport\s*)"\.\/([A-Za-z0-9_.-]+\.js)"/g;
