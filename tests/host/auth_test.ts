@@ -60,6 +60,11 @@ Deno.test("record: a non-source address gets ADDRESS credentials, nonce in readW
   assert.equal(cred.type, "sorobanCredentialsAddress");
   assert.equal(addressFromScAddress(cred.address.address), user.publicKey());
   assert.ok(BigInt(cred.address.nonce) >= 0n);
+  // The nonce is random (as stellar-rpc's recording mode): a second simulation of the same call
+  // gets another one, so two signed entries for the same call never collide.
+  const again = simulate(l, admin.publicKey(), c, "increment", incr(user.publicKey(), 5));
+  const nonce2 = (again.auth[0].credentials as Any).address.nonce;
+  assert.notEqual(BigInt(nonce2), BigInt(cred.address.nonce));
   assert.equal(cred.address.signatureExpirationLedger, 0);
   assert.equal(cred.address.signature.type, "scvVoid");
   const fn = (sim.auth[0].rootInvocation.function as Any).contractFn;

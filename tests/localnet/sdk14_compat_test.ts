@@ -50,6 +50,12 @@ Deno.test("SDK 14.4.3: Client.from, read, write, events, transactions, ledgers d
   // A failed simulation (contract error) decodes to Err in v14 too.
   const bad = await c.increment({ user: kp.publicKey(), by: 1000 });
   assert.equal(bad.result.unwrapErr().message, "Too big");
+  // The remaining read methods of the issue's list decode with v14's parsers as well.
+  assert.equal((await server.getNetwork()).passphrase, node.networkPassphrase);
+  assert.equal((await server.getHealth()).status, "healthy");
+  assert.equal((await server.getVersionInfo()).protocolVersion, 23);
+  assert.equal(typeof (await server.getFeeStats()).sorobanInclusionFee.p50, "string");
+  assert.equal((await server.getAccount(kp.publicKey())).accountId(), kp.publicKey());
   // Raw XDR of a ledger close meta and header decode with v14's types.
   const raw = await fetch(node.rpcUrl, {
     method: "POST",
