@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { Keypair, Networks } from "@stellar/stellar-sdk";
-import { ConfigError, DEFAULTS, loadConfig, readEnvironment } from "../../keeper/config.ts";
+import {
+  CONFIG_VARIABLES,
+  ConfigError,
+  DEFAULTS,
+  loadConfig,
+  readEnvironment,
+} from "../../keeper/config.ts";
 import { contractId, jsonLines, runKeeperToExit, spawnKeeper, validEnv } from "./keeper_process.ts";
 
 const SECRET = Keypair.random().secret();
@@ -298,4 +304,49 @@ Deno.test("process: API_PORT already in use is a start-up failure with exit 1", 
   } finally {
     blocker.close();
   }
+});
+
+// ---------------------------------------------------------------- .env.example and the README
+
+/** Variables the web pages served by the keeper read (web/config.ts). */
+const WEB_VARIABLES = [
+  "NEXT_PUBLIC_VAULT_CONTRACT",
+  "NEXT_PUBLIC_REGISTRY_CONTRACT",
+  "NEXT_PUBLIC_API_URL",
+  "WEB_DEV_ACCOUNTS_FILE",
+];
+
+Deno.test(".env.example: every keeper variable once, each with its own comment; values load", () => {
+  const root = new URL("../../", import.meta.url);
+  const lines = Deno.readTextFileSync(new URL(".env.example", root)).split("\n");
+  const example: Record<string, string> = {};
+  for (const [i, line] of lines.entries()) {
+    const m = line.match(/^([A-Z][A-Z0-9_]*)=(.*)$/);
+    if (!m) {
+      assert.ok(line === "" || line.startsWith("#"), `line ${i + 1}: ${line}`);
+      continue;
+    }
+    assert.ok(!(m[1] in example), `${m[1]} listed twice`);
+    example[m[1]] = m[2];
+    // The comment right above this variable is its own (not shared with the line before).
+    assert.ok(lines[i - 1]?.startsWith("#"), `${m[1]}: no comment line directly above`);
+  }
+  assert.deepEqual(Object.keys(example).sort(), [...CONFIG_VARIABLES, ...WEB_VARIABLES].sort());
+  // Nothing secret is pre-filled, and the example's values are valid once the required ones are set.
+  assert.equal(example.KEEPER_SECRET, "");
+  const filled: Record<string, string> = {};
+  for (const [k, v] of Object.entries(example)) if (v !== "") filled[k] = v;
+  const required = {
+    KEEPER_SECRET: SECRET,
+    REGISTRY_CONTRACT: contractId(1),
+    VAULT_CONTRACT: contractId(2),
+  };
+  assert.ok(Object.keys(filled).length >= 8, "the example shows the defaults' values");
+  // The example's pre-filled values are exactly the defaults: copying it changes nothing.
+  assert.deepEqual(loadConfig({ ...filled, ...required }), loadConfig(required));
+
+  // The README's configuration table names every variable too.
+  const readme = Deno.readTextFileSync(new URL("README.md", root));
+  const table = readme.split("\n").filter((l) => l.startsWith("| `")).join("\n");
+  for (const k of Object.keys(example)) assert.ok(table.includes(`\`${k}\``), `README: ${k}`);
 });
