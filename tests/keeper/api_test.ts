@@ -795,3 +795,58 @@ Deno.test("the secret appears in no log line, SSE event, API response or metric"
     await h.close();
   }
 });
+
+/** Every key path of a JSON value (`a.b`, `list[].c`); arrays merge their elements. */
+function keyPaths(v: unknown, prefix = "", out = new Set<string>()): Set<string> {
+  if (Array.isArray(v)) {
+    for (const x of v) keyPaths(x, `${prefix}[]`, out);
+  } else if (v !== null && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) {
+      const p = prefix ? `${prefix}.${k}` : k;
+      out.add(p);
+      keyPaths(x, p, out);
+    }
+  }
+  return out;
+}
+
+Deno.test("keeper/api/README.md: the JSON examples have exactly the fields the API returns", async () => {
+  // The documented shapes are the contract with operators' scripts: a field added, renamed or
+  // dropped in the code without the README (or the other way round) fails here.
+  const doc = await Deno.readTextFile(new URL("../../keeper/api/README.md", import.meta.url));
+  const example = (path: string): unknown => {
+    const at = doc.indexOf(`### \`GET ${path}\``);
+    assert.ok(at >= 0, `README section for ${path}`);
+    const m = doc.slice(at).match(/```json\n([\s\S]*?)\n```/);
+    assert.ok(m, `a JSON example for ${path}`);
+    return JSON.parse(m[1]);
+  };
+  const h = start();
+  try {
+    populate(h.ctx);
+    const state = example("/api/state") as { keepers: unknown[] };
+    const perf = example("/api/performance") as { keepers: unknown[] };
+    // The performance example abbreviates its registry rows as "…same rows as /api/state…".
+    assert.match(String(perf.keepers[0]), /same rows as \/api\/state/);
+    perf.keepers = state.keepers;
+    const examples: Record<string, unknown> = { "/api/state": state, "/api/performance": perf };
+    for (const path of ["/api/state", "/api/performance"]) {
+      const real = await (await fetch(`${h.url}${path}`)).json();
+      const documented = keyPaths(examples[path]);
+      const served = keyPaths(real);
+      assert.ok(served.size > 20, `${path}: the populated response has content`);
+      assert.deepEqual(
+        [...served].filter((p) => !documented.has(p)),
+        [],
+        `${path}: returned but not in the README example`,
+      );
+      assert.deepEqual(
+        [...documented].filter((p) => !served.has(p)),
+        [],
+        `${path}: in the README example but not returned`,
+      );
+    }
+  } finally {
+    await h.close();
+  }
+});
