@@ -205,6 +205,7 @@ Deno.test("trimmed footprint fails as FAILED with seq consumed; low resource fee
     }),
   });
   const seq0 = BigInt((await node.server.getAccount(alice.publicKey())).sequenceNumber());
+  const bal0 = (await node.server.getAccountEntry(alice.publicKey())).balance;
   const acc = await node.server.getAccount(alice.publicKey());
   const op = s.raw.operations[0] as Operation.InvokeHostFunction;
   const tx = new TransactionBuilder(acc, {
@@ -227,6 +228,11 @@ Deno.test("trimmed footprint fails as FAILED with seq consumed; low resource fee
     const meta = got.resultMetaXdr;
     assert.equal(meta.type, "v4");
     if (meta.type === "v4") assert.equal(meta.v4.sorobanMeta, null);
+    // The fee (inclusion 100 + the resource fee of the declared resources, see the README's fee
+    // model) is charged from the native balance even though the call failed.
+    const charged = BigInt(got.resultXdr.feeCharged);
+    assert.ok(charged > 100n && charged <= 100n + BigInt(data.resourceFee), `${charged}`);
+    assert.equal((await node.server.getAccountEntry(alice.publicKey())).balance, bal0 - charged);
   }
   assert.equal(
     BigInt((await node.server.getAccount(alice.publicKey())).sequenceNumber()),
