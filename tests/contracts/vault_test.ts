@@ -7,6 +7,9 @@ import assert from "node:assert/strict";
 import { scValToNative, StrKey, type xdr } from "@stellar/stellar-sdk";
 import { vaultContract } from "../../contracts/vault/mod.ts";
 import { MIN_LIQUIDITY } from "../../contracts/vault/mod.ts";
+import { recoverStaleDraw } from "../../keeper/cycle.ts";
+import { ChainRpc } from "../../keeper/chain/rpc.ts";
+import { VaultContract } from "../../keeper/vault_client.ts";
 import {
   expectAuthFailure,
   expectErr,
@@ -383,12 +386,30 @@ Deno.test("draw lifecycle: keeper recoverStaleDraw returns USDC on hand capped a
       { from: k, to: sink.publicKey(), amount: 120n * USDC },
       { source: k },
     );
-    // Recovery as the daemon does it: min(USDC on hand, get_keeper_draw).
-    const drawn = ok<bigint>(await kv.get_keeper_draw({ keeper: k }, T));
-    const onHand = await f.balance(k);
-    const give = onHand < drawn ? onHand : drawn;
-    assert.equal(give, 380n * USDC);
-    await send(await kv.return_proceeds({ keeper: k, amount: give, response_time_ms: 0n }, T));
+    // The daemon's own recoverStaleDraw (keeper/cycle.ts) over JSON-RPC, not a re-implementation
+    // of it: it must read get_keeper_draw, cap the return at the USDC on hand and send it.
+    assert.equal(ok<bigint>(await kv.get_keeper_draw({ keeper: k }, T)), 500n * USDC);
+    assert.equal(await f.balance(k), 380n * USDC);
+    const chain = new ChainRpc(f.node.rpcUrl, { networkPassphrase: f.passphrase });
+    const warnings: string[] = [];
+    const report = await recoverStaleDraw({
+      chain,
+      keypair: keeper,
+      vault: new VaultContract(chain, keeper, f.vault),
+      usdc: f.usdc,
+      hooks: {
+        info: () => {},
+        warn: (m) => warnings.push(m),
+        error: () => {},
+        result: () => {},
+        refresh: () => Promise.resolve(),
+      },
+    });
+    assert.deepEqual(warnings, []);
+    assert.equal(report.outstanding, 500n * USDC);
+    assert.equal(report.returned, 380n * USDC, "capped at the USDC on hand");
+    assert.equal(report.remaining, 0n);
+    assert.equal(await f.balance(k), 0n);
     assert.equal(ok(await kv.get_keeper_draw({ keeper: k }, T)), 0n);
     const st = await state(f);
     assert.equal(st.active_liq, 0n);
