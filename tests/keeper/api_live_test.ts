@@ -129,17 +129,26 @@ Deno.test({
           "the keeper to create two auctions",
         );
         auctionUsers = created.map((e) => String(e.topics[2]));
-        // The dashboard shows the open auctions on the positions.
-        await poll(
+        // The dashboard shows the open auctions on the positions, with the start block and
+        // percent of their new_auction events.
+        const shown = await poll(
           async () => {
             const s = await getJson("/api/state?positions=all&events=0");
-            return auctionUsers.every((u) =>
-              s.positions.some((p: Json) => p.user === u && p.auction !== null)
+            const rows = auctionUsers.map((u) =>
+              s.positions.find((p: Json) => p.user === u && p.auction !== null)
             );
+            return rows.every((r) => r) ? rows : undefined;
           },
           30_000,
           "/api/state to show both auctions",
         );
+        for (const [i, e] of created.entries()) {
+          const [percent, data] = e.value as [unknown, { block: unknown }];
+          assert.deepEqual(shown[i].auction, {
+            start_block: Number(data.block),
+            percent: Number(percent),
+          }, `auction of ${auctionUsers[i]}`);
+        }
         // Fast-forward most of the Dutch curve; the keeper picks the fill block itself.
         await w.node.closeLedgers(150);
         // Quiescent: both fills booked, nothing drawn, and the registry row refreshed.
@@ -247,8 +256,8 @@ Deno.test({
           for (const b of w.market.borrowers) {
             assert.ok(ps.some((p) => p.user === b.public), `position of ${b.name} tracked`);
           }
-          // The open auctions of the first step may be filled by now; any shown has this shape.
-          // (start_block/percent are placeholders 0/null today: see the keeper-core bug note.)
+          // The open auctions of the first step may be filled by now; any shown has this shape
+          // (their values were checked against the new_auction events in the first step).
           for (const p of ps.filter((p) => p.auction !== null)) {
             assert.deepEqual(Object.keys(p.auction).sort(), ["percent", "start_block"]);
             assert.ok(Number.isInteger(p.auction.start_block));
