@@ -1,0 +1,64 @@
+/**
+ * The deployment as `main.ts localnet` performs it (`startDevNetwork`, the function behind the
+ * command and `localnet.json`): `vault` and `registry` are in the out file's contracts, wired to
+ * each other and to the dev USDC, with the spec's testnet limits. Read over JSON-RPC with
+ * `contract.Client`, so what is checked is what a keeper or the frontend would see.
+ */
+import assert from "node:assert/strict";
+import { contract } from "@stellar/stellar-sdk";
+import { startDevNetwork } from "../../demo/chain.ts";
+import { TESTNET_LIMITS } from "../../contracts/deploy.ts";
+import { ok } from "./vigil_fixture.ts";
+
+// deno-lint-ignore no-explicit-any
+type AnyClient = contract.Client & Record<string, any>;
+
+Deno.test("deployment: localnet.json names a wired vault and registry with the testnet limits", async () => {
+  const { net, out } = await startDevNetwork({ port: 0, accounts: [] });
+  try {
+    const { vault, registry, usdc } = out.contracts;
+    assert.match(vault, /^C[A-Z2-7]{55}$/);
+    assert.match(registry, /^C[A-Z2-7]{55}$/);
+    assert.notEqual(vault, registry);
+    const client = (contractId: string) =>
+      contract.Client.from({
+        contractId,
+        rpcUrl: out.rpcUrl,
+        networkPassphrase: out.networkPassphrase,
+        allowHttp: true,
+      }) as Promise<AnyClient>;
+    const v = await client(vault);
+    const r = await client(registry);
+
+    // Wired to each other and to the same USDC.
+    assert.equal(ok(await v.get_registry()), registry);
+    assert.equal(ok(await r.get_vault()), vault);
+    assert.equal(ok(await v.get_usdc()), usdc);
+
+    // The spec's testnet limits, exactly (and the spec's unit arithmetic, not only the constant).
+    const USDC = 10_000_000n;
+    assert.deepEqual(ok(await v.get_config()), {
+      deposit_cap: 10_000_000n * USDC,
+      withdraw_cooldown: 3600n,
+      max_draw_per_keeper: 10_000n * USDC,
+    });
+    assert.deepEqual(ok(await r.get_config()), {
+      min_stake: 1_000_000_000n,
+      slash_timeout: 3600n,
+      slash_rate_bps: 1000,
+      usdc_token: usdc,
+    });
+    assert.equal(TESTNET_LIMITS.min_stake, 100n * USDC);
+
+    // A fresh pair: empty books, no keepers.
+    assert.deepEqual(ok(await v.get_state()), {
+      active_liq: 0n,
+      total_profit: 0n,
+      total_shares: 0n,
+      total_usdc: 0n,
+    });
+    assert.deepEqual(ok(await r.get_keepers()), []);
+  } finally {
+    await net.close();
+  }
+});
