@@ -121,8 +121,9 @@ export async function main(args: string[]): Promise<number> {
         console.log(HELP);
         return 0;
       }
-      // One server: the keeper API with the web pages mounted on it.
-      return await runKeeper({ app: (ctx) => mountWeb(createApi(ctx), ctx.config) });
+      // One server: the keeper API with the web pages mounted on it. The pages read their
+      // settings from the keeper's environment (`.env` included), not only the process's.
+      return await runKeeper({ app: (ctx, env) => mountWeb(createApi(ctx), ctx.config, { env }) });
     case "demo":
       if (argv.includes("--help") || argv.includes("-h")) {
         console.log(DEMO_HELP);

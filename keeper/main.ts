@@ -69,8 +69,13 @@ export interface RunKeeperOptions {
   defaultMetrics?: boolean;
   /** How long shutdown waits for the cycle in progress before abandoning it. Default 30 000 ms. */
   shutdownTimeoutMs?: number;
-  /** Builds the HTTP app (e.g. the API with the web pages mounted). Default: `createApi(ctx)`. */
-  app?: (ctx: KeeperContext) => Hono;
+  /**
+   * Builds the HTTP app (e.g. the API with the web pages mounted). Default: `createApi(ctx)`.
+   * `env` is the keeper's merged environment (`.env` overlaid by the process environment), so the
+   * web pages see `NEXT_PUBLIC_*` and `WEB_DEV_ACCOUNTS_FILE` from `.env` too — the process
+   * environment alone would miss them.
+   */
+  app?: (ctx: KeeperContext, env: Record<string, string>) => Hono;
   /** Called once the API listens. */
   onReady?: (ready: { url: string; port: number; ctx: KeeperContext }) => void;
 }
@@ -161,7 +166,7 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
       server = serveApi(ctx, {
         port: config.apiPort,
         hostname: config.apiHost,
-        app: opts.app ? opts.app(ctx) : createApi(ctx),
+        app: opts.app ? opts.app(ctx, env) : createApi(ctx),
       });
     } catch (e) {
       log.error("cannot start the HTTP API", {

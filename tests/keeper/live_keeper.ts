@@ -40,14 +40,20 @@ function baseEnv(): Record<string, string> {
 }
 
 /**
- * Starts `main.ts keeper` with exactly `env` in a fresh empty directory (no stray `.env`), and
- * waits until its API listens. On failure the child is killed and its stderr is in the error.
+ * Starts `main.ts keeper` with exactly `env` in a fresh directory (no stray `.env`; only
+ * `opts.dotenv` as its `.env` when given), and waits until its API listens. On failure the child is killed and its stderr is in the error.
  */
 export async function startMainKeeper(
   env: Record<string, string>,
   timeoutMs = 60_000,
+  opts: { dotenv?: Record<string, string> } = {},
 ): Promise<LiveKeeper> {
   const cwd = await Deno.makeTempDir({ prefix: "vigil-live-keeper-" });
+  if (opts.dotenv) {
+    // The operator's `.env` in the working directory (mode 0600, as the README asks).
+    const text = Object.entries(opts.dotenv).map(([k, v]) => `${k}=${v}\n`).join("");
+    await Deno.writeTextFile(`${cwd}/.env`, text, { mode: 0o600 });
+  }
   const child = new Deno.Command(Deno.execPath(), {
     // With the lockfile (no `--no-lock`): without it Deno re-fetches npm metadata at every start.
     args: ["run", "-A", "--config", `${ROOT}deno.json`, `${ROOT}main.ts`, "keeper"],

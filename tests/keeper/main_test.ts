@@ -3,6 +3,7 @@ import { Keypair } from "@stellar/stellar-sdk";
 import { type CycleHandle, runKeeper, startTicker } from "../../keeper/main.ts";
 import type { KeeperContext } from "../../keeper/context.ts";
 import { contractId, validEnv } from "./keeper_process.ts";
+import { startMainKeeper } from "./live_keeper.ts";
 
 const SECRET = Keypair.random().secret();
 const quiet = { sink: null } as const;
@@ -173,4 +174,32 @@ Deno.test("startTicker: immediate first cycle, no overlap, failures counted, sto
   assert.match(text, new RegExp(`^keeper_cycles_total ${cyclesAtStop}$`, "m"));
   assert.match(text, /^keeper_errors_total\{kind="cycle",adapter=""\} 1$/m);
   assert.ok(ctx.log.recent().some((l) => l.msg === "cycle failed" && l.level === "error"));
+});
+
+Deno.test("main.ts keeper: the web pages take NEXT_PUBLIC_* from .env like the keeper does", async () => {
+  // `.env.example` says its variables can live in `.env`; the pages must see them there too
+  // (they once read only the process environment and silently showed the keeper's defaults).
+  const dotenv: Record<string, string> = {
+    ...validEnv(SECRET),
+    NEXT_PUBLIC_VAULT_CONTRACT: contractId(7),
+    NEXT_PUBLIC_REGISTRY_CONTRACT: contractId(8),
+    NEXT_PUBLIC_API_URL: "http://127.0.0.1:9/",
+  };
+  const k = await startMainKeeper({}, 60_000, { dotenv });
+  try {
+    const res = await fetch(`${k.url}/`);
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    const footer = html.slice(html.indexOf('<footer class="site-footer">'));
+    assert.match(footer, new RegExp(`Vault <code>${contractId(7)}</code>`));
+    assert.match(footer, new RegExp(`Registry <code>${contractId(8)}</code>`));
+    assert.match(footer, /Keeper API <code>http:\/\/127\.0\.0\.1:9<\/code>/);
+    // The keeper itself still runs on its own contracts from the same file.
+    const state = await (await fetch(`${k.url}/api/state?events=0&positions=0`)).json();
+    assert.equal(state.keeper.vault_contract, dotenv.VAULT_CONTRACT);
+  } finally {
+    const out = await k.stop();
+    assert.equal(out.code, 0, out.stderr.slice(-2000));
+    assert.ok(!out.stderr.includes(SECRET) && !out.stdout.includes(SECRET));
+  }
 });
