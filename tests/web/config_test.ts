@@ -1,0 +1,105 @@
+/**
+ * The frontend's configuration rule: `NEXT_PUBLIC_VAULT_CONTRACT`, `NEXT_PUBLIC_REGISTRY_CONTRACT`
+ * and `NEXT_PUBLIC_API_URL` (one keeper API at a time) choose what the pages show; unset (or
+ * blank), the keeper's own contracts and API. Invalid values are errors that name the variable;
+ * the development wallet's account file is only read on a local network.
+ */
+import assert from "node:assert/strict";
+import { Keypair, StrKey } from "@stellar/stellar-sdk";
+import { resolveWebConfig, WebConfigError } from "../../web/config.ts";
+import { STANDALONE_PASSPHRASE, TESTNET_PASSPHRASE } from "../../lib/config.ts";
+
+const contract = (n: number) => StrKey.encodeContract(new Uint8Array(32).fill(n));
+const OWN = { vault: contract(1), registry: contract(2) };
+const LOCAL = { rpcUrl: "http://127.0.0.1:8000/rpc", networkPassphrase: STANDALONE_PASSPHRASE };
+
+function thrown(f: () => unknown): Error {
+  try {
+    f();
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error("expected an error");
+}
+
+Deno.test("web config: unset or blank NEXT_PUBLIC_* fall back to the keeper's own", () => {
+  for (
+    const env of [
+      {},
+      {
+        NEXT_PUBLIC_VAULT_CONTRACT: " ",
+        NEXT_PUBLIC_REGISTRY_CONTRACT: "",
+        NEXT_PUBLIC_API_URL: "",
+      },
+    ]
+  ) {
+    const c = resolveWebConfig({ defaults: OWN }, env).public;
+    assert.equal(c.vault, OWN.vault);
+    assert.equal(c.registry, OWN.registry);
+    assert.equal(c.apiUrl, "", "the keeper's own API (same origin)");
+  }
+  // Without a keeper (the web app alone), the keeper variables of the same environment.
+  const alone = resolveWebConfig({}, {
+    VAULT_CONTRACT: contract(5),
+    REGISTRY_CONTRACT: contract(6),
+  });
+  assert.equal(alone.public.vault, contract(5));
+  assert.equal(alone.public.registry, contract(6));
+  // Nothing at all: no contract rather than an invented one.
+  assert.equal(resolveWebConfig({}, {}).public.vault, null);
+});
+
+Deno.test("web config: NEXT_PUBLIC_* win over the keeper's own; one API URL, no trailing slash", () => {
+  const c = resolveWebConfig({ defaults: OWN }, {
+    NEXT_PUBLIC_VAULT_CONTRACT: contract(7),
+    NEXT_PUBLIC_REGISTRY_CONTRACT: ` ${contract(8)} `,
+    NEXT_PUBLIC_API_URL: "https://keeper.example.org/",
+    VAULT_CONTRACT: contract(9),
+  }).public;
+  assert.equal(c.vault, contract(7));
+  assert.equal(c.registry, contract(8));
+  assert.equal(c.apiUrl, "https://keeper.example.org");
+});
+
+Deno.test("web config: invalid values are errors naming the variable", () => {
+  const bad = (env: Record<string, string>) =>
+    thrown(() => resolveWebConfig({ defaults: OWN }, env));
+  const v = bad({ NEXT_PUBLIC_VAULT_CONTRACT: Keypair.random().publicKey() });
+  assert.ok(v instanceof WebConfigError);
+  assert.match(v.message, /^invalid NEXT_PUBLIC_VAULT_CONTRACT: /);
+  assert.match(
+    bad({ NEXT_PUBLIC_REGISTRY_CONTRACT: "C123" }).message,
+    /NEXT_PUBLIC_REGISTRY_CONTRACT/,
+  );
+  assert.match(bad({ NEXT_PUBLIC_API_URL: "ftp://x" }).message, /^invalid NEXT_PUBLIC_API_URL/);
+  assert.match(bad({ NEXT_PUBLIC_API_URL: "not a url" }).message, /^invalid NEXT_PUBLIC_API_URL/);
+});
+
+Deno.test("web config: WEB_DEV_ACCOUNTS_FILE only on a local network", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vigil-webcfg-" });
+  try {
+    const alice = Keypair.random();
+    const file = `${dir}/localnet.json`;
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({
+        accounts: { alice: { public: alice.publicKey(), secret: alice.secret() } },
+      }),
+    );
+    const local = resolveWebConfig({ defaults: OWN, ...LOCAL }, { WEB_DEV_ACCOUNTS_FILE: file });
+    assert.deepEqual(local.public.devWallet, {
+      accounts: [{ name: "alice", address: alice.publicKey() }],
+    });
+    // The page-facing config never carries the secret.
+    assert.ok(!JSON.stringify(local.public).includes(alice.secret()));
+    // On testnet the file is not even read (a missing file is no error) and no wallet is offered.
+    const testnet = resolveWebConfig(
+      { defaults: OWN, rpcUrl: "http://127.0.0.1:8000/rpc", networkPassphrase: TESTNET_PASSPHRASE },
+      { WEB_DEV_ACCOUNTS_FILE: `${dir}/missing.json` },
+    );
+    assert.equal(testnet.public.devWallet, null);
+    assert.deepEqual(testnet.devSigners, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
