@@ -22,7 +22,10 @@ const DAY = 86_400;
 
 // Three weeks of activity: deposits, fills with profit, a withdrawal, a second keeper.
 await node.invoke(vault, "deposit", { depositor: bob, amount: 2_500n * USDC }, { source: bob });
-await node.invoke(registry, "register", { operator: k2, name: "keeper-two" }, { source: k2 });
+// keeper2 is the stack's own keeper ("keeper-two"): it registers itself before its API is up, so
+// registering it here again failed with AlreadyRegistered (#105) and the task produced nothing.
+// (get_keeper traps with NotRegistered otherwise.)
+await node.view(registry, "get_keeper", { operator: k2 });
 const fills: [string, bigint, bigint, bigint][] = [
   [k1, 400n, 412n, 2100n],
   [k2, 800n, 815n, 3400n],
