@@ -66,12 +66,12 @@ Deno.test("SIGKILL after the draw: the restarted keeper recovers the stale draw 
     assert.equal((await vaultState(w)).active_liq, drawn);
     assert.equal((await events(w, w.pool, "fill_auction")).length, 0, "killed before the fill");
     const returnsBefore = (await events(w, w.vault, "return")).length;
-    // Restart: the first cycle returns USDC on hand capped at the outstanding draw.
-    ({ k: k2 } = await startKeeper(keeperEnv(w, keeper)));
+    // Restart: the first cycle returns USDC on hand capped at the outstanding draw. The first
+    // cycle runs at start-up and the next one only POLL_INTERVAL (300 s) later, far beyond the
+    // 30 s wait: a recovery seen within it can only be the first cycle's.
+    ({ k: k2 } = await startKeeper(keeperEnv(w, keeper, { POLL_INTERVAL: "300" })));
     const line = await waitLog(k2, (l) => String(l.msg).startsWith("recovered stale draw"), 30_000);
     assert.equal(line.returned, String(drawn));
-    const cycles = logLines(k2).filter((l) => l.msg === "cycle took longer than POLL_INTERVAL");
-    assert.ok(cycles.length <= 1);
     const ret = (await events(w, w.vault, "return"))[returnsBefore];
     const [amount, d, profit, loss] = ret.value as bigint[];
     assert.equal(amount, drawn);
