@@ -1,6 +1,7 @@
 /**
  * Registration retry: a keeper whose start-up registration failed keeps trying (with back-off)
- * before its cycles, first asking the registry with a read, and stops once registered.
+ * before its cycles, first asking the registry with a read, and stops once registered. And
+ * start-up registration against the real registry, with the keeper as a child process.
  */
 import assert from "node:assert/strict";
 import { Keypair } from "@stellar/stellar-sdk";
@@ -11,6 +12,9 @@ import {
   registrationBackoffMs,
 } from "../../keeper/registration.ts";
 import type { RegistrationDeps } from "../../keeper/registration.ts";
+import { send, startVigil, TX_OPTS, USDC } from "../contracts/vigil_fixture.ts";
+import { logLines, startKeeper, stopKeeper, waitLog } from "./keeper_fixture.ts";
+import { type KeeperChild, validEnv } from "./keeper_process.ts";
 
 /** A registry that fails `register` `failRegisters` times, then succeeds. */
 function scriptedRegistry(failRegisters: number, onChain = false) {
@@ -124,4 +128,83 @@ Deno.test("registration: back-off doubles from 30 s and is capped at 15 min", as
   }
   assert.deepEqual(gaps, [60_000, 120_000, 240_000]);
   assert.equal(state.registered, false);
+});
+
+/**
+ * Start-up step 3 with the keeper as a real child process against a real registry over JSON-RPC
+ * (vault-monitor-only mode, so nothing else is signed): a fresh keeper registers with
+ * KEEPER_NAME; an already registered one logs AlreadyRegistered as a warning; one whose balance
+ * is below min_stake logs the failure as a warning. None of them exits, all serve the API.
+ */
+Deno.test("registration at start-up over JSON-RPC: registered, AlreadyRegistered and failure are never fatal", async () => {
+  const f = await startVigil();
+  const kids: KeeperChild[] = [];
+  try {
+    const env = (kp: Keypair, name: string) => ({
+      ...validEnv(kp.secret()),
+      KEEPER_NAME: name,
+      REGISTRY_CONTRACT: f.registry,
+      VAULT_CONTRACT: f.vault,
+      SOROBAN_RPC: f.node.rpcUrl,
+      NETWORK_PASSPHRASE: f.passphrase,
+      LENDING_POOL: "",
+      POLL_INTERVAL: "300", // a retry is 30 s away anyway; one start-up attempt is observed
+    });
+    const getKeeper = (kp: Keypair) =>
+      f.node.view<Record<string, unknown>>(f.registry, "get_keeper", {
+        operator: kp.publicKey(),
+      });
+    const fresh = await f.user(150n * USDC);
+    const already = await f.user(150n * USDC);
+    const poor = await f.user(99n * USDC); // below min_stake (100 USDC)
+    const r = await f.client(f.registry, already);
+    await send(await r.register({ operator: already.publicKey(), name: "by-hand" }, TX_OPTS));
+
+    const start = async (kp: Keypair, name: string) => {
+      const { k, url } = await startKeeper(env(kp, name));
+      kids.push(k);
+      return { k, url };
+    };
+    const a = await start(fresh, "fresh-keeper");
+    const b = await start(already, "again");
+    const c = await start(poor, "poor-keeper");
+
+    // Fresh: registered on chain with KEEPER_NAME, exactly min_stake pulled.
+    await waitLog(a.k, (l) => l.msg === "registered in the keeper registry", 30_000);
+    assert.equal((await getKeeper(fresh)).name, "fresh-keeper");
+    assert.equal(await f.balance(fresh.publicKey()), 50n * USDC);
+
+    // Already registered: a warning naming AlreadyRegistered; the record is untouched.
+    const warnB = await waitLog(b.k, (l) => /AlreadyRegistered/.test(String(l.msg)), 30_000);
+    assert.equal(warnB.level, "warn");
+    assert.equal((await getKeeper(already)).name, "by-hand");
+
+    // Balance below min_stake: a warning, still unregistered, nothing pulled.
+    const warnC = await waitLog(c.k, (l) => /registration failed/.test(String(l.msg)), 30_000);
+    assert.equal(warnC.level, "warn");
+    // The token transfer's own failure (SAC #10, balance), not a typed registry error.
+    assert.match(String(warnC.msg), /Error\(Contract, #10\)/);
+    await assert.rejects(getKeeper(poor), /#104/);
+    assert.equal(await f.balance(poor.publicKey()), 99n * USDC);
+
+    // Never fatal: every keeper is still running and serving the API, and none logged an error.
+    for (const { k, url } of [a, b, c]) {
+      const res = await fetch(`${url}/healthz`);
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      assert.equal(logLines(k).filter((l) => l.level === "error").length, 0, k.stderr());
+      assert.doesNotMatch(k.stderr(), /keeper stopped/);
+    }
+    // The secret is never logged; the operator's public key is.
+    for (const [k, kp] of [[a.k, fresh], [b.k, already], [c.k, poor]] as const) {
+      assert.ok(!k.stderr().includes(kp.secret()), "secret in the log");
+      assert.ok(k.stderr().includes(kp.publicKey()));
+    }
+  } finally {
+    for (const k of kids) {
+      const out = await stopKeeper(k);
+      assert.equal(out.code, 0, out.stderr);
+    }
+    await f.close();
+  }
 });
