@@ -177,6 +177,9 @@ Deno.test("registration at start-up over JSON-RPC: registered, AlreadyRegistered
     // Already registered: a warning naming AlreadyRegistered; the record is untouched.
     const warnB = await waitLog(b.k, (l) => /AlreadyRegistered/.test(String(l.msg)), 30_000);
     assert.equal(warnB.level, "warn");
+    // Swallowed as "registered", not treated as a failure to retry.
+    assert.equal(warnB.msg, "AlreadyRegistered: registration skipped");
+    assert.doesNotMatch(b.k.stderr(), /registration failed/);
     assert.equal((await getKeeper(already)).name, "by-hand");
 
     // Balance below min_stake: a warning, still unregistered, nothing pulled.
