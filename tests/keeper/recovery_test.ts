@@ -3,7 +3,9 @@
  * - SIGKILL after the draw and before the return: the restarted keeper returns the stale draw
  *   in its first cycle;
  * - native fee balance exhausted mid-fill: the draw stays outstanding, the keeper logs it, and
- *   recovery returns it once fees are available again.
+ *   recovery returns it once fees are available again;
+ * - SIGTERM between a draw and its settlement: the cycle in progress settles the draw (fill and
+ *   return, or the draw given back) before the process exits 0.
  */
 import assert from "node:assert/strict";
 import { Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
@@ -148,6 +150,43 @@ Deno.test("native fee balance exhausted mid-fill: draw outstanding and logged, r
     assert.equal(d, got.drawn);
     assert.equal(profit, 0n);
     assert.equal(loss, 0n);
+  } catch (e) {
+    dump(k);
+    throw e;
+  } finally {
+    if (k) await stopKeeper(k);
+    await w.close();
+  }
+});
+
+Deno.test("SIGTERM with a draw outstanding: the keeper settles it before exiting 0", async () => {
+  const w = await startWorld({ ledgerMs: 250 });
+  const keeper = w.keepers[0];
+  let k: KeeperChild | undefined;
+  try {
+    const before = await vaultState(w);
+    const got = await untilDrawn(w, keeper);
+    k = got.k;
+    // Stop at once, between the draw and its settlement: the fill in progress either completes
+    // (and returns its proceeds) or gives the draw back; nothing is left for recovery.
+    const out = await stopKeeper(k, "SIGTERM");
+    assert.equal(out.code, 0, out.stderr.slice(-3000));
+    assert.doesNotMatch(out.stderr, /abandoning the cycle in progress/);
+    assert.match(out.stderr, /keeper stopped/);
+    assert.equal(BigInt(await drawOf(w, keeper.publicKey())), 0n, "draw left outstanding");
+    const after = await vaultState(w);
+    assert.equal(after.active_liq, 0n);
+    const returns = await events(w, w.vault, "return");
+    assert.ok(returns.length >= 1, "the draw was settled by a return");
+    for (const r of returns) {
+      const [, drawn, , loss] = r.value as bigint[];
+      assert.ok(drawn > 0n);
+      assert.equal(loss, 0n, "no loss booked");
+    }
+    // The vault gained exactly what was booked as profit (0 when the draw was given back).
+    assert.equal(after.total_usdc - before.total_usdc, after.total_profit - before.total_profit);
+    assert.ok(after.total_usdc >= before.total_usdc);
+    k = undefined;
   } catch (e) {
     dump(k);
     throw e;
