@@ -83,6 +83,22 @@ Deno.test({
       );
       const users = created.map((e) => e.topics[2]);
       assert.deepEqual(new Set(users), new Set([xlmBorrower, mixed]));
+      // At 50 %, or at another percent only when the pool refused 50 % — and then the log says so.
+      const percents = created.map((e) => Number((e.value as [number, unknown])[0]));
+      for (const p of percents) {
+        assert.ok(p >= 1 && p <= 100, `percent ${p}`);
+        if (p !== 50) {
+          await until(
+            () =>
+              Promise.resolve(
+                k!.stderr().includes(`pool rejected a 50% auction; using nearest accepted ${p}%`),
+              ),
+            10_000,
+            `the log line for a ${p}% auction`,
+          );
+        }
+      }
+      assert.doesNotMatch(k.stderr(), /pool rejected a 50% auction; using nearest accepted 50%/);
       // Fast-forward most of the Dutch curve; the keeper must wait for the exact block itself.
       await w.node.closeLedgers(150);
       const returns = await until(
