@@ -550,3 +550,57 @@ Deno.test("vault: MathOverflow when share math leaves i128 (in-process, after a 
     );
   });
 });
+
+Deno.test("vault: events for init, withdraw, set_config and a slash write-off", async () => {
+  await withVigil(async (f) => {
+    const { alice, av, keeper, kv } = await seeded(f, 1_000n * USDC);
+    const a = alice.publicKey();
+    const k = keeper.publicKey();
+    const events = async () => {
+      const res = await f.server.getEvents({
+        startLedger: 1,
+        filters: [{ type: "contract", contractIds: [f.vault] }],
+        limit: 100,
+      });
+      return res.events.map((e) => ({
+        topics: e.topic.map((t: xdr.ScVal) => scValToNative(t)),
+        data: scValToNative(e.value),
+      }));
+    };
+    const one = async (name: string) => {
+      const hits = (await events()).filter((e) => e.topics[0] === name);
+      assert.equal(hits.length, 1, `${name} events: ${hits.length}`);
+      return hits[0];
+    };
+
+    // init: admin, usdc, config.
+    const init = await one("init");
+    assert.deepEqual(init.data.slice(0, 2), [f.admin.publicKey(), f.usdc]);
+
+    // withdraw: [shares, amount] under the depositor's address.
+    await f.advanceTime(3601);
+    const paid = await send<bigint>(await av.withdraw({ depositor: a, shares: 100n * USDC }, T));
+    const w = await one("withdraw");
+    assert.deepEqual(w.topics, ["withdraw", a]);
+    assert.deepEqual(w.data, [100n * USDC, paid]);
+
+    // set_config: the new config.
+    const admin = await f.client(f.vault, f.admin);
+    const cfg = {
+      deposit_cap: 2_000n * USDC,
+      withdraw_cooldown: 60n,
+      max_draw_per_keeper: 500n * USDC,
+    };
+    await send(await admin.set_config({ config: cfg }, T));
+    assert.deepEqual((await one("set_config")).data, cfg);
+
+    // slash: the registry's book_slash emits [stake received, draw written off, loss].
+    await send(await kv.draw({ keeper: k, amount: 400n * USDC }, T));
+    await f.advanceTime(3601);
+    const e = await f.client(f.registry, await f.user());
+    await send(await e.slash({ keeper: k }, T));
+    const s = await one("slash");
+    assert.deepEqual(s.topics, ["slash", k]);
+    assert.deepEqual(s.data, [10n * USDC, 400n * USDC, 390n * USDC]);
+  });
+});
