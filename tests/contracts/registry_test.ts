@@ -331,6 +331,14 @@ Deno.test("registry: admin set_config within bounds; InvalidConfig outside; othe
       slash_rate_bps: 500,
       usdc_token: f.usdc,
     });
+    // The change is announced: one set_config event carrying the new config.
+    const evs = (await f.server.getEvents({
+      startLedger: 1,
+      filters: [{ type: "contract", contractIds: [f.registry] }],
+      limit: 200,
+    })).events.filter((e) => scValToNative(e.topic[0]) === "set_config");
+    assert.equal(evs.length, 1);
+    assert.deepEqual(scValToNative(evs[0].value), ok(await a.get_config(T)));
     expectErr(
       await a.set_config({ min_stake: 0n, slash_timeout: 7200n, slash_rate_bps: 500 }, T),
       "InvalidConfig",
