@@ -7,7 +7,7 @@
  * between one's simulation and its submission and the second exceeds its declared write bytes —
  * would leave the keeper useless until restarted. So a keeper that is not known to be registered
  * checks the registry before each cycle (a free read) and, if still absent, retries `register`
- * with a growing back-off. Every failure stays a warning.
+ * with a growing back-off (5 s, doubling to 15 min). Every failure stays a warning.
  *
  * @module
  */
@@ -18,8 +18,12 @@ import { contractErrorName } from "./chain/spec.ts";
 import type { ChainRpc } from "./chain/rpc.ts";
 import type { RegistryContract } from "./vault_client.ts";
 
-/** First wait after a failed attempt; doubles up to {@link MAX_BACKOFF_MS}. */
-export const FIRST_BACKOFF_MS = 30_000;
+/**
+ * First wait after a failed attempt; doubles up to {@link MAX_BACKOFF_MS}. Short, because the
+ * common failure (two registrations in one ledger) is gone by the next ledger; a lasting one
+ * (too little USDC) soon backs off to one attempt per 15 minutes.
+ */
+export const FIRST_BACKOFF_MS = 5_000;
 /** Longest wait between two attempts. */
 export const MAX_BACKOFF_MS = 15 * 60_000;
 
@@ -48,7 +52,7 @@ export function newRegistrationState(): RegistrationState {
   return { registered: false, failures: 0, nextAttemptAt: 0 };
 }
 
-/** Back-off after `failures` failed attempts: 30 s, 60 s, 120 s, … capped at 15 min. */
+/** Back-off after `failures` failed attempts: 5 s, 10 s, 20 s, … capped at 15 min. */
 export function registrationBackoffMs(failures: number): number {
   return Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, failures - 1));
 }
