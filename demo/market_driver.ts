@@ -81,6 +81,50 @@ export function walkPrice(
 /** The assets whose prices move (USDC stays at 1). */
 const MOVING = ["xlm", "weth"] as const;
 
+/** A borrower to open with {@link openBorrower}. */
+export interface NewBorrower {
+  /** Collateral token (market name): "xlm" or "weth". */
+  token: "xlm" | "weth";
+  /** Collateral value in whole USD. */
+  usd: number;
+  /** Health factor to open at (7 decimals, e.g. 1_0100000n). */
+  hf: bigint;
+  /** Current oracle prices by token name (7 decimals); default the market's initial prices. */
+  prices?: Record<string, bigint>;
+}
+
+/**
+ * Opens a fresh borrower: `usd` worth of collateral and USDC debt sized for health factor `hf`
+ * at `prices`. Acts as the new account through the node's mocked-auth API; the borrowed USDC goes
+ * to the market's sink, so the borrower needs no USDC trustline.
+ */
+export async function openBorrower(
+  net: Localnet,
+  market: Market,
+  b: NewBorrower,
+): Promise<{ address: string; collateral: bigint; debt: bigint }> {
+  const prices = b.prices ?? market.prices;
+  const amount = (BigInt(b.usd) * E7 * E7) / prices[b.token];
+  const pk = Keypair.random().publicKey();
+  if (b.token === "weth") {
+    await net.fund(pk, 100n);
+    seedTrustline(net, pk, new Asset("WETH", market.accounts.weth_issuer.public), amount);
+  } else {
+    await net.fund(pk, 100n + amount / E7);
+  }
+  const debt = debtForHealthFactor({ [b.token]: amount }, "usdc", b.hf, prices);
+  await net.invoke(market.contracts.lending_pool, "submit", {
+    from: pk,
+    spender: pk,
+    to: market.accounts.borrow_sink.public,
+    requests: [
+      { request_type: RequestType.SupplyCollateral, address: market.contracts[b.token], amount },
+      { request_type: RequestType.Borrow, address: market.contracts.usdc, amount: debt },
+    ],
+  }, { source: pk });
+  return { address: pk, collateral: amount, debt };
+}
+
 /** Starts the driver. Prices and borrowers change through `net`'s in-process API. */
 export function startMarketDriver(
   net: Localnet,
@@ -118,35 +162,15 @@ export function startMarketDriver(
     log(`shock: ${name.toUpperCase()} ${(bps / 100).toFixed(1)}% → $${fmtPrice(next)}`);
   }
 
-  async function openBorrower(): Promise<void> {
-    const useWeth = rand() < 0.35;
-    const token = useWeth ? "weth" : "xlm";
+  async function openRandomBorrower(): Promise<void> {
+    const token = rand() < 0.35 ? "weth" : "xlm";
     const usd = 2_000 + Math.floor(rand() * 6_000); // $2k–$8k: bids stay under max_draw_per_keeper
-    const amount = (BigInt(usd) * E7 * E7) / prices[token];
     const hf = 1_0100000n + BigInt(Math.floor(rand() * 600_000)); // HF 1.01–1.07
-    const kp = Keypair.random();
-    const pk = kp.publicKey();
-    if (useWeth) {
-      await net.fund(pk, 100n);
-      seedTrustline(net, pk, new Asset("WETH", market.accounts.weth_issuer.public), amount);
-    } else {
-      await net.fund(pk, 100n + amount / E7);
-    }
-    const debt = debtForHealthFactor({ [token]: amount }, "usdc", hf, prices);
-    await net.invoke(market.contracts.lending_pool, "submit", {
-      from: pk,
-      spender: pk,
-      // The borrowed USDC goes to the market's sink, so the borrower needs no USDC trustline.
-      to: market.accounts.borrow_sink.public,
-      requests: [
-        { request_type: RequestType.SupplyCollateral, address: market.contracts[token], amount },
-        { request_type: RequestType.Borrow, address: market.contracts.usdc, amount: debt },
-      ],
-    }, { source: pk });
+    const b = await openBorrower(net, market, { token, usd, hf, prices });
     stats.borrowers++;
     log(
-      `borrower ${pk.slice(0, 6)}…: $${usd} of ${token.toUpperCase()} collateral, ` +
-        `${fmtPrice(debt)} USDC debt, HF ${fmtPrice(hf)}`,
+      `borrower ${b.address.slice(0, 6)}…: $${usd} of ${token.toUpperCase()} collateral, ` +
+        `${fmtPrice(b.debt)} USDC debt, HF ${fmtPrice(hf)}`,
     );
   }
 
@@ -162,7 +186,7 @@ export function startMarketDriver(
     } else if (rand() < perTick(opts.shocksPerMinute ?? 2)) {
       await shock(MOVING[Math.floor(rand() * MOVING.length)], -(600 + Math.floor(rand() * 700)));
     }
-    if (rand() < perTick(opts.borrowersPerMinute ?? 6)) await openBorrower();
+    if (rand() < perTick(opts.borrowersPerMinute ?? 6)) await openRandomBorrower();
   }
 
   const loop = () => {
