@@ -6,7 +6,7 @@
  * @module
  */
 import { Asset, nativeToScVal, xdr } from "@stellar/stellar-sdk";
-import { createPublicKey, verify as edVerify } from "node:crypto";
+import { verifyEd25519 } from "../sig.ts";
 import {
   ContractError,
   type Env,
@@ -30,6 +30,7 @@ import { moduleByHash, type RegisteredModule, toHex } from "./registry.ts";
 import { SAC_SPEC_ENTRIES, type SacCtx, sacInstanceStorage, sacInvoke } from "./sac.ts";
 import {
   accountKey,
+  cmpBytes,
   compareScVal,
   contractCodeKey,
   contractDataKey,
@@ -462,7 +463,7 @@ export class Invocation implements AuthHost {
       if (prev && cmpBytes(prev, pk) >= 0) {
         throw contractErr("public keys are not ordered", [bytesVal(prev), bytesVal(pk)]);
       }
-      if (!ed25519Verify(pk, payload, sig)) {
+      if (!verifyEd25519(pk, payload, sig)) {
         throw this.err("Crypto", "InvalidInput", "failed ED25519 verification");
       }
       let w = 0;
@@ -1233,51 +1234,6 @@ function mapBytes(v: xdr.ScVal, field: string, len: number): Uint8Array | undefi
     }
   }
   return undefined;
-}
-
-function cmpBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
-  return a.length - b.length;
-}
-
-const SPKI_PREFIX = Uint8Array.of(
-  0x30,
-  0x2a,
-  0x30,
-  0x05,
-  0x06,
-  0x03,
-  0x2b,
-  0x65,
-  0x70,
-  0x03,
-  0x21,
-  0x00,
-);
-const keyObjects = new Map<string, ReturnType<typeof createPublicKey>>();
-
-/** Ed25519 verification with node:crypto (≈20× faster than the SDK's pure-JS verify). */
-export function ed25519Verify(pk: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean {
-  const id = toHex(pk);
-  let key = keyObjects.get(id);
-  if (!key) {
-    const der = new Uint8Array(44);
-    der.set(SPKI_PREFIX);
-    der.set(pk, 12);
-    try {
-      key = createPublicKey({ key: der as Any, format: "der", type: "spki" });
-    } catch {
-      return false;
-    }
-    if (keyObjects.size > 10_000) keyObjects.clear();
-    keyObjects.set(id, key);
-  }
-  try {
-    return edVerify(null, msg, key, sig);
-  } catch {
-    return false;
-  }
 }
 
 /** The SAC's codec (SAC interface as the SDK's `SAC_SPEC`). */

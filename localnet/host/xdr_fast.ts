@@ -427,7 +427,8 @@ function classicSize(e: xdr.LedgerEntry): number | undefined {
 // ScMap keys sorted as the real host requires.
 // ---------------------------------------------------------------------------------------------
 
-function cmpBytes(a: Uint8Array, b: Uint8Array): number {
+/** Lexicographic byte order (shorter first on a common prefix), as Rust's `[u8]` Ord. */
+export function cmpBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
