@@ -112,6 +112,11 @@ export async function executeLiquidation(
     if (task.positions.liabilities.size === 0) {
       return noCapitalResult("skipped", { details: { reason: "no auction and no debt" } });
     }
+    // Vault capital is USDC: only USDC liabilities can be bid. A position with no USDC debt is
+    // left alone rather than auctioned at a fee and then never filled.
+    if (!task.positions.liabilities.has(state.reserveList.indexOf(deps.usdc))) {
+      return noCapitalResult("skipped", { details: { reason: USDC_ONLY } });
+    }
     auction = await createAuction(chain, keypair, state, task, deps);
     if (!auction) {
       return noCapitalResult("skipped", {
@@ -149,11 +154,10 @@ export async function executeLiquidation(
 
   // 3. Capital.
   const bids = bidAmounts(state, target);
+  // An auction someone else created may bid other assets: not fillable from USDC capital.
   for (const asset of bids.keys()) {
     if (asset !== deps.usdc) {
-      throw new Error(
-        `debt in ${asset} cannot be repaid from USDC capital (only USDC-denominated bids are filled)`,
-      );
+      return noCapitalResult("skipped", { details: { reason: USDC_ONLY, bid_asset: asset } });
     }
   }
   const need = bids.get(deps.usdc) ?? 0n;
@@ -382,6 +386,10 @@ async function onFillFailure(
   throw new TaskError(`fill failed: ${describeError(err)}; draw returned unchanged`, result, err);
 }
 
+/** Why a position or auction is skipped when its debt is not in USDC. */
+export const USDC_ONLY =
+  "debt not in USDC: only USDC-denominated bids are filled from vault capital";
+
 /** Creates the auction (50 %, or the nearest accepted percent); undefined if it vanished. */
 async function createAuction(
   chain: ChainRpc,
@@ -390,7 +398,11 @@ async function createAuction(
   task: LiquidationTask,
   deps: ExecuteDeps,
 ): Promise<AuctionData | undefined> {
-  const bid = [...task.positions.liabilities.keys()].map((i) => state.reserveList[i]);
+  // Bid only the USDC liability (Blend lets the creator choose the bid assets); other debt stays
+  // with the borrower for a keeper that holds those assets.
+  const bid = [...task.positions.liabilities.keys()]
+    .map((i) => state.reserveList[i])
+    .filter((a) => a === deps.usdc);
   const lot = [...task.positions.collateral.keys()].map((i) => state.reserveList[i]);
   if (bid.length === 0 || lot.length === 0) {
     throw new Error("position has no debt or no collateral");
