@@ -84,7 +84,11 @@ for (const [vp, size] of Object.entries(VIEWPORTS)) {
     shots.push(`${OUT}wallet-menu-${vp}.png`);
   }
   await page.click('[data-dev-account="alice"]');
-  await page.waitForSelector('#position-figures[data-loading="0"]');
+  // The loading flag is "0" before the first load starts: wait for alice's real figure instead.
+  await page.waitForFunction(() => {
+    const t = document.querySelector("#pos-shares")?.textContent?.trim();
+    return t !== undefined && t !== "—";
+  });
   await page.fill("#amount", "99999999");
   await page.click("#deposit-submit");
   await page.waitForSelector('#vault-write[data-status="failed"]');

@@ -149,8 +149,11 @@ Deno.test("browser: writes through the development wallet", async (t) => {
   const { page, errors } = await browser.newPage();
   await open(page, s.url + "/vault");
   await connectDev(page, "bob");
-  await page.waitForSelector('#position-figures[data-loading="0"]');
-  assert.equal((await page.textContent("#pos-shares"))?.trim(), "0.0000000");
+  // `data-loading="0"` already holds before the connect's first load starts, so wait for the
+  // figure itself: bob has no shares yet (a wrong value still fails, by timeout).
+  await page.waitForFunction(() =>
+    document.querySelector("#pos-shares")?.textContent?.trim() === "0.0000000"
+  );
 
   await t.step("deposit: building → signing → submitted → confirmed; balance changes", async () => {
     await watchStages(page, "#vault-actions");
@@ -186,8 +189,10 @@ Deno.test("browser: writes through the development wallet", async (t) => {
     await s.node.advanceTime(3601);
     const before = await shares(s, bob);
     await open(page, s.url + "/vault"); // the wallet is remembered
-    await page.waitForSelector('#position-figures[data-loading="0"]');
-    assert.match((await page.textContent("#pos-cooldown")) ?? "", /ended/);
+    // As above: wait for the remembered wallet's figures, not for the loading flag.
+    await page.waitForFunction(() =>
+      /ended/.test(document.querySelector("#pos-cooldown")?.textContent ?? "")
+    );
     await page.click("#tab-withdraw");
     await page.fill("#amount", "100");
     await page.click("#withdraw-submit");
