@@ -62,8 +62,8 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
     const accounts: Record<string, DevAccount> = { ...dev.accounts };
     let market: Market | undefined;
     if (opts.market) {
-      const rebalanceManager = opts.rebalanceManager ??
-        (opts.accounts?.includes("keeper1") !== false ? dev.accounts.keeper1?.public : undefined);
+      // keeper1 (when the dev chain has one) holds the allocation vault's rebalance role.
+      const rebalanceManager = opts.rebalanceManager ?? dev.accounts.keeper1?.public;
       market = await deployMarket(net, dev, { rebalanceManager });
       Object.assign(contracts, market.contracts);
       Object.assign(accounts, market.accounts);
