@@ -76,7 +76,7 @@ export function txMeta(tx: TxRecord, nativeSac: Uint8Array): xdr.TransactionMeta
       operations,
       txChangesAfter: [],
       sorobanMeta,
-      events: [feeEvent(nativeSac, tx.source, tx.feeCharged)],
+      events: [feeEvent(nativeSac, tx.feeSource, tx.feeCharged)],
       diagnosticEvents: tx.diagnosticEvents,
     }),
   );

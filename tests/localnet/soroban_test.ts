@@ -87,7 +87,7 @@ async function sendWithAuth(
   const sent = await node.server.sendTransaction(tx);
   return {
     sent,
-    got: sent.status === "PENDING" ? await node.server.getTransaction(sent.hash) : undefined,
+    got: sent.status === "PENDING" ? await node.confirm(sent.hash) : undefined,
   };
 }
 
@@ -219,7 +219,7 @@ Deno.test("trimmed footprint fails as FAILED with seq consumed; low resource fee
   tx.sign(alice);
   const sent = await node.server.sendTransaction(tx);
   assert.equal(sent.status, "PENDING");
-  const got = await node.server.getTransaction(sent.hash);
+  const got = await node.confirm(sent.hash);
   assert.match(hostErrors(got), /storage.*exceeded_limit/);
   if (got.status === "FAILED") {
     assert.deepEqual(got.resultXdr.result.toJson(), {
@@ -458,7 +458,7 @@ Deno.test("ExtendFootprintTtl and RestoreFootprint succeed; TTL is extended", as
   );
   tx.sign(alice);
   const sent = await node.server.sendTransaction(tx);
-  assert.equal((await node.server.getTransaction(sent.hash)).status, "SUCCESS");
+  assert.equal((await node.confirm(sent.hash)).status, "SUCCESS");
   const after = (await node.server.getLedgerEntries(instanceKey)).entries[0].liveUntilLedgerSeq!;
   assert.ok(after >= latest + extendTo && after > before, `${before} → ${after}`);
   const restore = await build(
@@ -476,5 +476,5 @@ Deno.test("ExtendFootprintTtl and RestoreFootprint succeed; TTL is extended", as
   );
   restore.sign(alice);
   const r = await node.server.sendTransaction(restore);
-  assert.equal((await node.server.getTransaction(r.hash)).status, "SUCCESS");
+  assert.equal((await node.confirm(r.hash)).status, "SUCCESS");
 });
