@@ -135,6 +135,19 @@ interface Queued {
 
 const ZERO_HASH = new Uint8Array(32);
 const EMPTY_RESULT_SET_HASH = sha256(new xdr.TransactionResultSet({ results: [] }).toXdr());
+/** XDR of an empty GeneralizedTransactionSet (v1, classic + parallel phase); hash at 4..36. */
+const EMPTY_TX_SET = (() => {
+  const b = new Uint8Array(4 + 32 + 4 + 4 + 4 + 4 + 4 + 4);
+  const v = new DataView(b.buffer);
+  v.setUint32(0, 1); // v1TxSet
+  v.setUint32(36, 2); // two phases
+  v.setUint32(40, 0); // phase 0: v0Components
+  v.setUint32(44, 0); // no components
+  v.setUint32(48, 1); // phase 1: parallelTxsComponent
+  v.setUint32(52, 0); // baseFee: none
+  v.setUint32(56, 0); // no execution stages
+  return b;
+})();
 
 /**
  * Encodes a LedgerHeader (protocol 23 layout, empty upgrades, basic StellarValue, zero skip
@@ -522,17 +535,34 @@ export class Chain implements EventSource {
     }
   }
 
-  /** The fast path: a ledger with no transactions and no effects. */
+  /**
+   * The fast path: a ledger with no transactions and no effects. Two hashes per ledger (the
+   * empty tx set over the previous hash, and the header), each over one buffer; the
+   * (simulated) bucket-list hash does not change without transactions.
+   */
   #closeEmpty(): LedgerRecord {
     const prev = this.latest;
-    return this.#pushLedger(
-      prev.sequence + 1,
-      this.pendingCloseTime(),
-      prev.hash,
-      prev.bucketListHash,
-      [],
-      [],
-    );
+    const set = EMPTY_TX_SET.slice();
+    set.set(prev.hash, 4);
+    const fields = {
+      sequence: prev.sequence + 1,
+      closeTime: this.pendingCloseTime(),
+      prevHash: prev.hash,
+      txSetHash: sha256(set),
+      resultsHash: EMPTY_RESULT_SET_HASH,
+      bucketListHash: prev.bucketListHash,
+      feePool: this.feePool,
+    };
+    const rec: LedgerRecord = {
+      ...fields,
+      hash: sha256(headerBytes(fields)),
+      txs: [],
+      events: [],
+      cache: {},
+    };
+    this.ledgers.push(rec);
+    this.#prune();
+    return rec;
   }
 
   #pushLedger(
@@ -574,7 +604,7 @@ export class Chain implements EventSource {
   /** Drops history older than the retention window (in batches, to keep closes cheap). */
   #prune(): void {
     const excess = this.ledgers.length - this.retentionLedgers;
-    if (excess < 256) return;
+    if (excess < Math.max(256, this.retentionLedgers >> 3)) return;
     const removed = this.ledgers.splice(0, excess);
     for (const l of removed) for (const t of l.txs) this.txIndex.delete(t.hash);
     const oldest = this.ledgers[0].sequence;
