@@ -102,6 +102,8 @@ export async function prepareChain(
     timeoutMs: opts.rpcTimeoutMs,
   });
   const keypair = config.keypair;
+  // Every transaction bids its inclusion fee from getFeeStats within the configured ceiling.
+  opts = { ...opts, invoke: { maxInclusionFee: config.maxInclusionFee, ...opts.invoke } };
   const vault = new VaultContract(chain, keypair, config.vaultContract, opts.invoke);
   const registry = new RegistryContract(chain, config.registryContract, opts.invoke);
 

@@ -359,7 +359,8 @@ export class Chain implements EventSource {
     // The queue holds at most a few ledgers' worth per lane: a bid no higher than the lowest
     // queued one is turned away, a higher one evicts it.
     const lane = this.#queue.filter((x) => !!x.p.soroban === !!v.soroban);
-    const laneLimit = 4 * (v.soroban ? this.capacity.sorobanTxs : this.capacity.classicOps);
+    const laneLimit = 4 *
+      Math.max(1, v.soroban ? this.capacity.sorobanTxs : this.capacity.classicOps);
     if (lane.length >= laneLimit) {
       const lowest = lane.reduce((
         a,
