@@ -79,6 +79,11 @@ function argsToScVals(spec: contract.Spec, fn: string, args: unknown[] | Record<
 
 /** How long a write stays valid after the latest ledger's close time (seconds). */
 const TX_VALIDITY_S = 300;
+/**
+ * Ledgers after the simulated one in which a page's transaction may still be included (its
+ * `maxLedger` bound): once they have passed without it, it can never land and the page says so.
+ */
+const TX_VALIDITY_LEDGERS = 60;
 
 const CONTRACT_ERR = /Error\(Contract, #(\d+)\)/;
 
@@ -252,14 +257,23 @@ export async function writeCall<T = unknown>(
   if (rpc.Api.isSimulationRestore(sim)) {
     throw new Error(`${fn}: contract state must be restored first`);
   }
-  const assembled = rpc.assembleTransaction(raw, sim).build();
+  const maxLedger = sim.latestLedger + 1 + TX_VALIDITY_LEDGERS;
+  const assembled = rpc.assembleTransaction(raw, sim).setLedgerbounds(0, maxLedger).build();
   opts.onStage?.("signing");
   const { signedTxXdr } = await signer.signTransaction(assembled.toXDR(), {
     networkPassphrase: net.passphrase,
     address: signer.address,
   });
   const signed = TransactionBuilder.fromXDR(signedTxXdr, net.passphrase);
-  const sent = await server.sendTransaction(signed);
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  const pollMs = opts.pollMs ?? 1000;
+  // The node's queue may be full (TRY_AGAIN_LATER): send the same envelope again shortly.
+  // DUPLICATE means it already has this envelope: wait for it like PENDING.
+  let sent = await server.sendTransaction(signed);
+  while (sent.status === "TRY_AGAIN_LATER" && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, pollMs));
+    sent = await server.sendTransaction(signed);
+  }
   if (sent.status === "ERROR" || sent.status === "TRY_AGAIN_LATER") {
     let code = sent.status as string;
     try {
@@ -269,8 +283,6 @@ export async function writeCall<T = unknown>(
     throw new TxFailedError(`${fn}: transaction rejected (${code})`, sent.hash, code);
   }
   opts.onStage?.("submitted", { hash: sent.hash });
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
-  const pollMs = opts.pollMs ?? 1000;
   for (;;) {
     const got = await server.getTransaction(sent.hash);
     if (got.status === rpc.Api.GetTransactionStatus.SUCCESS) {
@@ -286,6 +298,14 @@ export async function writeCall<T = unknown>(
     if (got.status === rpc.Api.GetTransactionStatus.FAILED) {
       const detail = failedDetail(got);
       throw callError(contractId, fn, detail, spec, diagnostics(got));
+    }
+    // Still not found once the last ledger it could be in has closed: it never will be.
+    if (got.latestLedger >= maxLedger - 1) {
+      throw new TxFailedError(
+        `${fn}: not included before ledger ${maxLedger} — nothing happened; try again`,
+        sent.hash,
+        "EXPIRED",
+      );
     }
     if (Date.now() > deadline) {
       throw new TxFailedError(
