@@ -245,13 +245,19 @@ export class Chain implements EventSource {
     return this.ledgers[this.ledgers.length - 1];
   }
 
-  /** The oldest retained ledger. */
+  /**
+   * The oldest ledger inside the retention window (older records still in memory, pruned in
+   * batches, are already out of it).
+   */
   get oldest(): LedgerRecord {
-    return this.ledgers[0];
+    const first = this.ledgers[0];
+    const start = this.latest.sequence - this.retentionLedgers + 1;
+    return start > first.sequence ? this.ledgers[start - first.sequence] : first;
   }
 
-  /** A retained closed ledger by sequence. */
+  /** A closed ledger inside the retention window, by sequence. */
   ledger(seq: number): LedgerRecord | undefined {
+    if (seq < this.oldest.sequence) return undefined;
     const l = this.ledgers[seq - this.ledgers[0].sequence];
     return l?.sequence === seq ? l : undefined;
   }

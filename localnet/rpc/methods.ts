@@ -231,7 +231,9 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
       oldestLedger: oldest.sequence,
       oldestLedgerCloseTime: oldest.closeTime.toString(),
     };
-    const t = chain.txIndex.get(hash.toLowerCase());
+    const found = chain.txIndex.get(hash.toLowerCase());
+    // Outside the retention window a transaction is no longer known.
+    const t = found && found.ledger >= oldest.sequence ? found : undefined;
     if (!t) return { ...base, status: "NOT_FOUND", txHash: hash.toLowerCase() };
     return {
       ...base,

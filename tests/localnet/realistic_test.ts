@@ -5,7 +5,17 @@
  * fees, and time and sequence moving together.
  */
 import assert from "node:assert/strict";
-import { Asset, type Keypair, Operation, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
+import {
+  Account,
+  Address,
+  Asset,
+  type Keypair,
+  MuxedAccount,
+  nativeToScVal,
+  Operation,
+  rpc,
+  TransactionBuilder,
+} from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 
 async function payment(node: TestNode, from: Keypair, to: string, fee = "100") {
@@ -191,4 +201,49 @@ Deno.test("time and sequence move together: advanceTime closes a ledger per seco
       BigInt(page.ledgers[i].ledgerCloseTime) > BigInt(page.ledgers[i - 1].ledgerCloseTime),
     );
   }
+});
+
+Deno.test("retention: an old startLedger gets the real RPC's range error; getHealth reports the window", async () => {
+  await using node = await startTestNode({ retentionLedgers: 50 });
+  await node.closeLedgers(120);
+  const health = await node.server.getHealth();
+  assert.equal(health.ledgerRetentionWindow, 50);
+  assert.equal(health.latestLedger, 121);
+  assert.equal(health.oldestLedger, 72);
+  const old = await rpcCall(node, "getEvents", { startLedger: 10, filters: [] });
+  assert.equal(old.error.code, -32600);
+  assert.equal(old.error.message, "startLedger must be within the ledger range: 72 - 121");
+  const txs = await rpcCall(node, "getTransactions", { startLedger: 10 });
+  assert.equal(txs.error.code, -32600);
+  const ledgers = await rpcCall(node, "getLedgers", { startLedger: 71 });
+  assert.equal(ledgers.error.code, -32600);
+  const inWindow = await node.server.getLedgers({ startLedger: 72, pagination: { limit: 1 } });
+  assert.equal(inWindow.ledgers[0].sequence, 72);
+});
+
+Deno.test("getEvents refuses type 'diagnostic'; SAC mint refuses a muxed `to`", async () => {
+  await using node = await startTestNode();
+  const diag = await rpcCall(node, "getEvents", {
+    startLedger: 1,
+    filters: [{ type: "diagnostic" }],
+  });
+  assert.equal(diag.error.code, -32602);
+  const issuer = await node.newAccount();
+  const usdc = await node.deployAsset(new Asset("USDC", issuer.publicKey()));
+  const holder = await node.newAccount();
+  const muxed = new MuxedAccount(new Account(holder.publicKey(), "0"), "7").accountId();
+  const acc = await node.server.getAccount(issuer.publicKey());
+  const tx = new TransactionBuilder(acc, { fee: "100", networkPassphrase: node.networkPassphrase })
+    .addOperation(
+      Operation.invokeContractFunction({
+        contract: usdc,
+        function: "mint",
+        args: [Address.fromString(muxed).toScVal(), nativeToScVal(1n, { type: "i128" })],
+      }),
+    )
+    .setTimeout(60)
+    .build();
+  const sim = await node.server.simulateTransaction(tx);
+  assert.ok(rpc.Api.isSimulationError(sim), "a muxed mint destination must fail");
+  assert.match(sim.error, /Error\(Value, UnexpectedType\)/);
 });
