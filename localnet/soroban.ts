@@ -7,8 +7,14 @@
  */
 import { xdr } from "@stellar/stellar-sdk";
 import type { OpResultJson } from "./classic.ts";
-import { MAX_ENTRY_TTL } from "./constants.ts";
-import { paddedInstructions, resourceFee } from "./fees.ts";
+import { MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "./constants.ts";
+import {
+  eventsFee,
+  nonRefundableFee,
+  paddedInstructions,
+  type RentChange,
+  rentFee,
+} from "./fees.ts";
 import type { HostApi } from "./host_api.ts";
 import type { AuthMode, LedgerInfo, LedgerReader } from "./host/types.ts";
 import type { Overlay } from "./store.ts";
@@ -23,13 +29,94 @@ export interface SorobanOpOutcome {
   returnValue?: xdr.ScVal;
   /** TTL extensions to apply on success (ExtendFootprintTtl): key → live-until ledger. */
   ttlExtensions?: Map<string, number>;
+  /** Refundable fee consumed (events, return value, rent), on success. */
+  refundableFee?: bigint;
+  /** Its rent part. */
+  rentFee?: bigint;
 }
+
+/** Reads the live-until ledger of a stored entry (EntryStore), when the reader knows it. */
+type TtlSource = { stored?(key: string): { liveUntil?: number } | undefined };
+
+function ttlReader(src: unknown): (key: string) => number | undefined {
+  const s = src as TtlSource | undefined;
+  return (key) => s?.stored?.(key)?.liveUntil;
+}
+
+/**
+ * The rent-relevant changes of a host run: new contract data/code entries (minimum TTL of
+ * their durability), grown entries and TTL extensions, against the state before (`reader`).
+ */
+export function rentChangesOf(
+  reader: LedgerReader,
+  ttlOf: (key: string) => number | undefined,
+  changes: Map<string, xdr.LedgerEntry | null>,
+  liveUntil: Map<string, number> | undefined,
+  ledgerSeq: number,
+): RentChange[] {
+  const out: RentChange[] = [];
+  const keys = new Set([...changes.keys(), ...(liveUntil?.keys() ?? [])]);
+  for (const k of keys) {
+    const before = reader.get(k);
+    const after = changes.has(k) ? changes.get(k) : before;
+    if (!after) continue;
+    const d = after.data;
+    if (d.type !== "contractData" && d.type !== "contractCode") continue;
+    const persistent = d.type === "contractCode" || d.contractData.durability.name !== "temporary";
+    const oldSize = before ? before.toXdr().length : 0;
+    const newSize = changes.has(k) ? after.toXdr().length : oldSize;
+    const oldLiveUntil = before ? ttlOf(k) ?? 0 : 0;
+    let newLiveUntil = before
+      ? oldLiveUntil
+      : ledgerSeq + (persistent ? MIN_PERSISTENT_TTL : MIN_TEMPORARY_TTL) - 1;
+    const ext = liveUntil?.get(k);
+    if (ext !== undefined && ext > newLiveUntil) newLiveUntil = ext;
+    if (oldSize === newSize && oldLiveUntil === newLiveUntil) continue;
+    out.push({
+      persistent,
+      code: d.type === "contractCode",
+      oldSize,
+      newSize,
+      oldLiveUntil,
+      newLiveUntil,
+    });
+  }
+  return out;
+}
+
+/** Bytes of contract events plus the return value (what the events fee is charged on). */
+function eventBytes(events: xdr.ContractEvent[], returnValue: xdr.ScVal | undefined): number {
+  let n = returnValue ? returnValue.toXdr().length : 0;
+  for (const e of events) n += e.toXdr().length;
+  return n;
+}
+
+const insufficientRefundable = (
+  op: "invoke_host_function" | "extend_footprint_ttl" | "restore_footprint",
+  need: bigint,
+  budget: bigint,
+  diagnostics: xdr.DiagnosticEvent[] = [],
+): SorobanOpOutcome => ({
+  ok: false,
+  result: { op_inner: { [op]: "insufficient_refundable_fee" } },
+  events: [],
+  diagnosticEvents: [
+    ...diagnostics,
+    diagnosticError(
+      "Budget",
+      "ExceededLimit",
+      `refundable resource fee ${need} exceeds the transaction's refundable budget ${budget}`,
+    ),
+  ],
+});
 
 /** What the op application needs from the transaction context. */
 export interface SorobanApplyContext {
   ledgerSeq: number;
   host: HostApi | undefined;
   hostLedger: LedgerInfo;
+  /** The entry store (for TTLs). */
+  store?: unknown;
 }
 
 /** A diagnostic `error` event (topics [error, Error(type, code)], data: message). */
@@ -85,6 +172,15 @@ export function normalizeResult<
   return res;
 }
 
+/**
+ * Whether a base64 LedgerKey is a classic (disk-read) entry: its XDR union discriminant is
+ * neither CONTRACT_DATA (6) nor CONTRACT_CODE (7).
+ */
+function isDiskKeyB64(b64: string): boolean {
+  const t = fromB64(b64.slice(0, 8))[3];
+  return t !== 6 && t !== 7;
+}
+
 function snake(s: string): string {
   return s.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }
@@ -102,8 +198,16 @@ export function applySorobanOp(
   view: Overlay,
   body: xdr.OperationBody,
   source: string,
-  soroban: { data: xdr.SorobanTransactionData; readOnly: string[]; readWrite: string[] },
+  soroban: {
+    data: xdr.SorobanTransactionData;
+    readOnly: string[];
+    readWrite: string[];
+    /** Non-refundable fee computed at validation. */
+    computedFee: bigint;
+  },
 ): SorobanOpOutcome {
+  const ttlOf = ttlReader(ctx.store);
+  const budget = soroban.data.resourceFee - soroban.computedFee;
   switch (body.type) {
     case "invokeHostFunction": {
       if (!ctx.host) {
@@ -152,11 +256,26 @@ export function applySorobanOp(
           ],
         };
       }
+      const returnValue = res.returnValue ?? xdr.ScVal.scvVoid();
+      // Refundable: events and return value, and rent for what this run created, grew or
+      // extended — paid from the declared fee's refundable part, or the op fails.
+      const rent = rentFee(
+        rentChangesOf(view, ttlOf, res.changes, res.liveUntil, ctx.ledgerSeq),
+        ctx.ledgerSeq,
+      );
+      const refundable = eventsFee(eventBytes(res.events, returnValue)) + rent;
+      if (refundable > budget) {
+        return insufficientRefundable(
+          "invoke_host_function",
+          refundable,
+          budget,
+          res.diagnosticEvents,
+        );
+      }
       for (const [k, e] of res.changes) {
         if (e) view.set(k, e);
         else view.delete(k);
       }
-      const returnValue = res.returnValue ?? xdr.ScVal.scvVoid();
       const successHash = sha256(
         new xdr.InvokeHostFunctionSuccessPreImage({ returnValue, events: res.events }).toXdr(),
       );
@@ -167,6 +286,8 @@ export function applySorobanOp(
         diagnosticEvents: res.diagnosticEvents,
         returnValue,
         ttlExtensions: res.liveUntil,
+        refundableFee: refundable,
+        rentFee: rent,
       };
     }
     case "extendFootprintTtl": {
@@ -181,12 +302,19 @@ export function applySorobanOp(
       }
       const ttlExtensions = new Map<string, number>();
       for (const k of soroban.readOnly) ttlExtensions.set(k, ctx.ledgerSeq + extendTo);
+      const rent = rentFee(
+        rentChangesOf(view, ttlOf, new Map(), ttlExtensions, ctx.ledgerSeq),
+        ctx.ledgerSeq,
+      );
+      if (rent > budget) return insufficientRefundable("extend_footprint_ttl", rent, budget);
       return {
         ok: true,
         result: { op_inner: { extend_footprint_ttl: "success" } },
         events: [],
         diagnosticEvents: [],
         ttlExtensions,
+        refundableFee: rent,
+        rentFee: rent,
       };
     }
     case "restoreFootprint":
@@ -262,6 +390,33 @@ function goOpTypeName(t: string): string {
   return "OperationType" + t[0].toUpperCase() + t.slice(1);
 }
 
+/**
+ * Size the signed envelope will have: the simulated envelope with the returned transaction
+ * data and auth entries, one transaction signature, and a signature allowance per address
+ * credential still to be signed (over-estimates are harmless; under-estimates would make the
+ * declared fee too low for the real size).
+ */
+function estimatedTxSize(
+  envelope: xdr.TransactionEnvelope,
+  dataBytes: number,
+  auth: xdr.SorobanAuthorizationEntry[],
+): number {
+  let size = envelope.toXdr().length + dataBytes + 72 + 32;
+  if (envelope.type === "envelopeTypeTx") {
+    const tx = envelope.v1.tx;
+    if (tx.ext.type === "sorobanData") size -= tx.ext.sorobanData.toXdr().length;
+    const body = tx.operations[0]?.body;
+    if (body?.type === "invokeHostFunction") {
+      for (const a of body.invokeHostFunctionOp.auth) size -= a.toXdr().length;
+    }
+  }
+  for (const a of auth) {
+    size += a.toXdr().length;
+    if (a.credentials.type !== "sorobanCredentialsSourceAccount") size += 200;
+  }
+  return size;
+}
+
 /** Simulates a transaction envelope as stellar-rpc does (errors go into `error`). */
 export function simulateEnvelope(
   ctx: SimulationContext,
@@ -322,13 +477,36 @@ export function simulateEnvelope(
         writeBytes += ctx.reader.get(k.toXdr("base64"))?.toXdr().length ?? 0;
       }
     }
-    const fee = resourceFee({
+    let rent = 0n;
+    if (body.type === "extendFootprintTtl") {
+      const extendTo = body.extendFootprintTtlOp.extendTo;
+      const ext = new Map<string, number>();
+      for (const k of fp.readOnly) ext.set(k.toXdr("base64"), ctx.hostLedger.sequence + extendTo);
+      rent = rentFee(
+        rentChangesOf(ctx.reader, ttlReader(ctx.reader), new Map(), ext, ctx.hostLedger.sequence),
+        ctx.hostLedger.sequence,
+      );
+    }
+    const draft = new xdr.SorobanTransactionData({
+      ext: xdr.SorobanTransactionDataExt.v0(),
+      resources: new xdr.SorobanResources({
+        footprint: fp,
+        instructions: 0,
+        diskReadBytes: 0,
+        writeBytes,
+      }),
+      resourceFee: 0n,
+    });
+    const fee = nonRefundableFee({
       instructions: 0,
+      diskReadEntries: [...fp.readOnly, ...fp.readWrite].filter((k) =>
+        k.type !== "contractData" && k.type !== "contractCode"
+      ).length,
+      writeEntries: fp.readWrite.length,
       diskReadBytes: 0,
       writeBytes,
-      readOnlyEntries: fp.readOnly.length,
-      readWriteEntries: fp.readWrite.length,
-    });
+      txSizeBytes: estimatedTxSize(envelope, draft.toXdr().length, []),
+    }) + rent;
     const data = new xdr.SorobanTransactionData({
       ext: xdr.SorobanTransactionDataExt.v0(),
       resources: new xdr.SorobanResources({
@@ -373,13 +551,34 @@ export function simulateEnvelope(
     };
   }
   const instructions = paddedInstructions(res.resources.instructions) + instructionLeeway;
-  const fee = resourceFee({
+  const resources = {
     instructions,
+    diskReadEntries: [...res.readOnly, ...res.readWrite].filter(isDiskKeyB64).length,
+    writeEntries: res.readWrite.length,
     diskReadBytes: res.resources.diskReadBytes,
     writeBytes: res.resources.writeBytes,
-    readOnlyEntries: res.readOnly.length,
-    readWriteEntries: res.readWrite.length,
-  });
+  };
+  const draftData = sorobanDataB64(
+    res.readOnly,
+    res.readWrite,
+    instructions,
+    res.resources.diskReadBytes,
+    res.resources.writeBytes,
+    0n,
+  );
+  const txSizeBytes = estimatedTxSize(envelope, (draftData.length * 3) / 4, res.auth);
+  const rent = rentFee(
+    rentChangesOf(
+      ctx.reader,
+      ttlReader(ctx.reader),
+      res.changes,
+      res.liveUntil,
+      ctx.hostLedger.sequence,
+    ),
+    ctx.hostLedger.sequence,
+  );
+  const fee = nonRefundableFee({ ...resources, txSizeBytes }) + rent +
+    eventsFee(eventBytes(res.events, res.returnValue ?? xdr.ScVal.scvVoid()));
   const transactionData = sorobanDataB64(
     res.readOnly,
     res.readWrite,

@@ -12,7 +12,7 @@ import { xdr } from "@stellar/stellar-sdk";
 import { availableBalance, issuerOf, loadAccount, putAccount, withAccount } from "./accounts.ts";
 import { applyClassicOp, checkClassicOp, type OpResultJson, thresholdLevel } from "./classic.ts";
 import { BASE_FEE, TX_LIMITS } from "./constants.ts";
-import { resourceFee } from "./fees.ts";
+import { nonRefundableFee } from "./fees.ts";
 import type { HostApi } from "./host_api.ts";
 import type { LedgerInfo } from "./host/types.ts";
 import { verifyEd25519 } from "./sig.ts";
@@ -76,7 +76,14 @@ export interface TxRecord {
   opEvents: xdr.ContractEvent[][];
   diagnosticEvents: xdr.DiagnosticEvent[];
   /** Present for Soroban transactions. */
-  soroban?: { returnValue?: xdr.ScVal; nonRefundableFee: bigint };
+  soroban?: {
+    returnValue?: xdr.ScVal;
+    nonRefundableFee: bigint;
+    refundableFee: bigint;
+    rentFee: bigint;
+  };
+  /** The refund of the unused refundable resource fee (txChangesAfter). */
+  refundChanges: Change[];
   /** Close time of its ledger (set when the ledger closes). */
   closeTime: bigint;
   /** Lazily built encodings. */
@@ -318,14 +325,20 @@ function validateV1(
     const res = data.resources;
     const readOnly = res.footprint.readOnly.map((k) => k.toXdr("base64"));
     const readWrite = res.footprint.readWrite.map((k) => k.toXdr("base64"));
-    const computedFee = resourceFee({
+    // Non-refundable part from the declared resources and the envelope's real size; the
+    // rest of the declared resource fee is the refundable budget (events, rent).
+    const computedFee = nonRefundableFee({
       instructions: res.instructions,
+      diskReadEntries: [...res.footprint.readOnly, ...res.footprint.readWrite]
+        .filter(isDiskEntry).length,
+      writeEntries: readWrite.length,
       diskReadBytes: res.diskReadBytes,
       writeBytes: res.writeBytes,
-      readOnlyEntries: readOnly.length,
-      readWriteEntries: readWrite.length,
+      txSizeBytes: b64Size(envelopeB64),
     });
-    feeCharged = BigInt(BASE_FEE) + computedFee;
+    // Charged up front: the whole declared resource fee; the unused refundable part is
+    // refunded after execution.
+    feeCharged = BigInt(BASE_FEE) + declaredFee;
     const invalid = (msg: string): Rejection => ({
       hash,
       result: txCode("tx_soroban_invalid", BigInt(BASE_FEE) + declaredFee),
@@ -455,6 +468,17 @@ function validateV1(
   };
 }
 
+/** Decoded byte length of a base64 string. */
+export function b64Size(b64: string): number {
+  const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  return (b64.length * 3) / 4 - pad;
+}
+
+/** Whether a footprint key is read from disk (classic entries; live Soroban state is in memory). */
+export function isDiskEntry(k: xdr.LedgerKey): boolean {
+  return k.type !== "contractData" && k.type !== "contractCode";
+}
+
 function hexBytes(hex: string): Uint8Array {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
@@ -562,9 +586,26 @@ export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxR
       opEvents[i] = [];
     }
   }
+  // Refund the unused refundable part of the declared resource fee (all of it on failure).
+  let charged = fee;
+  let refundChanges: Change[] = [];
+  let refundableCharged = 0n;
+  if (p.soroban) {
+    const declared = p.soroban.data.resourceFee;
+    refundableCharged = ok ? sorobanOut?.refundableFee ?? 0n : 0n;
+    const keep = inclusion + p.soroban.computedFee + refundableCharged;
+    const refund = fee > keep ? fee - keep : 0n;
+    if (refund > 0n && declared > 0n) {
+      const acc2 = loadAccount(store, p.feeSource)!;
+      const w = new Overlay(store);
+      putAccount(w, p.feeSource, withAccount(acc2, { balance: acc2.balance + refund }), seq);
+      refundChanges = commit(store, w, seq);
+      charged = fee - refund;
+    }
+  }
   const inner = ok ? { tx_success: opResults } : { tx_failed: opResults };
   const result = xdr.TransactionResult.fromJson({
-    fee_charged: fee.toString(),
+    fee_charged: charged.toString(),
     result: p.feeBump
       ? {
         [ok ? "tx_fee_bump_inner_success" : "tx_fee_bump_inner_failed"]: {
@@ -587,8 +628,9 @@ export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxR
     feeBump: p.feeBump,
     successful: ok,
     result,
-    feeCharged: fee,
+    feeCharged: charged,
     inclusionFeeCharged: inclusion,
+    refundChanges,
     feeChanges,
     seqChanges,
     opChanges,
@@ -598,6 +640,8 @@ export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxR
       ? {
         returnValue: ok ? sorobanOut?.returnValue : undefined,
         nonRefundableFee: p.soroban.computedFee,
+        refundableFee: refundableCharged,
+        rentFee: ok ? sorobanOut?.rentFee ?? 0n : 0n,
       }
       : undefined,
     closeTime: ctx.closeTime,

@@ -19,7 +19,7 @@ import { Chain } from "../../localnet/ledger.ts";
 import { resultPair, txMetaB64, txSetOf } from "../../localnet/meta.ts";
 import { simulateEnvelope, sorobanDataB64 } from "../../localnet/soroban.ts";
 import { counterContract } from "../../contracts/testing/counter.ts";
-import { resourceFee } from "../../localnet/fees.ts";
+import { eventsFee, nonRefundableFee, rentFee } from "../../localnet/fees.ts";
 import { cursorString, parseCursor, toid } from "../../localnet/events.ts";
 import { loadAccount } from "../../localnet/accounts.ts";
 import { sha256, toHex } from "../../localnet/util.ts";
@@ -221,18 +221,46 @@ Deno.test("classic result codes: low reserve, already exists, malformed, invalid
   assert.equal(loadAccount(chain.store, a.publicKey())!.numSubEntries, 0);
 });
 
-Deno.test("fee model is deterministic in declared resources", () => {
+Deno.test("fee schedule: rs-soroban-env's formulas with the published fee configuration", () => {
   const base = {
     instructions: 1_000_000,
+    diskReadEntries: 1,
+    writeEntries: 2,
     diskReadBytes: 1000,
     writeBytes: 500,
-    readOnlyEntries: 3,
-    readWriteEntries: 2,
+    txSizeBytes: 800,
   };
-  // 2500 + 5×6250 + 2×10000 + ceil(1000×1786/1024) + ceil(500×11800/1024)
-  assert.equal(resourceFee(base), 2500n + 31_250n + 20_000n + 1745n + 5762n);
-  assert.ok(resourceFee({ ...base, instructions: 2_000_000 }) > resourceFee(base));
-  assert.ok(resourceFee({ ...base, readWriteEntries: 3 }) > resourceFee(base));
+  // 2500 + 1×6250 + 2×10000 + ceil(1000×1786/1024) + ceil(500×11539/1024)
+  //   + history ceil((800+300)×16235/1024) + bandwidth ceil(800×1624/1024)
+  assert.equal(
+    nonRefundableFee(base),
+    2500n + 6250n + 20_000n + 1745n + 5635n + 17_440n + 1269n,
+  );
+  // Bigger envelopes cost more (history and bandwidth).
+  assert.ok(nonRefundableFee({ ...base, txSizeBytes: 1800 }) > nonRefundableFee(base));
+  // Events: 10,000 per KiB, refundable.
+  assert.equal(eventsFee(1024), 10_000n);
+  // Rent of a new 100-byte persistent entry for the minimum TTL (2,073,600 ledgers), plus the
+  // TTL entry write: ceil(100×11539×2073600 / (1024×1402)) + 10000 + ceil(48×11539/1024).
+  const rent = rentFee([{
+    persistent: true,
+    code: false,
+    oldSize: 0,
+    newSize: 100,
+    oldLiveUntil: 0,
+    newLiveUntil: 1000 + 2_073_600 - 1,
+  }], 1000);
+  assert.equal(rent, 1_666_653n + 10_000n + 541n);
+  // Temporary entries pay half the rate; code a third.
+  const temp = rentFee([{
+    persistent: false,
+    code: false,
+    oldSize: 0,
+    newSize: 100,
+    oldLiveUntil: 0,
+    newLiveUntil: 1000 + 2_073_600 - 1,
+  }], 1000);
+  assert.equal(temp, 833_327n + 10_000n + 541n);
 });
 
 Deno.test("simulation's hand-assembled SorobanTransactionData equals the SDK encoding", () => {
