@@ -30,6 +30,7 @@ import {
   LEDGER_LIMITS,
   MAX_ENTRY_TTL,
   MAX_TX_SET_SIZE,
+  MIN_PERSISTENT_TTL,
   MIN_TEMPORARY_TTL,
   PROTOCOL_VERSION,
   QUEUE_TIMEOUT_LEDGERS,
@@ -110,6 +111,18 @@ export interface ChainOptions {
   retentionLedgers?: number;
   /** Per-ledger capacity (default {@link LEDGER_LIMITS}). */
   capacity?: Partial<LedgerCapacity>;
+  /** State-archival network settings (default mainnet's). */
+  network?: Partial<NetworkSettings>;
+}
+
+/** State-archival network settings (ledgers). */
+export interface NetworkSettings {
+  /** TTL of a new persistent entry, contract instance or code. */
+  minPersistentTtl: number;
+  /** TTL of a new temporary entry. */
+  minTemporaryTtl: number;
+  /** Largest TTL an entry may be extended to. */
+  maxEntryTtl: number;
 }
 
 interface OpenLedger {
@@ -193,6 +206,7 @@ export class Chain implements EventSource {
   /** Ledgers of history kept. */
   readonly retentionLedgers: number;
   readonly capacity: LedgerCapacity;
+  readonly network: NetworkSettings;
   /** Kept for API compatibility: ledger time is the close-time chain itself (always 0). */
   readonly timeOffset = 0;
   feePool = 0n;
@@ -221,6 +235,16 @@ export class Chain implements EventSource {
       Math.floor(opts.retentionLedgers ?? RETENTION_WINDOW_LEDGERS),
     );
     this.capacity = { ...LEDGER_LIMITS, ...opts.capacity };
+    this.network = {
+      minPersistentTtl: MIN_PERSISTENT_TTL,
+      minTemporaryTtl: MIN_TEMPORARY_TTL,
+      maxEntryTtl: MAX_ENTRY_TTL,
+      ...opts.network,
+    };
+    this.store.ttl = {
+      minPersistent: this.network.minPersistentTtl,
+      minTemporary: this.network.minTemporaryTtl,
+    };
     this.#genesis();
   }
 
@@ -284,9 +308,9 @@ export class Chain implements EventSource {
       networkPassphrase: this.passphrase,
       networkId: this.networkId,
       protocolVersion: PROTOCOL_VERSION,
-      maxEntryTtl: MAX_ENTRY_TTL,
+      maxEntryTtl: this.network.maxEntryTtl,
       baseReserve: Number(BASE_RESERVE),
-      minTempTtl: MIN_TEMPORARY_TTL,
+      minTempTtl: this.network.minTemporaryTtl,
     };
   }
 
@@ -568,6 +592,7 @@ export class Chain implements EventSource {
       cache: {},
     };
     this.ledgers.push(rec);
+    this.store.currentLedger = rec.sequence + 1;
     this.#prune();
     return rec;
   }
@@ -603,6 +628,7 @@ export class Chain implements EventSource {
       cache: {},
     };
     this.ledgers.push(rec);
+    this.store.currentLedger = seq + 1;
     if (events.length > 0) this.eventLedgers.push(seq);
     this.#prune();
     return rec;
@@ -703,6 +729,7 @@ export class Chain implements EventSource {
     this.eventLedgers = [...s.eventLedgers];
     this.txIndex = new Map(s.txIndex);
     this.feePool = s.feePool;
+    this.store.currentLedger = this.latest.sequence + 1;
   }
 }
 

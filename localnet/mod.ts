@@ -8,7 +8,7 @@
 import { Address, type Asset, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
 import type { ContractModule } from "../contracts/sdk.ts";
 import { loadAccount, newAccount, withAccount } from "./accounts.ts";
-import { Chain, type LedgerCapacity, type Snapshot } from "./ledger.ts";
+import { Chain, type LedgerCapacity, type NetworkSettings, type Snapshot } from "./ledger.ts";
 import type { HostApi } from "./host_api.ts";
 import * as hostModule from "./host/mod.ts";
 import { methods } from "./rpc/methods.ts";
@@ -18,7 +18,7 @@ import { handleHttp } from "./rpc/server.ts";
 import type { Handler } from "./rpc/methods.ts";
 import { accountKey } from "./util.ts";
 
-export type { Chain, LedgerCapacity } from "./ledger.ts";
+export type { Chain, LedgerCapacity, NetworkSettings } from "./ledger.ts";
 export type { HostApi } from "./host_api.ts";
 
 /** Options of {@link startLocalnet}. */
@@ -44,6 +44,8 @@ export interface LocalnetOptions {
   retentionLedgers?: number;
   /** Per-ledger capacity (classic operations, Soroban transactions and instructions). */
   capacity?: Partial<LedgerCapacity>;
+  /** State-archival settings: minimum TTLs and maximum TTL (default mainnet's). */
+  network?: Partial<NetworkSettings>;
   /** Network passphrase (default Networks.STANDALONE). */
   networkPassphrase?: string;
   /** Log internal errors of RPC methods (default: to stderr). */
@@ -131,6 +133,7 @@ function start(opts: LocalnetOptions): Localnet {
     closeSeconds: opts.closeSeconds ?? Math.max(1, Math.round(ledgerMs / 1000)),
     retentionLedgers: opts.retentionLedgers,
     capacity: opts.capacity,
+    network: opts.network,
   });
   const hostname = opts.hostname ?? "127.0.0.1";
   const onError = opts.onError ??

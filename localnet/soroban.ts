@@ -31,16 +31,32 @@ export interface SorobanOpOutcome {
   ttlExtensions?: Map<string, number>;
   /** Refundable fee consumed (events, return value, rent), on success. */
   refundableFee?: bigint;
+  /** Entries restored by RestoreFootprint: key → new live-until ledger. */
+  restored?: Map<string, number>;
   /** Its rent part. */
   rentFee?: bigint;
 }
 
-/** Reads the live-until ledger of a stored entry (EntryStore), when the reader knows it. */
-type TtlSource = { stored?(key: string): { liveUntil?: number } | undefined };
+/** What an EntryStore offers beyond reads: TTLs, archival state, minimum TTLs. */
+type TtlSource = {
+  stored?(key: string): { liveUntil?: number } | undefined;
+  archived?(key: string): boolean;
+  ttl?: { minPersistent: number; minTemporary: number };
+};
 
 function ttlReader(src: unknown): (key: string) => number | undefined {
   const s = src as TtlSource | undefined;
   return (key) => s?.stored?.(key)?.liveUntil;
+}
+
+function archivedReader(src: unknown): (key: string) => boolean {
+  const s = src as TtlSource | undefined;
+  return (key) => s?.archived?.(key) ?? false;
+}
+
+function minTtls(src: unknown): { minPersistent: number; minTemporary: number } {
+  return (src as TtlSource | undefined)?.ttl ??
+    { minPersistent: MIN_PERSISTENT_TTL, minTemporary: MIN_TEMPORARY_TTL };
 }
 
 /**
@@ -53,6 +69,10 @@ export function rentChangesOf(
   changes: Map<string, xdr.LedgerEntry | null>,
   liveUntil: Map<string, number> | undefined,
   ledgerSeq: number,
+  minTtl: { minPersistent: number; minTemporary: number } = {
+    minPersistent: MIN_PERSISTENT_TTL,
+    minTemporary: MIN_TEMPORARY_TTL,
+  },
 ): RentChange[] {
   const out: RentChange[] = [];
   const keys = new Set([...changes.keys(), ...(liveUntil?.keys() ?? [])]);
@@ -68,7 +88,7 @@ export function rentChangesOf(
     const oldLiveUntil = before ? ttlOf(k) ?? 0 : 0;
     let newLiveUntil = before
       ? oldLiveUntil
-      : ledgerSeq + (persistent ? MIN_PERSISTENT_TTL : MIN_TEMPORARY_TTL) - 1;
+      : ledgerSeq + (persistent ? minTtl.minPersistent : minTtl.minTemporary) - 1;
     const ext = liveUntil?.get(k);
     if (ext !== undefined && ext > newLiveUntil) newLiveUntil = ext;
     if (oldSize === newSize && oldLiveUntil === newLiveUntil) continue;
@@ -207,6 +227,8 @@ export function applySorobanOp(
   },
 ): SorobanOpOutcome {
   const ttlOf = ttlReader(ctx.store);
+  const isArchived = archivedReader(ctx.store);
+  const mins = minTtls(ctx.store);
   const budget = soroban.data.resourceFee - soroban.computedFee;
   switch (body.type) {
     case "invokeHostFunction": {
@@ -214,6 +236,22 @@ export function applySorobanOp(
         return trapped([diagnosticError("Context", "InternalError", "contract host not loaded")]);
       }
       const op = body.invokeHostFunctionOp;
+      // An archived entry in the footprint: the transaction cannot use it until restored.
+      const archived = [...soroban.readOnly, ...soroban.readWrite].filter(isArchived);
+      if (archived.length > 0) {
+        return {
+          ok: false,
+          result: { op_inner: { invoke_host_function: "entry_archived" } },
+          events: [],
+          diagnosticEvents: [
+            diagnosticError(
+              "Storage",
+              "InvalidAction",
+              `trying to access an archived contract entry (${archived.length} in the footprint); restore it first`,
+            ),
+          ],
+        };
+      }
       let res;
       try {
         res = normalizeResult(ctx.host.invokeHostFunction({
@@ -260,7 +298,7 @@ export function applySorobanOp(
       // Refundable: events and return value, and rent for what this run created, grew or
       // extended — paid from the declared fee's refundable part, or the op fails.
       const rent = rentFee(
-        rentChangesOf(view, ttlOf, res.changes, res.liveUntil, ctx.ledgerSeq),
+        rentChangesOf(view, ttlOf, res.changes, res.liveUntil, ctx.ledgerSeq, mins),
         ctx.ledgerSeq,
       );
       const refundable = eventsFee(eventBytes(res.events, returnValue)) + rent;
@@ -301,9 +339,12 @@ export function applySorobanOp(
         };
       }
       const ttlExtensions = new Map<string, number>();
-      for (const k of soroban.readOnly) ttlExtensions.set(k, ctx.ledgerSeq + extendTo);
+      // Archived entries are not extended (they need a RestoreFootprint).
+      for (const k of soroban.readOnly) {
+        if (!isArchived(k)) ttlExtensions.set(k, ctx.ledgerSeq + extendTo);
+      }
       const rent = rentFee(
-        rentChangesOf(view, ttlOf, new Map(), ttlExtensions, ctx.ledgerSeq),
+        rentChangesOf(view, ttlOf, new Map(), ttlExtensions, ctx.ledgerSeq, mins),
         ctx.ledgerSeq,
       );
       if (rent > budget) return insufficientRefundable("extend_footprint_ttl", rent, budget);
@@ -317,13 +358,38 @@ export function applySorobanOp(
         rentFee: rent,
       };
     }
-    case "restoreFootprint":
+    case "restoreFootprint": {
+      // Archived readWrite entries come back with the minimum persistent TTL; rent is paid as
+      // for a new entry. Live entries are left alone.
+      const restored = new Map<string, number>();
+      const changes: RentChange[] = [];
+      for (const k of soroban.readWrite) {
+        if (!isArchived(k)) continue;
+        const e = view.get(k);
+        if (!e) continue;
+        const until = ctx.ledgerSeq + mins.minPersistent - 1;
+        restored.set(k, until);
+        changes.push({
+          persistent: true,
+          code: e.data.type === "contractCode",
+          oldSize: 0,
+          newSize: e.toXdr().length,
+          oldLiveUntil: 0,
+          newLiveUntil: until,
+        });
+      }
+      const rent = rentFee(changes, ctx.ledgerSeq);
+      if (rent > budget) return insufficientRefundable("restore_footprint", rent, budget);
       return {
         ok: true,
         result: { op_inner: { restore_footprint: "success" } },
         events: [],
         diagnosticEvents: [],
+        restored,
+        refundableFee: rent,
+        rentFee: rent,
       };
+    }
     default:
       return { ok: false, result: "op_not_supported", events: [], diagnosticEvents: [] };
   }
@@ -370,6 +436,8 @@ export function sorobanDataB64(
 /** simulateTransaction's result (stellar-rpc shape, before latestLedger is added). */
 export interface SimulationResult {
   error?: string;
+  /** Present when archived entries must be restored first. */
+  restorePreamble?: { minResourceFee: string; transactionData: string };
   events?: string[];
   transactionData?: string;
   minResourceFee?: string;
@@ -388,6 +456,31 @@ const AUTH_MODES = ["enforce", "record", "record_allow_nonroot"];
 /** Go's `OperationType.String()` of an op body type ("payment" → "OperationTypePayment"). */
 function goOpTypeName(t: string): string {
   return "OperationType" + t[0].toUpperCase() + t.slice(1);
+}
+
+/** Rent (as for new entries) and total size of restoring the archived ones among `keys`. */
+function restoreRent(ctx: SimulationContext, keys: string[]): { rent: bigint; bytes: number } {
+  const isArchived = archivedReader(ctx.reader);
+  const mins = minTtls(ctx.reader);
+  const seq = ctx.hostLedger.sequence;
+  const changes: RentChange[] = [];
+  let bytes = 0;
+  for (const k of keys) {
+    if (!isArchived(k)) continue;
+    const e = ctx.reader.get(k);
+    if (!e) continue;
+    const size = e.toXdr().length;
+    bytes += size;
+    changes.push({
+      persistent: true,
+      code: e.data.type === "contractCode",
+      oldSize: 0,
+      newSize: size,
+      oldLiveUntil: 0,
+      newLiveUntil: seq + mins.minPersistent - 1,
+    });
+  }
+  return { rent: rentFee(changes, seq), bytes };
 }
 
 /**
@@ -478,6 +571,9 @@ export function simulateEnvelope(
       }
     }
     let rent = 0n;
+    if (body.type === "restoreFootprint") {
+      rent = restoreRent(ctx, fp.readWrite.map((k) => k.toXdr("base64"))).rent;
+    }
     if (body.type === "extendFootprintTtl") {
       const extendTo = body.extendFootprintTtlOp.extendTo;
       const ext = new Map<string, number>();
@@ -574,6 +670,7 @@ export function simulateEnvelope(
       res.changes,
       res.liveUntil,
       ctx.hostLedger.sequence,
+      minTtls(ctx.reader),
     ),
     ctx.hostLedger.sequence,
   );
@@ -587,7 +684,29 @@ export function simulateEnvelope(
     res.resources.writeBytes,
     fee,
   );
+  // Archived entries in the footprint: the call was simulated as if they were restored; the
+  // client must first send the RestoreFootprint transaction described by the preamble.
+  const isArchived = archivedReader(ctx.reader);
+  const archived = [...res.readOnly, ...res.readWrite].filter(isArchived);
+  let restorePreamble: SimulationResult["restorePreamble"];
+  if (archived.length > 0) {
+    const { rent, bytes } = restoreRent(ctx, archived);
+    const draft = sorobanDataB64([], archived, 0, bytes, bytes, 0n);
+    const preFee = nonRefundableFee({
+      instructions: 0,
+      diskReadEntries: archived.length,
+      writeEntries: archived.length,
+      diskReadBytes: bytes,
+      writeBytes: bytes,
+      txSizeBytes: 300 + (draft.length * 3) / 4,
+    }) + rent;
+    restorePreamble = {
+      minResourceFee: preFee.toString(),
+      transactionData: sorobanDataB64([], archived, 0, bytes, bytes, preFee),
+    };
+  }
   return {
+    ...(restorePreamble ? { restorePreamble } : {}),
     transactionData,
     minResourceFee: fee.toString(),
     results: [{

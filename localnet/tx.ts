@@ -580,6 +580,9 @@ export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxR
     if (sorobanOut?.ttlExtensions) {
       for (const [k, until] of sorobanOut.ttlExtensions) store.extendTtl(k, until);
     }
+    if (sorobanOut?.restored) {
+      for (const [k, until] of sorobanOut.restored) store.restoreEntry(k, until);
+    }
   } else {
     for (let i = 0; i < p.ops.length; i++) {
       opChanges.push([]);

@@ -172,9 +172,9 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
         xdr: s.dataB64,
         lastModifiedLedgerSeq: s.entry.lastModifiedLedgerSeq,
       };
-      if (s.liveUntil !== undefined) {
-        e.liveUntilLedgerSeq = Math.max(s.liveUntil, chain.latest.sequence);
-      }
+      // An archived persistent entry is still served, with its past live-until ledger (how a
+      // client tells it needs a restore); expired temporary entries are gone.
+      if (s.liveUntil !== undefined) e.liveUntilLedgerSeq = s.liveUntil;
       entries.push(e);
     });
     return { entries, latestLedger: chain.latest.sequence };
