@@ -458,6 +458,9 @@ function goOpTypeName(t: string): string {
   return "OperationType" + t[0].toUpperCase() + t.slice(1);
 }
 
+/** Fixed part of simulation's refundable margin (about two TTL writes). */
+const REFUNDABLE_MARGIN = 25_000n;
+
 /** Rent (as for new entries) and total size of restoring the archived ones among `keys`. */
 function restoreRent(ctx: SimulationContext, keys: string[]): { rent: bigint; bytes: number } {
   const isArchived = archivedReader(ctx.reader);
@@ -674,8 +677,14 @@ export function simulateEnvelope(
     ),
     ctx.hostLedger.sequence,
   );
-  const fee = nonRefundableFee({ ...resources, txSizeBytes }) + rent +
+  const refundable = rent +
     eventsFee(eventBytes(res.events, res.returnValue ?? xdr.ScVal.scvVoid()));
+  // The transaction lands in a later ledger than the one simulated: TTL extensions requested
+  // relative to the ledger sequence reach a little further (and may newly count as an
+  // extension, with its TTL write). A margin on the refundable part keeps the declared fee
+  // sufficient; what is not used is refunded.
+  const fee = nonRefundableFee({ ...resources, txSizeBytes }) + refundable +
+    refundable / 5n + REFUNDABLE_MARGIN;
   const transactionData = sorobanDataB64(
     res.readOnly,
     res.readWrite,
