@@ -605,7 +605,7 @@ export function simulateEnvelope(
       diskReadBytes: 0,
       writeBytes,
       txSizeBytes: estimatedTxSize(envelope, draft.toXdr().length, []),
-    }) + rent;
+    }) + rent + (rent > 0n ? rent / 5n + REFUNDABLE_MARGIN : 0n);
     const data = new xdr.SorobanTransactionData({
       ext: xdr.SorobanTransactionDataExt.v0(),
       resources: new xdr.SorobanResources({

@@ -14,7 +14,9 @@
  * - one transaction in flight per source account ({@link withSourceLock}): stellar-core
  *   queues one per account, and sequence numbers must not race;
  * - the inclusion fee comes from getFeeStats (p90 of recently charged Soroban inclusion fees,
- *   at least the base fee) within a ceiling (`maxInclusionFee`, config MAX_INCLUSION_FEE).
+ *   at least the base fee) within a ceiling (`maxInclusionFee`, config MAX_INCLUSION_FEE);
+ * - a simulation that answers with a restore preamble (archived entries) is followed by the
+ *   RestoreFootprint transaction, then the call is built again.
  *
  * No retries of a transaction with a new sequence number here: the caller decides (the spec
  * forbids automatic swap retries, and a retried draw could double-draw).
@@ -25,6 +27,7 @@ import {
   Account,
   Contract,
   type Keypair,
+  Operation,
   rpc,
   TimeoutInfinite,
   type Transaction,
@@ -227,6 +230,12 @@ async function invokeLocked(
   if (rpc.Api.isSimulationError(sim)) {
     throw new ContractCallError(contractId, fn, parseHostError(sim.error), sim.error, "simulation");
   }
+  if (rpc.Api.isSimulationRestore(sim)) {
+    // Archived entries the call needs: restore them first (one RestoreFootprint transaction
+    // from the simulation's preamble), then build the call again on a fresh sequence number.
+    await restoreFromPreamble(chain, keypair, sim.restorePreamble, opts);
+    return invokeLocked(chain, keypair, contractId, fn, args, { ...opts, account: undefined });
+  }
   const okSim = sim as rpc.Api.SimulateTransactionSuccessResponse;
   await opts.beforeSend?.({
     retval: okSim.result?.retval ?? xdr.ScVal.scvVoid(),
@@ -259,6 +268,39 @@ async function invokeLocked(
     returnValue: sent.returnValue,
     confirmMs: sent.confirmMs,
   };
+}
+
+/**
+ * Sends the RestoreFootprint transaction a simulation's `restorePreamble` describes, signed by
+ * `keypair`. The caller holds {@link withSourceLock} for the account.
+ */
+export async function restoreFromPreamble(
+  chain: ChainRpc,
+  keypair: Keypair,
+  preamble: { minResourceFee: string; transactionData: { build(): xdr.SorobanTransactionData } },
+  opts: InvokeOptions = {},
+): Promise<string> {
+  const [account, fee, head] = await Promise.all([
+    chain.server.getAccount(keypair.publicKey()),
+    inclusionFeeFor(chain, opts),
+    chain.server.getLatestLedger(),
+  ]);
+  const tx = new TransactionBuilder(account, {
+    fee: String(fee),
+    networkPassphrase: chain.networkPassphrase,
+    ledgerbounds: {
+      minLedger: 0,
+      maxLedger: head.sequence + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
+    },
+    timebounds: { minTime: 0, maxTime: 0 },
+  })
+    .setSorobanData(preamble.transactionData.build())
+    .addOperation(Operation.restoreFootprint({}))
+    .build();
+  tx.sign(keypair);
+  const r = await sendAndConfirm(chain, tx, opts);
+  if (r.failed) throw new Error(`RestoreFootprint failed: ${r.failed.opCode ?? "?"}`);
+  return r.hash;
 }
 
 /** Outcome of {@link sendAndConfirm}: included (succeeded, or `failed` with what is known). */
