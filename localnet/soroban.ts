@@ -494,10 +494,11 @@ function restoreRent(ctx: SimulationContext, keys: string[]): { rent: bigint; by
  */
 function estimatedTxSize(
   envelope: xdr.TransactionEnvelope,
+  envelopeBytes: number | undefined,
   dataBytes: number,
-  auth: xdr.SorobanAuthorizationEntry[],
+  auth: { entry: xdr.SorobanAuthorizationEntry; b64: string }[],
 ): number {
-  let size = envelope.toXdr().length + dataBytes + 72 + 32;
+  let size = (envelopeBytes ?? envelope.toXdr().length) + dataBytes + 72 + 32;
   if (envelope.type === "envelopeTypeTx") {
     const tx = envelope.v1.tx;
     if (tx.ext.type === "sorobanData") size -= tx.ext.sorobanData.toXdr().length;
@@ -507,8 +508,8 @@ function estimatedTxSize(
     }
   }
   for (const a of auth) {
-    size += a.toXdr().length;
-    if (a.credentials.type !== "sorobanCredentialsSourceAccount") size += 200;
+    size += (a.b64.length * 3) / 4;
+    if (a.entry.credentials.type !== "sorobanCredentialsSourceAccount") size += 200;
   }
   return size;
 }
@@ -519,6 +520,8 @@ export function simulateEnvelope(
   envelope: xdr.TransactionEnvelope,
   authModeParam: string | undefined,
   instructionLeeway = 0,
+  /** Byte size of `envelope`'s XDR when the caller knows it (saves re-encoding it). */
+  envelopeBytes?: number,
 ): SimulationResult {
   let tx: xdr.Transaction | xdr.TransactionV0;
   if (envelope.type === "envelopeTypeTx") tx = envelope.v1.tx;
@@ -604,7 +607,7 @@ export function simulateEnvelope(
       writeEntries: fp.readWrite.length,
       diskReadBytes: 0,
       writeBytes,
-      txSizeBytes: estimatedTxSize(envelope, draft.toXdr().length, []),
+      txSizeBytes: estimatedTxSize(envelope, envelopeBytes, draft.toXdr().length, []),
     }) + rent + (rent > 0n ? rent / 5n + REFUNDABLE_MARGIN : 0n);
     const data = new xdr.SorobanTransactionData({
       ext: xdr.SorobanTransactionDataExt.v0(),
@@ -665,7 +668,13 @@ export function simulateEnvelope(
     res.resources.writeBytes,
     0n,
   );
-  const txSizeBytes = estimatedTxSize(envelope, (draftData.length * 3) / 4, res.auth);
+  const authB64 = res.auth.map((a) => a.toXdr("base64"));
+  const txSizeBytes = estimatedTxSize(
+    envelope,
+    envelopeBytes,
+    (draftData.length * 3) / 4,
+    res.auth.map((entry, i) => ({ entry, b64: authB64[i] })),
+  );
   const rent = rentFee(
     rentChangesOf(
       ctx.reader,
@@ -720,7 +729,7 @@ export function simulateEnvelope(
     minResourceFee: fee.toString(),
     results: [{
       xdr: (res.returnValue ?? xdr.ScVal.scvVoid()).toXdr("base64"),
-      auth: res.auth.map((a) => a.toXdr("base64")),
+      auth: authB64,
     }],
     events,
   };
