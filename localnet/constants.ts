@@ -55,12 +55,12 @@ export const TX_LIMITS = {
 export const EVENTS_SCAN_LIMIT = 10_000;
 export const EVENTS_DEFAULT_LIMIT = 100;
 export const EVENTS_MAX_LIMIT = 10_000;
-/** getTransactions page sizes. */
-export const TXS_DEFAULT_LIMIT = 10;
+/** getTransactions page sizes (stellar-rpc's shipped defaults). */
+export const TXS_DEFAULT_LIMIT = 50;
 export const TXS_MAX_LIMIT = 200;
-/** getLedgers page sizes. */
-export const LEDGERS_DEFAULT_LIMIT = 100;
-export const LEDGERS_MAX_LIMIT = 10_000;
+/** getLedgers page sizes (stellar-rpc's shipped defaults). */
+export const LEDGERS_DEFAULT_LIMIT = 50;
+export const LEDGERS_MAX_LIMIT = 200;
 /** getLedgerEntries: keys per request. */
 export const MAX_LEDGER_ENTRY_KEYS = 200;
 

@@ -247,3 +247,19 @@ Deno.test("getEvents refuses type 'diagnostic'; SAC mint refuses a muxed `to`", 
   assert.ok(rpc.Api.isSimulationError(sim), "a muxed mint destination must fail");
   assert.match(sim.error, /Error\(Value, UnexpectedType\)/);
 });
+
+Deno.test("getTransactions and getLedgers page limits: default 50, at most 200", async () => {
+  await using node = await startTestNode();
+  await node.closeLedgers(260);
+  const page = await node.server.getLedgers({ startLedger: 1 });
+  assert.equal(page.ledgers.length, 50);
+  const big = await rpcCall(node, "getLedgers", { startLedger: 1, pagination: { limit: 201 } });
+  assert.equal(big.error.code, -32602);
+  const max = await node.server.getLedgers({ startLedger: 1, pagination: { limit: 200 } });
+  assert.equal(max.ledgers.length, 200);
+  const txs = await rpcCall(node, "getTransactions", {
+    startLedger: 1,
+    pagination: { limit: 201 },
+  });
+  assert.equal(txs.error.code, -32602);
+});
