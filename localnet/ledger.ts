@@ -53,17 +53,21 @@ import {
 import { diagnosticError } from "./soroban.ts";
 import { accountKey, isoSeconds, muxedToG, networkIdOf, sha256, stamp, toHex } from "./util.ts";
 
-/** One closed ledger. The header is encoded on demand from these fields. */
+/**
+ * One closed ledger. The header is encoded on demand from these fields; the hashes (its own,
+ * the tx set's, the simulated bucket list's) are computed lazily along the chain, so closing a
+ * burst of empty ledgers costs no hashing until someone reads one.
+ */
 export interface LedgerRecord {
-  sequence: number;
-  closeTime: bigint;
-  hash: Uint8Array;
+  readonly sequence: number;
+  readonly closeTime: bigint;
+  readonly hash: Uint8Array;
   /** Previous ledger's hash (the tx set's previousLedgerHash). */
-  prevHash: Uint8Array;
-  txSetHash: Uint8Array;
-  resultsHash: Uint8Array;
-  bucketListHash: Uint8Array;
-  feePool: bigint;
+  readonly prevHash: Uint8Array;
+  readonly txSetHash: Uint8Array;
+  readonly resultsHash: Uint8Array;
+  readonly bucketListHash: Uint8Array;
+  readonly feePool: bigint;
   txs: TxRecord[];
   events: EventRecord[];
   cache: {
@@ -166,7 +170,15 @@ const EMPTY_TX_SET = (() => {
  * Encodes a LedgerHeader (protocol 23 layout, empty upgrades, basic StellarValue, zero skip
  * list, ext v0) without building XDR objects: closing 200,000 empty ledgers must be fast.
  */
-function headerBytes(l: Omit<LedgerRecord, "hash" | "txs" | "events" | "cache">): Uint8Array {
+function headerBytes(l: {
+  sequence: number;
+  closeTime: bigint;
+  prevHash: Uint8Array;
+  txSetHash: Uint8Array;
+  resultsHash: Uint8Array;
+  bucketListHash: Uint8Array;
+  feePool: bigint;
+}): Uint8Array {
   const b = new Uint8Array(324);
   const v = new DataView(b.buffer);
   v.setUint32(0, PROTOCOL_VERSION);
@@ -185,6 +197,111 @@ function headerBytes(l: Omit<LedgerRecord, "hash" | "txs" | "events" | "cache">)
   v.setUint32(188, MAX_TX_SET_SIZE);
   // 192..320: skip list (zero); 320: ext v0
   return b;
+}
+
+interface LedgerHashes {
+  prevHash: Uint8Array;
+  txSetHash: Uint8Array;
+  bucket: Uint8Array;
+  hash: Uint8Array;
+}
+
+/** A closed ledger whose hashes are computed on first read (see {@link LedgerRecord}). */
+class Ledger implements LedgerRecord {
+  txs: TxRecord[];
+  events: EventRecord[];
+  cache: LedgerRecord["cache"] = {};
+  readonly resultsHash: Uint8Array;
+  /** The previous ledger until this one's hashes are computed (then released). */
+  #prev: Ledger | null;
+  /** Whether this ledger changes the simulated bucket-list hash (transactions or effects). */
+  readonly #changes: boolean;
+  #hashes?: LedgerHashes;
+
+  constructor(
+    readonly sequence: number,
+    readonly closeTime: bigint,
+    readonly feePool: bigint,
+    prev: Ledger | null,
+    txs: TxRecord[],
+    events: EventRecord[],
+    changes: boolean,
+  ) {
+    this.#prev = prev;
+    this.txs = txs;
+    this.events = events;
+    this.#changes = changes;
+    this.resultsHash = txs.length === 0 ? EMPTY_RESULT_SET_HASH : resultSetHash(txs);
+  }
+
+  /** Genesis: no previous ledger. */
+  static genesis(closeTime: bigint): Ledger {
+    const g = new Ledger(1, closeTime, 0n, null, [], [], true);
+    g.#compute(ZERO_HASH, ZERO_HASH);
+    return g;
+  }
+
+  get hash(): Uint8Array {
+    return this.#computed().hash;
+  }
+  get prevHash(): Uint8Array {
+    return this.#computed().prevHash;
+  }
+  get txSetHash(): Uint8Array {
+    return this.#computed().txSetHash;
+  }
+  get bucketListHash(): Uint8Array {
+    return this.#computed().bucket;
+  }
+
+  /** Whether the hashes are known (no walk needed). */
+  get computed(): boolean {
+    return this.#hashes !== undefined;
+  }
+
+  #computed(): LedgerHashes {
+    if (this.#hashes) return this.#hashes;
+    // Walk back to the nearest computed ledger, then forward (no recursion: chains are long).
+    const pending: Ledger[] = [this];
+    let l = this.#prev;
+    while (l && !l.#hashes) {
+      pending.push(l);
+      l = l.#prev;
+    }
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const n = pending[i];
+      const p = n.#prev!.#hashes!;
+      n.#compute(p.hash, p.bucket);
+    }
+    return this.#hashes!;
+  }
+
+  #compute(prevHash: Uint8Array, prevBucket: Uint8Array): void {
+    let setHash: Uint8Array;
+    if (this.txs.length === 0) {
+      const set = EMPTY_TX_SET.slice();
+      set.set(prevHash, 4);
+      setHash = sha256(set);
+    } else setHash = txSetHash(prevHash, this.txs);
+    let bucket = prevBucket;
+    if (this.#changes) {
+      // Not a real bucket-list hash: a digest chain over results, so it changes per ledger.
+      const seqBytes = new Uint8Array(4);
+      new DataView(seqBytes.buffer).setUint32(0, this.sequence);
+      bucket = sha256(prevBucket, this.resultsHash, seqBytes);
+    }
+    const fields = {
+      sequence: this.sequence,
+      closeTime: this.closeTime,
+      prevHash,
+      txSetHash: setHash,
+      resultsHash: this.resultsHash,
+      bucketListHash: bucket,
+      feePool: this.feePool,
+    };
+    this.#hashes = { prevHash, txSetHash: setHash, bucket, hash: sha256(headerBytes(fields)) };
+    this.#prev = null;
+  }
 }
 
 /** The node's state machine. */
@@ -261,7 +378,8 @@ export class Chain implements EventSource {
       }),
     );
     const closeTime = BigInt(Math.floor(Date.now() / 1000));
-    this.#pushLedger(1, closeTime, ZERO_HASH, ZERO_HASH, [], []);
+    this.ledgers.push(Ledger.genesis(closeTime));
+    this.store.currentLedger = 2;
   }
 
   /** The latest closed ledger. */
@@ -549,7 +667,7 @@ export class Chain implements EventSource {
         pushEvent(events, ev, seq, txs.length + k + 1, 0, idx++, d.hash, closedAt);
       }
     });
-    const rec = this.#pushLedger(seq, closeTime, prev.hash, prev.bucketListHash, txs, events);
+    const rec = this.#pushLedger(seq, closeTime, txs, events);
     for (const t of txs) this.txIndex.set(t.hash, t);
     this.#open = { direct: [], dirty: false };
     for (const t of txs) this.#notify(t.hash, t);
@@ -572,25 +690,16 @@ export class Chain implements EventSource {
    * (simulated) bucket-list hash does not change without transactions.
    */
   #closeEmpty(): LedgerRecord {
-    const prev = this.latest;
-    const set = EMPTY_TX_SET.slice();
-    set.set(prev.hash, 4);
-    const fields = {
-      sequence: prev.sequence + 1,
-      closeTime: this.pendingCloseTime(),
-      prevHash: prev.hash,
-      txSetHash: sha256(set),
-      resultsHash: EMPTY_RESULT_SET_HASH,
-      bucketListHash: prev.bucketListHash,
-      feePool: this.feePool,
-    };
-    const rec: LedgerRecord = {
-      ...fields,
-      hash: sha256(headerBytes(fields)),
-      txs: [],
-      events: [],
-      cache: {},
-    };
+    const prev = this.latest as Ledger;
+    const rec = new Ledger(
+      prev.sequence + 1,
+      this.pendingCloseTime(),
+      this.feePool,
+      prev,
+      [],
+      [],
+      false,
+    );
     this.ledgers.push(rec);
     this.store.currentLedger = rec.sequence + 1;
     this.#prune();
@@ -600,33 +709,10 @@ export class Chain implements EventSource {
   #pushLedger(
     seq: number,
     closeTime: bigint,
-    prevHash: Uint8Array,
-    prevBucketHash: Uint8Array,
     txs: TxRecord[],
     events: EventRecord[],
   ): LedgerRecord {
-    const setHash = txSetHash(prevHash, txs);
-    const resultsHash = txs.length === 0 ? EMPTY_RESULT_SET_HASH : resultSetHash(txs);
-    const seqBytes = new Uint8Array(4);
-    new DataView(seqBytes.buffer).setUint32(0, seq);
-    // Not a real bucket-list hash: a digest chain over results, so it changes per ledger.
-    const bucketListHash = sha256(prevBucketHash, resultsHash, seqBytes);
-    const fields = {
-      sequence: seq,
-      closeTime,
-      prevHash,
-      txSetHash: setHash,
-      resultsHash,
-      bucketListHash,
-      feePool: this.feePool,
-    };
-    const rec: LedgerRecord = {
-      ...fields,
-      hash: sha256(headerBytes(fields)),
-      txs,
-      events,
-      cache: {},
-    };
+    const rec = new Ledger(seq, closeTime, this.feePool, this.latest as Ledger, txs, events, true);
     this.ledgers.push(rec);
     this.store.currentLedger = seq + 1;
     if (events.length > 0) this.eventLedgers.push(seq);
@@ -638,6 +724,8 @@ export class Chain implements EventSource {
   #prune(): void {
     const excess = this.ledgers.length - this.retentionLedgers;
     if (excess < Math.max(256, this.retentionLedgers >> 3)) return;
+    // Pruned ledgers whose successors are not hashed yet stay reachable through the
+    // previous-ledger links until the first read hashes the chain (then they are released).
     const removed = this.ledgers.splice(0, excess);
     for (const l of removed) for (const t of l.txs) this.txIndex.delete(t.hash);
     const oldest = this.ledgers[0].sequence;
