@@ -623,11 +623,11 @@ export class Chain implements EventSource {
   }
 
   /** Closes the open ledger (queued transactions, direct effects) and returns it. */
-  closeLedger(): LedgerRecord {
-    if (this.#queue.length === 0 && !this.#open.dirty) return this.#closeEmpty();
+  closeLedger(at?: bigint): LedgerRecord {
+    if (this.#queue.length === 0 && !this.#open.dirty) return this.#closeEmpty(at);
     const prev = this.latest;
     const seq = prev.sequence + 1;
-    const closeTime = this.#open.closeTime ?? this.pendingCloseTime();
+    const closeTime = at ?? this.#open.closeTime ?? this.pendingCloseTime();
     const ctx = this.#txContext(closeTime);
     const txs: TxRecord[] = [];
     for (const { q, baseFee } of this.#select()) {
@@ -689,11 +689,11 @@ export class Chain implements EventSource {
    * empty tx set over the previous hash, and the header), each over one buffer; the
    * (simulated) bucket-list hash does not change without transactions.
    */
-  #closeEmpty(): LedgerRecord {
+  #closeEmpty(at?: bigint): LedgerRecord {
     const prev = this.latest as Ledger;
     const rec = new Ledger(
       prev.sequence + 1,
-      this.pendingCloseTime(),
+      at ?? this.pendingCloseTime(),
       this.feePool,
       prev,
       [],
@@ -749,10 +749,18 @@ export class Chain implements EventSource {
     if (!Number.isInteger(seconds) || seconds < 0) {
       throw new RangeError("advanceTime: seconds must be a non-negative integer");
     }
-    const target = this.latest.closeTime + BigInt(seconds);
-    let last = this.closeLedgers(Math.max(1, Math.ceil(seconds / this.closeSeconds)));
-    while (last.closeTime < target) last = this.closeLedger();
-    return last;
+    // Exactly `seconds` of ledger time, one interval per ledger (the last one may be shorter),
+    // whatever the wall clock says: tests can aim at a precise timestamp. Pending in-process
+    // effects close first, at their own time.
+    this.settle();
+    const start = this.latest.closeTime;
+    const step = BigInt(this.closeSeconds);
+    const end = start + BigInt(Math.max(seconds, 1));
+    let last = this.latest;
+    for (let t = start + step;; t += step) {
+      last = this.closeLedger(t < end ? t : end);
+      if (t >= end) return last;
+    }
   }
 
   /** The decoded LedgerHeader of a ledger (cached). */

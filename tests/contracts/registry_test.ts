@@ -214,7 +214,8 @@ Deno.test("registry row: active draw -> slash after more than slash_timeout -> 1
     await send(await kv.draw({ keeper: k, amount: 1_000n * USDC }, T));
     const marked = ok<Info>(await kr.get_keeper({ operator: k }, T)).draw_marked_at as bigint;
     expectErr(await e.slash({ keeper: k }, T), "SlashTooEarly");
-    await f.advanceTime(Number(marked + 3601n - f.node.chain.hostLedger().timestamp));
+    // Simulation runs at the latest closed ledger's time (as stellar-rpc does).
+    await f.advanceTime(Number(marked + 3601n - f.node.latestLedger().closeTime));
 
     const before = await vaultState(f);
     const vaultBal = await f.balance(f.vault);
@@ -253,8 +254,8 @@ Deno.test('registry: exactly slash_timeout after the draw is still too early ("m
     const av = await f.client(f.vault, alice);
     await send(await av.deposit({ depositor: alice.publicKey(), amount: 500n * USDC }, T));
     const e = await f.client(f.registry, await f.user());
-    // Ledger time follows the wall clock: start at the beginning of a wall-clock second and
-    // keep the result only if the simulation ran within that second (else retry afresh).
+    // Keep the result only if no ledger closed between the advance and the simulation (else
+    // retry afresh).
     for (let attempt = 0; attempt < 4; attempt++) {
       const keeper = await f.user(MIN_STAKE);
       const k = keeper.publicKey();
@@ -264,11 +265,12 @@ Deno.test('registry: exactly slash_timeout after the draw is still too early ("m
       await send(await (await f.client(f.vault, keeper)).draw({ keeper: k, amount: 1n }, T));
       const marked = (await f.node.view<Info>(f.registry, "get_keeper", { operator: k }))
         .draw_marked_at as bigint;
-      while (Date.now() % 1000 > 100) await new Promise((r) => setTimeout(r, 5));
-      await f.advanceTime(Number(marked + 3600n - f.node.chain.hostLedger().timestamp));
-      const t0 = f.node.chain.hostLedger().timestamp;
+      // advanceTime lands on an exact ledger time; the slash is simulated at the latest
+      // closed ledger's time, as stellar-rpc does.
+      await f.advanceTime(Number(marked + 3600n - f.node.latestLedger().closeTime));
+      const t0 = f.node.latestLedger().closeTime;
       const atTimeout = await e.slash({ keeper: k }, T);
-      if (f.node.chain.hostLedger().timestamp !== t0 || t0 - marked !== 3600n) continue;
+      if (f.node.latestLedger().closeTime !== t0 || t0 - marked !== 3600n) continue;
       expectErr(atTimeout, "SlashTooEarly");
       // One second later it is allowed.
       await f.advanceTime(1);
