@@ -5,7 +5,6 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 
 /**
  * Largest request body accepted (bytes). The API takes no bodies at all; the largest legitimate
@@ -28,11 +27,52 @@ export function payloadTooLarge(limit: number): Response {
 }
 
 /**
- * Refuses bodies over `maxBytes` with 413 JSON: at once when Content-Length says so, otherwise
- * as soon as a chunked body has streamed past the limit (it is never buffered whole).
+ * Refuses bodies over `maxBytes` with 413 JSON: at once when Content-Length says so (the body is
+ * not read), otherwise as soon as a chunked body has streamed past the limit — it is never
+ * buffered whole, and the rest of it is cancelled rather than drained. (Like `hono/body-limit`,
+ * which leaves the request's own body stream open after the limit trips.)
  */
 export function bodyLimitGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
-  return bodyLimit({ maxSize: maxBytes, onError: () => payloadTooLarge(maxBytes) });
+  return async (c, next) => {
+    const raw = c.req.raw;
+    if (!raw.body) return await next();
+    const declared = raw.headers.get("content-length");
+    if (declared !== null) {
+      // The server enforces Content-Length, so a body cannot outgrow what it declares.
+      if (Number(declared) > maxBytes) {
+        await raw.body.cancel().catch(() => {});
+        return payloadTooLarge(maxBytes);
+      }
+      return await next();
+    }
+    const reader = raw.body.getReader();
+    let size = 0;
+    let over = false;
+    const limited = new ReadableStream<Uint8Array>({
+      async pull(ctrl) {
+        const { done, value } = await reader.read();
+        if (done) return ctrl.close();
+        size += value.byteLength;
+        if (size > maxBytes) {
+          over = true;
+          await reader.cancel().catch(() => {});
+          ctrl.error(new Error(`request body over ${maxBytes} bytes`));
+          return;
+        }
+        ctrl.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    c.req.raw = new Request(raw, { body: limited, duplex: "half" } as RequestInit);
+    try {
+      await next();
+    } finally {
+      // A handler that did not read the body: let the rest of it go.
+      if (!over) await limited.cancel().catch(() => {});
+    }
+    // Whatever the handler made of the failed read (400, 500), the answer is 413.
+    if (over) c.res = payloadTooLarge(maxBytes);
+  };
 }
 
 /** Sets `X-Content-Type-Options: nosniff` on the response (copying it when its headers are frozen). */
