@@ -8,6 +8,8 @@ import {
   readEnvironment,
 } from "../../keeper/config.ts";
 import { contractId, jsonLines, runKeeperToExit, spawnKeeper, validEnv } from "./keeper_process.ts";
+// Variables the web pages served by the keeper read, straight from their loader.
+import { WEB_VARIABLES } from "../../web/config.ts";
 
 const SECRET = Keypair.random().secret();
 const env = (over: Record<string, string | undefined> = {}): Record<string, string> => {
@@ -307,14 +309,6 @@ Deno.test("process: API_PORT already in use is a start-up failure with exit 1", 
 });
 
 // ---------------------------------------------------------------- .env.example and the README
-
-/** Variables the web pages served by the keeper read (web/config.ts). */
-const WEB_VARIABLES = [
-  "NEXT_PUBLIC_VAULT_CONTRACT",
-  "NEXT_PUBLIC_REGISTRY_CONTRACT",
-  "NEXT_PUBLIC_API_URL",
-  "WEB_DEV_ACCOUNTS_FILE",
-];
 
 Deno.test(".env.example: every keeper variable once, each with its own comment; values load", () => {
   const root = new URL("../../", import.meta.url);
