@@ -45,6 +45,11 @@ export function bodyLimitGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
       }
       return await next();
     }
+    // Without Content-Length, HTTP/1.1 has a body only when it is chunked (Deno still hands an
+    // empty stream to e.g. OPTIONS and DELETE requests).
+    if (!(raw.headers.get("transfer-encoding") ?? "").toLowerCase().includes("chunked")) {
+      return await next();
+    }
     const reader = raw.body.getReader();
     let size = 0;
     let over = false;
@@ -63,7 +68,13 @@ export function bodyLimitGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
       },
       cancel: (reason) => reader.cancel(reason),
     });
-    c.req.raw = new Request(raw, { body: limited, duplex: "half" } as RequestInit);
+    // Built from parts: copying `raw` itself would touch its `signal` (Deno warns about that).
+    c.req.raw = new Request(raw.url, {
+      method: raw.method,
+      headers: raw.headers,
+      body: limited,
+      duplex: "half",
+    } as RequestInit);
     try {
       await next();
     } finally {
