@@ -1,13 +1,16 @@
 /**
  * The web frontend's server glue: `createWebApp(opts)` returns a Hono app that renders the
  * pages (Preact SSR), serves the island bundles from memory and the static files, and — on
- * a local standalone network only — the development wallet's signing endpoint.
+ * a local standalone network, served on a loopback address only — the development wallet's
+ * signing endpoint (`web/dev_wallet.ts`). Every response gets `nosniff`, pages a CSP
+ * (`web/csp.ts`); bodies are limited; the chain reads of a page share a deadline
+ * (`web/read_deadline.ts`).
  *
  * Mount it on the keeper's API app so one server serves both (API routes first):
  * ```ts
  * const app = createApi(ctx);
  * app.route("/", createWebApp({ vault, registry, rpcUrl, networkPassphrase,
- *   apiFetch: (p, init) => app.request(p, init) }));
+ *   apiFetch: (p, init) => app.request(p, init), listen: { hostname, port: () => port } }));
  * ```
  *
  * @module
