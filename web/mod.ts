@@ -60,7 +60,7 @@ export interface WebAppOptions extends WebConfigInput {
    * address, and signs only for requests from that address's origins.
    */
   listen?: ListenInfo;
-  /** Budget of one page's chain reads, ms (default 4000); then "—" and the error notice. */
+  /** Budget of one page's chain reads, ms (default 3000); then "—" and the error notice. */
   readDeadlineMs?: number;
   /** Addresses whose keys the dev wallet must never hold (the keeper's own operator). */
   excludeDevAddresses?: string[];

@@ -17,7 +17,7 @@ import { rpc } from "@stellar/stellar-sdk";
 import { redactUrlsIn } from "../lib/url_redact.ts";
 
 /** Default budget of one page's chain reads (ms). */
-export const PAGE_READ_DEADLINE_MS = 4000;
+export const PAGE_READ_DEADLINE_MS = 3000;
 
 const deadlines = new AsyncLocalStorage<AbortSignal>();
 
