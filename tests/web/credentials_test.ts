@@ -137,6 +137,10 @@ Deno.test("credentialed SOROBAN_RPC never leaks; pages answer within 6 s with th
       for (const s of [PASSWORD, API_KEY, HZ_KEY, "rpcuser"]) {
         assert.ok(!all.includes(s), `${s} leaked`);
       }
+      // The pages warn (in the JSON log) that browsers get the endpoint without credentials.
+      assert.ok(
+        jsonLines(keeper!.stderr()).some((l) => /NEXT_PUBLIC_RPC_URL/.test(String(l.msg))),
+      );
       // The start-up line names the endpoint, redacted.
       const starting = jsonLines(keeper!.stderr()).find((l) => l.msg === "keeper starting")!;
       assert.equal(starting.rpc, `http://${rpc.host}${rpc.pathname}?apikey=REDACTED`);
