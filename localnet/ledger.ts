@@ -338,6 +338,7 @@ export class Chain implements EventSource {
   #arrivals = 0;
   #directCounter = 0;
   #snapshots = 0;
+  #prunes = 0;
   #waiters = new Map<string, ((t: TxRecord | undefined) => void)[]>();
 
   constructor(passphrase: string, host?: HostApi, opts: ChainOptions = {}) {
@@ -725,7 +726,9 @@ export class Chain implements EventSource {
     const excess = this.ledgers.length - this.retentionLedgers;
     if (excess < Math.max(256, this.retentionLedgers >> 3)) return;
     // Pruned ledgers whose successors are not hashed yet stay reachable through the
-    // previous-ledger links until the first read hashes the chain (then they are released).
+    // previous-ledger links until the first read hashes the chain (then they are released);
+    // every 4th prune hashes up to the new oldest ledger so a huge burst stays bounded in memory.
+    if (++this.#prunes % 4 === 0) void this.ledgers[excess].hash;
     const removed = this.ledgers.splice(0, excess);
     for (const l of removed) for (const t of l.txs) this.txIndex.delete(t.hash);
     const oldest = this.ledgers[0].sequence;
