@@ -42,6 +42,7 @@ import type { HostApi } from "./host_api.ts";
 import type { LedgerInfo } from "./host/types.ts";
 import { ledgerCloseMeta, resultSetHash, txSetHash, txSetOf } from "./meta.ts";
 import { EntryStore, type StoredEntry } from "./store.ts";
+import { FEE_CONFIG, type FeeConfig } from "./fees.ts";
 import {
   applyTx,
   envelopeHash,
@@ -117,6 +118,8 @@ export interface ChainOptions {
   capacity?: Partial<LedgerCapacity>;
   /** State-archival network settings (default mainnet's). */
   network?: Partial<NetworkSettings>;
+  /** Fee configuration, rent rates included (default the public network's). */
+  fees?: Partial<FeeConfig>;
 }
 
 /** State-archival network settings (ledgers). */
@@ -359,6 +362,7 @@ export class Chain implements EventSource {
       maxEntryTtl: MAX_ENTRY_TTL,
       ...opts.network,
     };
+    this.store.fees = { ...FEE_CONFIG, ...opts.fees };
     this.store.ttl = {
       minPersistent: this.network.minPersistentTtl,
       minTemporary: this.network.minTemporaryTtl,

@@ -15,6 +15,7 @@ import { methods } from "./rpc/methods.ts";
 import { normalizeEvent } from "./soroban.ts";
 import { invalidParams } from "./rpc/errors.ts";
 import { handleHttp } from "./rpc/server.ts";
+import type { FeeConfig } from "./fees.ts";
 import type { Handler } from "./rpc/methods.ts";
 import { accountKey } from "./util.ts";
 
@@ -46,6 +47,8 @@ export interface LocalnetOptions {
   capacity?: Partial<LedgerCapacity>;
   /** State-archival settings: minimum TTLs and maximum TTL (default mainnet's). */
   network?: Partial<NetworkSettings>;
+  /** Fee configuration, rent rates included (default the public network's; see fees.ts). */
+  fees?: Partial<FeeConfig>;
   /** Network passphrase (default Networks.STANDALONE). */
   networkPassphrase?: string;
   /** Log internal errors of RPC methods (default: to stderr). */
@@ -134,6 +137,7 @@ function start(opts: LocalnetOptions): Localnet {
     retentionLedgers: opts.retentionLedgers,
     capacity: opts.capacity,
     network: opts.network,
+    fees: opts.fees,
   });
   const hostname = opts.hostname ?? "127.0.0.1";
   const onError = opts.onError ??

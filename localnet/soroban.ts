@@ -10,6 +10,8 @@ import type { OpResultJson } from "./classic.ts";
 import { MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "./constants.ts";
 import {
   eventsFee,
+  FEE_CONFIG,
+  type FeeConfig,
   nonRefundableFee,
   paddedInstructions,
   type RentChange,
@@ -52,6 +54,11 @@ function ttlReader(src: unknown): (key: string) => number | undefined {
 function archivedReader(src: unknown): (key: string) => boolean {
   const s = src as TtlSource | undefined;
   return (key) => s?.archived?.(key) ?? false;
+}
+
+/** The node's fee configuration (kept on its EntryStore), or the default. */
+function feesOf(src: unknown): FeeConfig {
+  return (src as { fees?: FeeConfig } | undefined)?.fees ?? FEE_CONFIG;
 }
 
 function minTtls(src: unknown): { minPersistent: number; minTemporary: number } {
@@ -229,6 +236,7 @@ export function applySorobanOp(
   const ttlOf = ttlReader(ctx.store);
   const isArchived = archivedReader(ctx.store);
   const mins = minTtls(ctx.store);
+  const fees = feesOf(ctx.store);
   const budget = soroban.data.resourceFee - soroban.computedFee;
   switch (body.type) {
     case "invokeHostFunction": {
@@ -300,8 +308,9 @@ export function applySorobanOp(
       const rent = rentFee(
         rentChangesOf(view, ttlOf, res.changes, res.liveUntil, ctx.ledgerSeq, mins),
         ctx.ledgerSeq,
+        fees,
       );
-      const refundable = eventsFee(eventBytes(res.events, returnValue)) + rent;
+      const refundable = eventsFee(eventBytes(res.events, returnValue), fees) + rent;
       if (refundable > budget) {
         return insufficientRefundable(
           "invoke_host_function",
@@ -346,6 +355,7 @@ export function applySorobanOp(
       const rent = rentFee(
         rentChangesOf(view, ttlOf, new Map(), ttlExtensions, ctx.ledgerSeq, mins),
         ctx.ledgerSeq,
+        fees,
       );
       if (rent > budget) return insufficientRefundable("extend_footprint_ttl", rent, budget);
       return {
@@ -378,7 +388,7 @@ export function applySorobanOp(
           newLiveUntil: until,
         });
       }
-      const rent = rentFee(changes, ctx.ledgerSeq);
+      const rent = rentFee(changes, ctx.ledgerSeq, fees);
       if (rent > budget) return insufficientRefundable("restore_footprint", rent, budget);
       return {
         ok: true,
@@ -483,7 +493,7 @@ function restoreRent(ctx: SimulationContext, keys: string[]): { rent: bigint; by
       newLiveUntil: seq + mins.minPersistent - 1,
     });
   }
-  return { rent: rentFee(changes, seq), bytes };
+  return { rent: rentFee(changes, seq, feesOf(ctx.reader)), bytes };
 }
 
 /**
@@ -585,8 +595,16 @@ export function simulateEnvelope(
       const ext = new Map<string, number>();
       for (const k of fp.readOnly) ext.set(k.toXdr("base64"), ctx.hostLedger.sequence + extendTo);
       rent = rentFee(
-        rentChangesOf(ctx.reader, ttlReader(ctx.reader), new Map(), ext, ctx.hostLedger.sequence),
+        rentChangesOf(
+          ctx.reader,
+          ttlReader(ctx.reader),
+          new Map(),
+          ext,
+          ctx.hostLedger.sequence,
+          minTtls(ctx.reader),
+        ),
         ctx.hostLedger.sequence,
+        feesOf(ctx.reader),
       );
     }
     const draft = new xdr.SorobanTransactionData({
@@ -608,7 +626,7 @@ export function simulateEnvelope(
       diskReadBytes: 0,
       writeBytes,
       txSizeBytes: estimatedTxSize(envelope, envelopeBytes, draft.toXdr().length, []),
-    }) + rent + (rent > 0n ? rent / 5n + REFUNDABLE_MARGIN : 0n);
+    }, feesOf(ctx.reader)) + rent + (rent > 0n ? rent / 5n + REFUNDABLE_MARGIN : 0n);
     const data = new xdr.SorobanTransactionData({
       ext: xdr.SorobanTransactionDataExt.v0(),
       resources: new xdr.SorobanResources({
@@ -685,14 +703,15 @@ export function simulateEnvelope(
       minTtls(ctx.reader),
     ),
     ctx.hostLedger.sequence,
+    feesOf(ctx.reader),
   );
   const refundable = rent +
-    eventsFee(eventBytes(res.events, res.returnValue ?? xdr.ScVal.scvVoid()));
+    eventsFee(eventBytes(res.events, res.returnValue ?? xdr.ScVal.scvVoid()), feesOf(ctx.reader));
   // The transaction lands in a later ledger than the one simulated: TTL extensions requested
   // relative to the ledger sequence reach a little further (and may newly count as an
   // extension, with its TTL write). A margin on the refundable part keeps the declared fee
   // sufficient; what is not used is refunded.
-  const fee = nonRefundableFee({ ...resources, txSizeBytes }) + refundable +
+  const fee = nonRefundableFee({ ...resources, txSizeBytes }, feesOf(ctx.reader)) + refundable +
     refundable / 5n + REFUNDABLE_MARGIN;
   const transactionData = sorobanDataB64(
     res.readOnly,
@@ -717,7 +736,7 @@ export function simulateEnvelope(
       diskReadBytes: bytes,
       writeBytes: bytes,
       txSizeBytes: 300 + (draft.length * 3) / 4,
-    }) + rent;
+    }, feesOf(ctx.reader)) + rent;
     restorePreamble = {
       minResourceFee: preFee.toString(),
       transactionData: sorobanDataB64([], archived, 0, bytes, bytes, preFee),

@@ -13,6 +13,7 @@
 import type { xdr } from "@stellar/stellar-sdk";
 import type { LedgerReader } from "./host/types.ts";
 import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "./constants.ts";
+import { FEE_CONFIG, type FeeConfig } from "./fees.ts";
 
 /** One stored entry. */
 export interface StoredEntry {
@@ -45,6 +46,8 @@ export class EntryStore implements LedgerReader {
   ttl: TtlSettings = { minPersistent: MIN_PERSISTENT_TTL, minTemporary: MIN_TEMPORARY_TTL };
   /** The ledger being built: entries whose live-until ledger is below it have expired. */
   currentLedger = 0;
+  /** The node's fee configuration (rent rates included). */
+  fees: FeeConfig = FEE_CONFIG;
 
   #expired(s: StoredEntry): boolean {
     return s.liveUntil !== undefined && s.liveUntil < this.currentLedger;

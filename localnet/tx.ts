@@ -335,7 +335,7 @@ function validateV1(
       diskReadBytes: res.diskReadBytes,
       writeBytes: res.writeBytes,
       txSizeBytes: b64Size(envelopeB64),
-    });
+    }, ctx.store.fees);
     // Charged up front: the whole declared resource fee; the unused refundable part is
     // refunded after execution.
     feeCharged = BigInt(BASE_FEE) + declaredFee;

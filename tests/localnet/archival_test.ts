@@ -215,3 +215,24 @@ Deno.test("ExtendFootprintTtl keeps an entry alive and charges rent for the exte
     assert.ok(!rw.some((k) => k.toXdr("base64") === key.toXdr("base64")));
   }
 });
+
+Deno.test("rent rates are a per-node setting: doubling rentPer1kb raises the fee of a new entry", async () => {
+  const feeOfFirstIncrement = async (rentPer1kb?: bigint) => {
+    await using node = await startTestNode(rentPer1kb ? { fees: { rentPer1kb } } : {});
+    const admin = await node.newAccount();
+    const id = await node.deployContract(counterContract, { admin: admin.publicKey() });
+    const alice = await node.newAccount();
+    const tx = await invoke(node, alice, id, "increment", [
+      new Address(alice.publicKey()).toScVal(),
+      nativeToScVal(1, { type: "u32" }),
+    ]);
+    const sim = await node.server.simulateTransaction(tx);
+    assert.ok(rpc.Api.isSimulationSuccess(sim));
+    return BigInt(sim.minResourceFee);
+  };
+  const normal = await feeOfFirstIncrement();
+  const doubled = await feeOfFirstIncrement(2n * 11_539n);
+  // The new counter entry's rent for 2,073,600 ledgers is over a million stroops at the
+  // default rate; doubling the rate adds about as much again (plus the 20 % margin).
+  assert.ok(doubled - normal > 1_000_000n, `${normal} → ${doubled}`);
+});
