@@ -124,10 +124,12 @@ export function instanceExtend(h: Invocation, frame: Frame, liveUntil: number): 
 
 /** Writes a frame's instance storage back to its instance entry (one ledger entry). */
 export function persistInstance(h: Invocation, frame: Frame): void {
-  if (!frame.dirty || !frame.storage) return;
-  const entries = [...frame.storage.values()].sort((a, b) => compareScVal(a.key, b.key));
+  if (!frame.newExecutable && (!frame.dirty || !frame.storage)) return;
+  const entries = frame.storage
+    ? [...frame.storage.values()].sort((a, b) => compareScVal(a.key, b.key))
+    : frame.callee.instance.storage;
   const instance = new xdr.ScContractInstance({
-    executable: frame.callee.instance.executable,
+    executable: frame.newExecutable ?? frame.callee.instance.executable,
     storage: entries,
   });
   h.write(

@@ -7,11 +7,14 @@ import type { xdr } from "@stellar/stellar-sdk";
 import type { HostErr } from "./errors.ts";
 import type { RegisteredModule } from "./registry.ts";
 import type { SpecCodec } from "./codec.ts";
+import type { CompiledContract } from "./wasm/vm.ts";
 
 /** What a contract's executable resolves to. */
 export interface Executable {
-  kind: "module" | "sac";
+  kind: "module" | "sac" | "wasm";
   reg?: RegisteredModule;
+  /** The compiled Wasm (kind "wasm"). */
+  wasm?: CompiledContract;
   codeKey?: string;
   codec: SpecCodec;
 }
@@ -27,6 +30,8 @@ export interface Callee extends Executable {
 
 /** One contract call on the stack. */
 export class Frame {
+  /** New executable from `update_current_contract_wasm` (written when the frame succeeds). */
+  newExecutable?: xdr.ContractExecutable;
   /** Instance storage, by key token (loaded on first use). */
   storage?: Map<string, xdr.ScMapEntry>;
   dirty = false;

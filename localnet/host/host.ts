@@ -29,6 +29,11 @@ import {
 import { authenticate, consumeNonce, loadAccount, requireAuth } from "./account_auth.ts";
 import { createContract, createInstance, deployModule, uploadWasm } from "./deploy.ts";
 import { runModule } from "./ts_contract.ts";
+import { compileContract, type CompiledContract, runWasm, WasmRefused } from "./wasm/vm.ts";
+import type { VmShared } from "./wasm/ctx.ts";
+
+/** The network's per-transaction instruction limit (simulation runs with it). */
+const TX_INSTRUCTION_LIMIT = 100_000_000;
 
 export { HostErr } from "./errors.ts";
 export { codeEntry, instanceEntry } from "./contract_data.ts";
@@ -75,6 +80,10 @@ export class Invocation implements AuthHost {
   readonly auth: AuthManager;
   readonly liveUntil = new Map<string, number>();
   framesRun = 0;
+  /** CPU instructions metered in Wasm frames and host functions called from Wasm. */
+  wasmInstructions = 0;
+  /** Per-invocation Wasm state (object table, PRNG seed), created on first Wasm call. */
+  vm?: VmShared;
   sigChecks = 0;
   rootErrorString?: string;
   readonly ledgerView: { readonly sequence: number; readonly timestamp: bigint };
@@ -151,6 +160,33 @@ export class Invocation implements AuthHost {
   /** Deploys a TypeScript module in-process (see deploy.ts). */
   deployModule(reg: RegisteredModule, id: string, args: unknown): void {
     deployModule(this, reg, id, args);
+  }
+
+  /** The instruction limit: the transaction's declared instructions, else the network's. */
+  get instructionLimit(): number {
+    return this.req.instructionLimit ?? TX_INSTRUCTION_LIMIT;
+  }
+
+  /** Instructions left for Wasm execution now. */
+  fuelLeft(): number {
+    return this.instructionLimit - this.instructionsSoFar();
+  }
+
+  /** Instructions charged so far (the resource model plus metered Wasm work). */
+  instructionsSoFar(): number {
+    return COST.base + COST.frame * this.framesRun + this.wasmInstructions;
+  }
+
+  /** The compiled Wasm of contract code (cached by hash; refused code is a WasmVm error). */
+  compiled(hash: Uint8Array, code: Uint8Array): CompiledContract {
+    try {
+      return compileContract(code, this.req.ledger.protocolVersion, toHex(hash));
+    } catch (e) {
+      if (e instanceof WasmRefused) {
+        throw this.err("WasmVm", e.code, `contract code refused: ${e.message}`, [bytesVal(hash)]);
+      }
+      throw e;
+    }
   }
 
   /** Creates a host error and records its diagnostic `error` event in the current context. */
@@ -276,14 +312,19 @@ export class Invocation implements AuthHost {
           ],
         );
       }
-      throw this.err(
-        "WasmVm",
-        "InvalidInput",
-        "contract code is not a registered TypeScript module",
-        [
-          bytesVal(ex.missing),
-        ],
-      );
+      const hash = ex.missing;
+      const wasm = this.compiled(hash, (code.data as Any).contractCode.code);
+      return {
+        kind: "wasm",
+        wasm,
+        codeKey,
+        codec: wasm.codec,
+        contract,
+        id: (sca as Any).contractId.value,
+        scAddress: sca,
+        instanceKey,
+        instance,
+      };
     }
     if (ex.codeKey) {
       const code = this.read(ex.codeKey, () => [
@@ -344,6 +385,8 @@ export class Invocation implements AuthHost {
     try {
       const ret = callee.kind === "sac"
         ? sacInvoke(this.sacCtx(frame), fn, args)
+        : callee.kind === "wasm"
+        ? runWasm(this, frame, kind, callee.wasm!)
         : runModule(this, frame, kind);
       if (frame.poison) throw frame.poison;
       persistInstance(this, frame);
@@ -520,9 +563,17 @@ export class Invocation implements AuthHost {
     for (const e of changes.values()) if (e) writeBytes += ledgerEntrySize(e);
     const diskReadBytes = this.state.diskReadBytes;
     const sigs = Math.max(this.sigChecks, this.auth.signatureCount);
-    const instructions = COST.base + COST.frame * this.framesRun +
+    const instructions = this.instructionsSoFar() +
       COST.key * this.state.accessed.size + COST.byte * (diskReadBytes + writeBytes) +
       COST.event * this.events.length + COST.signature * sigs;
+    if (instructions > this.instructionLimit) {
+      return this.failure(
+        this.err("Budget", "ExceededLimit", "CPU instruction limit exceeded", [
+          xdr.ScVal.scvU64(BigInt(instructions) as Any),
+          xdr.ScVal.scvU64(BigInt(this.instructionLimit) as Any),
+        ]),
+      );
+    }
     return {
       ok: true,
       returnValue: ret,
