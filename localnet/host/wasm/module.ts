@@ -42,6 +42,10 @@ export interface ParsedModule {
   functions: Map<string, number>;
   /** Whether `memory` is exported. */
   hasMemory: boolean;
+  /** Export names of every defined mutable global (reset when an instance is reused). */
+  mutableGlobals: string[];
+  /** Whether an instance may be reset and reused (no passive segments / table operations). */
+  reusable: boolean;
   /** Interface version from contractenvmetav0. */
   protocol: number;
   preRelease: number;
@@ -165,6 +169,9 @@ function constExpr(r: Reader): void {
   if (end !== 0x0b) refuse("extended constant expressions are not allowed");
 }
 
+/** Set when a body uses passive-segment or table operations (instances are then not reused). */
+let segmentOps = false;
+
 interface Body {
   /** Offset (in the module) of the first instruction. */
   codeStart: number;
@@ -275,7 +282,8 @@ function scanBody(r: Reader, end: number): Body {
       case 0xfc: {
         const sub = r.u32();
         if (sub <= 7) refuse("saturating float-to-int conversions are not allowed");
-        else if (sub === 8) {
+        if (sub === 8 || sub === 9 || sub >= 12) segmentOps = true;
+        if (sub === 8) {
           r.u32();
           if (r.byte() !== 0) refuse("multi-memory is not allowed");
         } else if (sub === 9) r.u32();
@@ -389,6 +397,8 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
   let hasMemory = false;
   let meta: [number, number] | null = null;
   const bodies: Body[] = [];
+  const mutable: number[] = [];
+  segmentOps = false;
   let lastId = 0;
   while (r.i < wasm.length) {
     const headerStart = r.i;
@@ -495,7 +505,7 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
         const n = s.u32();
         for (let i = 0; i < n; i++) {
           valType(s.byte());
-          s.byte();
+          if (s.byte() === 1) mutable.push(importedGlobals + definedGlobals + i);
           constExpr(s);
         }
         definedGlobals += n;
@@ -602,16 +612,22 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
     } else push(6, [...leb(1), ...fuelGlobal]);
     globalsDone = true;
   };
-  const fuelExport = () => {
-    const name = new TextEncoder().encode(FUEL_EXPORT);
-    return [...leb(name.length), ...name, 0x03, ...leb(fuel)];
+  const globalExport = (name: string, idx: number) => {
+    const nb = new TextEncoder().encode(name);
+    return [...leb(nb.length), ...nb, 0x03, ...leb(idx)];
   };
+  const mutableGlobals = mutable.map((g) => `${FUEL_EXPORT}_g${g}`);
+  const extra = () => [
+    ...globalExport(FUEL_EXPORT, fuel),
+    ...mutable.flatMap((g, i) => globalExport(mutableGlobals[i], g)),
+  ];
+  const extraCount = 1 + mutable.length;
   const emitExports = (existing?: { start: number; end: number }) => {
     if (existing) {
       const s = new Reader(wasm, existing.start, existing.end);
       const n = s.u32();
-      push(7, [...leb(n + 1), ...wasm.subarray(s.i, existing.end), ...fuelExport()]);
-    } else push(7, [...leb(1), ...fuelExport()]);
+      push(7, [...leb(n + extraCount), ...wasm.subarray(s.i, existing.end), ...extra()]);
+    } else push(7, [...leb(extraCount), ...extra()]);
     exportsDone = true;
   };
   for (const sec of sections) {
@@ -649,5 +665,14 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
   }
   const functions = new Map<string, number>();
   for (const [name, n] of exports) functions.set(name, n);
-  return { instrumented, imports, functions, hasMemory, protocol: meta[0], preRelease: meta[1] };
+  return {
+    instrumented,
+    imports,
+    functions,
+    hasMemory,
+    mutableGlobals,
+    reusable: !segmentOps,
+    protocol: meta[0],
+    preRelease: meta[1],
+  };
 }
