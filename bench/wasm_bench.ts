@@ -32,10 +32,16 @@ const tsCounter: ContractModule = {
   spec: COUNTER_SPEC,
   functions: {
     __constructor(env: Env, { admin }: { admin: string }) {
-      env.storage.instance.set(xdr.ScVal.scvSymbol("admin"), nativeToScVal(Address.fromString(admin)));
+      env.storage.instance.set(
+        xdr.ScVal.scvSymbol("admin"),
+        nativeToScVal(Address.fromString(admin)),
+      );
     },
     increment(env: Env, { by }: { by: number }) {
-      const admin = env.fromScVal<string>(env.storage.instance.get(xdr.ScVal.scvSymbol("admin"))!, T.address);
+      const admin = env.fromScVal<string>(
+        env.storage.instance.get(xdr.ScVal.scvSymbol("admin"))!,
+        T.address,
+      );
       env.requireAuth(admin);
       const key = xdr.ScVal.scvSymbol("count");
       const cur = env.storage.persistent.get(key);
@@ -49,7 +55,10 @@ const tsCounter: ContractModule = {
       return cur ? env.fromScVal<number>(cur, T.u32) : 0;
     },
     admin(env: Env) {
-      return env.fromScVal<string>(env.storage.instance.get(xdr.ScVal.scvSymbol("admin"))!, T.address);
+      return env.fromScVal<string>(
+        env.storage.instance.get(xdr.ScVal.scvSymbol("admin"))!,
+        T.address,
+      );
     },
   },
 };
@@ -69,7 +78,11 @@ async function serve(): Promise<void> {
       fee: "100",
       networkPassphrase: net.networkPassphrase,
     }).addOperation(
-      Operation.invokeContractFunction({ contract, function: "increment", args: [xdr.ScVal.scvU32(3)] }),
+      Operation.invokeContractFunction({
+        contract,
+        function: "increment",
+        args: [xdr.ScVal.scvU32(3)],
+      }),
     ).setTimeout(0).build();
     return JSON.stringify({
       jsonrpc: "2.0",
@@ -142,14 +155,17 @@ if (Deno.args[0] === "serve") {
     for (const [name, body] of [["Wasm (WAT counter)", info.wasm], ["TypeScript twin", info.ts]]) {
       rows.push([name, await load(info.rpcUrl, body, seconds, concurrency)]);
     }
+    const load1 = Deno.loadavg()[0].toFixed(1);
     console.log(
-      `simulateTransaction of counter.increment(3) over HTTP, ${seconds} s each, ${concurrency} in flight`,
+      `simulateTransaction of counter.increment(3) over HTTP, ${seconds} s each, ${concurrency} in flight, load average ${load1} on ${navigator.hardwareConcurrency} cores`,
     );
     console.log("| contract | simulations/s | p50 ms | p99 ms | reported instructions |");
     console.log("| --- | ---: | ---: | ---: | ---: |");
     for (const [name, r] of rows) {
       console.log(
-        `| ${name} | ${r.perSec.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.instructions} |`,
+        `| ${name} | ${r.perSec.toFixed(0)} | ${r.p50.toFixed(2)} | ${
+          r.p99.toFixed(2)
+        } | ${r.instructions} |`,
       );
     }
   } finally {

@@ -124,12 +124,28 @@ export const PROXY_WAT = `
 
 export const PROXY_SPEC = defineSpec({
   functions: [
-    { name: "call", inputs: [["c", T.address], ["f", T.symbol], ["args", T.vec(T.val)]], output: T.val },
-    { name: "attempt", inputs: [["c", T.address], ["f", T.symbol], ["args", T.vec(T.val)]], output: T.vec(T.val) },
+    {
+      name: "call",
+      inputs: [["c", T.address], ["f", T.symbol], ["args", T.vec(T.val)]],
+      output: T.val,
+    },
+    {
+      name: "attempt",
+      inputs: [["c", T.address], ["f", T.symbol], ["args", T.vec(T.val)]],
+      output: T.vec(T.val),
+    },
     { name: "put_then_fail" },
     { name: "has_x", output: T.bool },
-    { name: "deploy", inputs: [["hash", T.bytesN(32)], ["salt", T.bytesN(32)], ["args", T.vec(T.val)]], output: T.address },
-    { name: "deploy1", inputs: [["hash", T.bytesN(32)], ["salt", T.bytesN(32)]], output: T.address },
+    {
+      name: "deploy",
+      inputs: [["hash", T.bytesN(32)], ["salt", T.bytesN(32)], ["args", T.vec(T.val)]],
+      output: T.address,
+    },
+    {
+      name: "deploy1",
+      inputs: [["hash", T.bytesN(32)], ["salt", T.bytesN(32)]],
+      output: T.address,
+    },
     {
       name: "auth_call",
       inputs: [["user", T.address], ["c", T.address], ["f", T.symbol], ["args", T.vec(T.val)]],
@@ -137,7 +153,10 @@ export const PROXY_SPEC = defineSpec({
     },
     {
       name: "authorize_call",
-      inputs: [["entries", T.vec(T.val)], ["c", T.address], ["f", T.symbol], ["args", T.vec(T.val)]],
+      inputs: [["entries", T.vec(T.val)], ["c", T.address], ["f", T.symbol], [
+        "args",
+        T.vec(T.val),
+      ]],
       output: T.val,
     },
     { name: "upgrade", inputs: [["hash", T.bytesN(32)]] },

@@ -8,7 +8,7 @@ import { Operation, rpc, SorobanDataBuilder, TransactionBuilder, xdr } from "@st
 import { startTestNode } from "../helpers/localnet.ts";
 import { proxyWasm } from "./contracts.ts";
 import { deployWasm, submit } from "./deploy_helpers.ts";
-import { forwarder, u32, vec } from "./fwd_fixture.ts";
+import { forwarder, u32 } from "./fwd_fixture.ts";
 import { wat } from "../helpers/wat.ts";
 import { processModule, WasmRefused } from "../../localnet/host/wasm/module.ts";
 
@@ -42,7 +42,11 @@ Deno.test("metering: instructions grow with work; budget exceeded; infinite loop
   assert.ok(rpc.Api.isSimulationSuccess(sim));
   const declared = (sim as Any).transactionData.build();
   const low = new SorobanDataBuilder(declared)
-    .setResources(i1k, Number(declared.resources.diskReadBytes), Number(declared.resources.writeBytes))
+    .setResources(
+      i1k,
+      Number(declared.resources.diskReadBytes),
+      Number(declared.resources.writeBytes),
+    )
     .build();
   const fresh = await node.server.getAccount(alice.publicKey());
   const tx = new TransactionBuilder(fresh, {
@@ -63,7 +67,11 @@ Deno.test("metering: instructions grow with work; budget exceeded; infinite loop
   );
   assert.ok(budgetErrors.length > 0, "no Error(Budget, …) diagnostic");
   // The same transaction with the simulated budget succeeds.
-  await submit(node, alice, Operation.invokeContractFunction({ contract: proxy, function: "spin", args: [u32(100_000)] }));
+  await submit(
+    node,
+    alice,
+    Operation.invokeContractFunction({ contract: proxy, function: "spin", args: [u32(100_000)] }),
+  );
 
   // An infinite loop stops at the limit with the budget error — and the node keeps answering.
   const t0 = performance.now();
@@ -78,7 +86,12 @@ Deno.test("metering: instructions grow with work; budget exceeded; infinite loop
   assert.equal((await node.server.getHealth()).status, "healthy");
   // Submitted anyway (with a made-up budget), it fails on chain too.
   await assert.rejects(
-    () => submit(node, alice, Operation.invokeContractFunction({ contract: proxy, function: "forever", args: [] })),
+    () =>
+      submit(
+        node,
+        alice,
+        Operation.invokeContractFunction({ contract: proxy, function: "forever", args: [] }),
+      ),
     /Budget|simulation/i,
   );
 });
@@ -101,7 +114,6 @@ Deno.test("errors: as the real host reports them", async () => {
   const proxy = await deployWasm(node, alice, await proxyWasm());
   const c = await node.clientFor<Any>(proxy, alice);
   await assert.rejects(() => c.trap().then((t: Any) => t.result), /Error\(WasmVm, InvalidAction\)/);
-  void vec;
 });
 
 Deno.test("errors: a forged object handle is refused (handles are per frame)", async () => {
@@ -150,12 +162,19 @@ Deno.test("upload: every refused-module rule, with the real host's error class",
       `(module (global i64 (i64.add (i64.const 1) (i64.const 2))) (func (export "f") (result i64) (i64.const 2)))`,
       { extended_const: true },
     ],
-    ["start function", `(module (func $s) (start $s) (func (export "f") (result i64) (i64.const 2)))`],
+    [
+      "start function",
+      `(module (func $s) (start $s) (func (export "f") (result i64) (i64.const 2)))`,
+    ],
     [
       "unknown import",
       `(module (import "x" "zz" (func (result i64))) (func (export "f") (result i64) (i64.const 2)))`,
     ],
-    ["SIMD", `(module (func (export "f") (result i64) (drop (v128.const i64x2 1 2)) (i64.const 2)))`, { simd: true }],
+    [
+      "SIMD",
+      `(module (func (export "f") (result i64) (drop (v128.const i64x2 1 2)) (i64.const 2)))`,
+      { simd: true },
+    ],
   ];
   for (const [name, src, features] of refused) {
     const w = await wat(src, { features });
@@ -170,12 +189,15 @@ Deno.test("upload: every refused-module rule, with the real host's error class",
   const pre = await wat(MINIMAL, { protocol: 22, preRelease: 1 });
   assert.throws(() => processModule(pre, 23), /pre-release/);
   // Allowed: bulk memory, mutable globals, sign extension; protocol ≤ the node's.
-  const allowed = await wat(`(module
+  const allowed = await wat(
+    `(module
     (memory 1) (global $g (mut i64) (i64.const 0))
     (func (export "f") (result i64)
       (memory.fill (i32.const 0) (i32.const 1) (i32.const 8))
       (global.set $g (i64.extend8_s (i64.const 255)))
-      (global.get $g)))`, { protocol: 20 });
+      (global.get $g)))`,
+    { protocol: 20 },
+  );
   assert.equal(processModule(allowed, 23).functions.get("f"), 0);
 
   // Over RPC: upload is refused with Error(WasmVm, …) and nothing is stored.

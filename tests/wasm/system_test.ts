@@ -5,14 +5,7 @@
  * from a contract with a constructor, upgrades, storage with TTL.
  */
 import assert from "node:assert/strict";
-import {
-  Address,
-  hash,
-  nativeToScVal,
-  Operation,
-  scValToNative,
-  xdr,
-} from "@stellar/stellar-sdk";
+import { Address, hash, nativeToScVal, Operation, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { counterContract } from "../../contracts/testing/counter.ts";
 import { type ContractModule, defineSpec, type Env, T } from "../../contracts/sdk.ts";
@@ -20,7 +13,7 @@ import { contractIdFromAddress } from "../../localnet/host/keys.ts";
 import { contractDataKey } from "../../localnet/host/xdr_fast.ts";
 import { counterWasm, proxyWasm } from "./contracts.ts";
 import { forwarderWasm } from "./forwarder.ts";
-import { create, deployWasm, submit, upload } from "./deploy_helpers.ts";
+import { deployWasm, submit, upload } from "./deploy_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -115,7 +108,10 @@ Deno.test("Wasm ↔ TypeScript calls, try_call rollback, deploy from a contract,
   const networkId = hash(new TextEncoder().encode(node.networkPassphrase) as Any) as Uint8Array;
   assert.equal(dep.result, contractIdFromAddress(networkId, proxyId, salt));
   await dep.signAndSend();
-  assert.equal((await (await node.clientFor<Any>(dep.result, alice)).admin()).result, alice.publicKey());
+  assert.equal(
+    (await (await node.clientFor<Any>(dep.result, alice)).admin()).result,
+    alice.publicKey(),
+  );
   // v1 create_contract runs a constructor with no arguments (arity mismatch here → error).
   await assert.rejects(
     () => proxy.deploy1({ hash: counterHash, salt: new Uint8Array(32) }).then((t: Any) => t.result),
@@ -233,7 +229,10 @@ Deno.test("storage: three durabilities, TTL extension seen by getLedgerEntries",
   );
   const got = await node.server.getLedgerEntries(lk);
   assert.equal(got.entries[0].liveUntilLedgerSeq, res.ledger + 3_000_000);
-  await assert.rejects(() => inv("l_7", [key, u32(2), u32(0), u32(10)]), /Error\(Storage, InvalidAction\)/);
+  await assert.rejects(
+    () => inv("l_7", [key, u32(2), u32(0), u32(10)]),
+    /Error\(Storage, InvalidAction\)/,
+  );
   await assert.rejects(
     () => inv("l_7", [key, u32(1), u32(0), u32(4_000_000)]),
     /Error\(Storage, InvalidAction\)/,
@@ -242,5 +241,4 @@ Deno.test("storage: three durabilities, TTL extension seen by getLedgerEntries",
   const r2 = await inv("l_8", [u32(0), u32(3_000_000)]);
   const inst = await node.server.getContractData(fwd, xdr.ScVal.scvLedgerKeyContractInstance());
   assert.equal(inst.liveUntilLedgerSeq, r2.ledger + 3_000_000);
-  void create;
 });

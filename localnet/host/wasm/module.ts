@@ -360,13 +360,9 @@ function meter(fuel: number, cost: number): number[] {
 /** Reads the protocol/pre-release of a contractenvmetav0 payload (first interface version). */
 function envMeta(payload: Uint8Array): [number, number] | null {
   const dv = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-  let o = 0;
-  while (o + 4 <= payload.length) {
-    const kind = dv.getUint32(o);
-    if (kind !== 0 || o + 12 > payload.length) return null;
-    return [dv.getUint32(o + 4), dv.getUint32(o + 8)];
-  }
-  return null;
+  // Entries are SCEnvMetaEntry XDR: kind 0 = interface version {protocol, preRelease}.
+  if (payload.length < 12 || dv.getUint32(0) !== 0) return null;
+  return [dv.getUint32(4), dv.getUint32(8)];
 }
 
 /**
@@ -389,7 +385,8 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
   const imports: [string, string][] = [];
   const funcTypes: number[] = [];
   let importedFuncs = 0;
-  let importedGlobals = 0;
+  // Non-function imports are refused, so no imported globals shift the global indices.
+  const importedGlobals = 0;
   let definedGlobals = 0;
   let memories = 0;
   let tables = 0;

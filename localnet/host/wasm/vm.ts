@@ -183,7 +183,11 @@ function hostFnError(h: Invocation, e: unknown, fnName: string): unknown {
     return h.err(e.type, e.code, `${e.message} (host function ${fnName})`);
   }
   // A host bug, not a contract failure.
-  return h.err("Context", "InternalError", `host function ${fnName} failed: ${(e as Error)?.message ?? e}`);
+  return h.err(
+    "Context",
+    "InternalError",
+    `host function ${fnName} failed: ${(e as Error)?.message ?? e}`,
+  );
 }
 
 /** Runs `frame.fn` of a Wasm contract. */
