@@ -1,5 +1,5 @@
-import { Address, Keypair, StrKey } from "@stellar/stellar-sdk";
-const g = Keypair.random();
-const m = StrKey.encodeMed25519PublicKey(Uint8Array.from([...g.rawPublicKey(), 0,0,0,0,0,0,0,42]) as any);
-const a: any = Address.fromString(m).toScAddress();
-console.log(a.type, a, Object.keys(a.muxedAccount ?? {}));
+import { Asset, Keypair, xdr } from "@stellar/stellar-sdk";
+const a = new Asset("ABC", Keypair.random().publicKey());
+const b = a.toXDRObject().toXDR();
+const back = Asset.fromOperation(xdr.Asset.fromXDR(b));
+console.log(JSON.stringify(back.getCode()), JSON.stringify(back.getCode().replace(/\0+$/, "")));

@@ -217,3 +217,40 @@ Deno.test("upload: every refused-module rule, with the real host's error class",
 function wat_sync_placeholder(): Uint8Array {
   return Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0);
 }
+
+Deno.test("every frame sees a fresh instance: globals and memory do not leak between calls", async () => {
+  // A module-level counter in a (non-exported) mutable global and in linear memory, bumped on
+  // each call: a fresh instance returns 1 every time, on the real host as here.
+  const src = `(module
+    (memory (export "memory") 1)
+    (global $g (mut i64) (i64.const 0))
+    (data (i32.const 16) "\\05")
+    (func (export "bump") (result i64)
+      (global.set $g (i64.add (global.get $g) (i64.const 1)))
+      (i64.store8 (i32.const 16) (i64.add (i64.load8_u (i32.const 16)) (i64.const 1)))
+      (i64.or
+        (i64.shl (i64.add (i64.mul (global.get $g) (i64.const 100)) (i64.load8_u (i32.const 16))) (i64.const 32))
+        (i64.const 4)))
+    (func (export "f64_export") (param i32) (result i32) (local.get 0)))`;
+  await using node = await startTestNode();
+  const alice = await node.newAccount();
+  const id = await deployWasm(node, alice, await wat(src));
+  for (let i = 0; i < 3; i++) {
+    const r = await submit(
+      node,
+      alice,
+      Operation.invokeContractFunction({ contract: id, function: "bump", args: [] }),
+    );
+    assert.equal((r.returnValue as Any).u32, 106); // global 1, memory 5 + 1
+  }
+  // A non-Val export is accepted at upload but cannot be called.
+  await assert.rejects(
+    () =>
+      submit(
+        node,
+        alice,
+        Operation.invokeContractFunction({ contract: id, function: "f64_export", args: [u32(1)] }),
+      ),
+    /Error\(WasmVm, InvalidAction\)/,
+  );
+});

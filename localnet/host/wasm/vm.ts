@@ -214,6 +214,11 @@ export function runWasm(
       xdr.ScVal.scvSymbol(fnName),
     ]);
   }
+  if (nParams < 0 || nParams > 32) {
+    throw h.err("WasmVm", "InvalidAction", "VM call failed: Func(FuncTypeMismatch)", [
+      xdr.ScVal.scvSymbol(fnName),
+    ]);
+  }
   if (nParams !== frame.args.length) {
     throw h.err("WasmVm", "InvalidAction", "VM call failed: Func(MismatchingParameterLen)", [
       xdr.ScVal.scvSymbol(fnName),

@@ -1,0 +1,26 @@
+import { Address, Keypair, nativeToScVal, Operation, xdr, hash } from "@stellar/stellar-sdk";
+import { MemLedger } from "../tests/host/fixture.ts";
+import { invokeHostFunction } from "../localnet/host/mod.ts";
+import { counterWasm } from "../tests/wasm/contracts.ts";
+const l = new MemLedger();
+const admin = Keypair.random().publicKey();
+l.account(admin, 100_0000000n);
+const wasm = await counterWasm();
+const hf = (op: any) => (op as any).body().value?.().hostFunction?.() ?? (xdr.Operation.fromXDR(op.toXDR()) as any).body.invokeHostFunctionOp.hostFunction;
+const run = (op: any) => {
+  const h = (xdr.Operation.fromXDR(op.toXDR("base64"), "base64") as any).body.invokeHostFunctionOp.hostFunction;
+  const r = invokeHostFunction({ reader: l, ledger: l.info(), source: admin, hostFunction: h, auth: [], mode: "record" });
+  if (!r.ok) throw new Error(r.errorString);
+  l.apply(r.changes);
+  return r;
+};
+run(Operation.uploadContractWasm({ wasm }));
+const r = run(Operation.createCustomContract({ address: new Address(admin), wasmHash: hash(wasm as any) as any, salt: new Uint8Array(32) as any, constructorArgs: [nativeToScVal(Address.fromString(admin))] }));
+const id = Address.fromScVal(r.returnValue!).toString();
+const op = Operation.invokeContractFunction({ contract: id, function: "increment", args: [xdr.ScVal.scvU32(3)] });
+const h = (xdr.Operation.fromXDR(op.toXDR("base64"), "base64") as any).body.invokeHostFunctionOp.hostFunction;
+for (let i = 0; i < 200; i++) invokeHostFunction({ reader: l, ledger: l.info(), source: admin, hostFunction: h, auth: [], mode: "record" });
+const t = performance.now();
+const N = 2000;
+for (let i = 0; i < N; i++) invokeHostFunction({ reader: l, ledger: l.info(), source: admin, hostFunction: h, auth: [], mode: "record" });
+console.log("per call ms", (performance.now() - t) / N);
