@@ -60,6 +60,11 @@ Deno.test("metering: instructions grow with work; budget exceeded; infinite loop
   assert.equal(sent.status, "PENDING", JSON.stringify(sent));
   const got = await node.server.pollTransaction(sent.hash);
   assert.equal(got.status, "FAILED");
+  const opResult = (got as Any).resultXdr.result.results[0].tr.invokeHostFunctionResult;
+  assert.equal(
+    String(opResult.switch?.name ?? opResult.type ?? opResult),
+    "invokeHostFunctionResourceLimitExceeded",
+  );
   const budgetErrors = ((got as Any).diagnosticEventsXdr ?? []).filter((e: Any) =>
     (e.event.body.v0.topics as Any[]).some((t) =>
       t.type === "scvError" && String(t.error.type) === "sceBudget"
