@@ -259,3 +259,23 @@ Deno.test("every frame sees a fresh instance: globals and memory do not leak bet
     /Error\(WasmVm, InvalidAction\)/,
   );
 });
+
+Deno.test("linear memory is capped: memory.grow past 40 MiB fails instead of exhausting the node", async () => {
+  const src = `(module (memory (export "memory") 1)
+    (func (export "grow") (param i64) (result i64)
+      (i64.or (i64.shl (i64.extend_i32_s (memory.grow (i32.wrap_i64 (i64.shr_u (local.get 0) (i64.const 32))))) (i64.const 32)) (i64.const 5))))`;
+  const wasm = await wat(src);
+  const huge = await wat(`(module (memory 1000))`);
+  assert.throws(() => processModule(huge, 23), /initial memory/);
+  await using node = await startTestNode();
+  const alice = await node.newAccount();
+  const id = await deployWasm(node, alice, wasm);
+  const grow = async (pages: number) =>
+    ((await submit(
+      node,
+      alice,
+      Operation.invokeContractFunction({ contract: id, function: "grow", args: [u32(pages)] }),
+    )).returnValue as Any).i32;
+  assert.equal(await grow(10), 1); // previous size in pages
+  assert.equal(await grow(10_000), -1); // refused, as memory.grow reports failure
+});

@@ -21,6 +21,8 @@ import { HOST_FUNCTIONS } from "./bindings/mod.ts";
 
 /** Export name of the injected fuel global. */
 export const FUEL_EXPORT = "__vigil_fuel";
+/** Linear memory cap in 64 KiB pages (40 MiB, the order of the real host's memory budget). */
+export const MAX_PAGES = 640;
 /** CPU instructions charged per executed Wasm instruction (the real host's order of magnitude). */
 export const INSN_COST = 4;
 
@@ -395,6 +397,8 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
   let meta: [number, number] | null = null;
   const bodies: Body[] = [];
   const mutable: number[] = [];
+  let memMin = -1;
+  let memMax = MAX_PAGES;
   segmentOps = false;
   let lastId = 0;
   while (r.i < wasm.length) {
@@ -493,8 +497,9 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
         for (let i = 0; i < n; i++) {
           const flags = s.byte();
           if (flags > 1) refuse("shared or 64-bit memories are not allowed");
-          s.u32();
-          if (flags & 1) s.u32();
+          memMin = s.u32();
+          if (memMin > MAX_PAGES) refuse(`initial memory above ${MAX_PAGES} pages`);
+          if (flags & 1) memMax = Math.min(s.u32(), MAX_PAGES);
         }
         break;
       }
@@ -631,7 +636,10 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
     if (id !== 0 && id > 7 && id !== 12 && !exportsDone) emitExports();
     if (id === 6) emitGlobals(sec);
     else if (id === 7) emitExports(sec);
-    else if (id === 10) {
+    else if (id === 5 && memMin >= 0) {
+      // Cap growth: memory.grow past the cap returns -1 instead of exhausting the node.
+      push(5, [1, 0x01, ...leb(memMin), ...leb(Math.max(memMin, memMax))]);
+    } else if (id === 10) {
       const payload: number[] = [...leb(bodies.length)];
       for (const b of bodies) {
         const f: number[] = [...wasm.subarray(b.localsStart, b.codeStart)];
