@@ -154,6 +154,14 @@ Deno.test("auth: signed address credentials for a nested Wasm call; authorize_as
     args: [addr(bob.publicKey()), u32(2)],
   });
   assert.deepEqual(tx.needsNonInvokerSigningBy(), [bob.publicKey()]);
+  // Sent without bob's signature (forced past the SDK's own check), the node refuses it.
+  const unsigned = await proxy.auth_call({
+    user: bob.publicKey(),
+    c: tsCounter,
+    f: "increment",
+    args: [addr(bob.publicKey()), u32(2)],
+  });
+  await assert.rejects(() => unsigned.signAndSend({ force: true }));
   const bobSigner = (await import("@stellar/stellar-sdk")).contract.basicNodeSigner(
     bob,
     node.networkPassphrase,
