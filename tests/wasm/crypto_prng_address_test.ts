@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { createHash, generateKeyPairSync, sign as nodeSign } from "node:crypto";
-import { Keypair, StrKey } from "@stellar/stellar-sdk";
+import { Keypair, Operation, StrKey } from "@stellar/stellar-sdk";
+import { submit } from "./deploy_helpers.ts";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { p256 } from "@noble/curves/nist";
 import { bls12_381 } from "@noble/curves/bls12-381";
@@ -153,6 +154,14 @@ Deno.test("prng: deterministic per seed, ranges, shuffles", async () => {
   assert.notDeepEqual(shuffled, items.map((_, i) => i));
   assert.match(await f.hfErr("p._", bytes(new Uint8Array(31))), /UnexpectedSize/);
   assert.equal((await f.hf("p._", bytes(new Uint8Array(32)))).type, "scvVoid");
+  // The transaction draws what its simulation drew (the seed comes from the invocation).
+  const simulated = await f.hf("p.0", u32(16));
+  const applied = await submit(
+    f.node,
+    f.alice,
+    Operation.invokeContractFunction({ contract: f.id, function: "p_0", args: [u32(16)] }),
+  );
+  assert.equal(applied.returnValue!.toXDR("base64"), simulated.toXDR("base64"));
 });
 
 Deno.test("address: strkey conversions, muxed addresses, executables", async () => {
