@@ -279,3 +279,21 @@ Deno.test("linear memory is capped: memory.grow past 40 MiB fails instead of exh
   assert.equal(await grow(10), 1); // previous size in pages
   assert.equal(await grow(10_000), -1); // refused, as memory.grow reports failure
 });
+
+Deno.test("host object memory is bounded: doubling bytes stops with the budget error", async () => {
+  await using f = await forwarder();
+  // bytes_append(b, b) on 1 MiB … until it exceeds the invocation's host memory budget.
+  const src = `(module
+    (import "b" "3" (func $new (param i64 i64) (result i64)))
+    (import "b" "e" (func $append (param i64 i64) (result i64)))
+    (memory (export "memory") 17)
+    (func (export "grow") (result i64) (local $b i64)
+      (local.set $b (call $new (u32 0) (u32 1048576)))
+      (loop $l (local.set $b (call $append (local.get $b) (local.get $b))) (br $l))
+      (void)))`;
+  const id = await deployWasm(f.node, f.alice, await wat(src));
+  const r = await f.sim("grow", [], id);
+  assert.ok(!r.ok);
+  assert.match((r as Any).error, /Error\(Budget, ExceededLimit\)/);
+  assert.equal((await f.node.server.getHealth()).status, "healthy");
+});
