@@ -3,6 +3,7 @@
  *
  * - {@link invokeHostFunction}: runs one InvokeHostFunction (invoke a contract, upload code,
  *   create a contract) against a read-only ledger view and returns what it would change.
+ *   Contracts are real Soroban Wasm (`wasm/`), TypeScript modules, or the built-in SAC.
  * - {@link registerModule}, {@link stubWasm}: TypeScript contract modules and their stub Wasm.
  * - {@link deployContract}, {@link deployStellarAsset}: in-process deployments.
  * - {@link encodeArgs}, {@link decodeResult}, {@link specFor}: native ↔ ScVal helpers.
