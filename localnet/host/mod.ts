@@ -27,6 +27,8 @@ import { contractCodeKey } from "./xdr_fast.ts";
 
 export type * from "./types.ts";
 export { registerModule, stubWasm };
+/** The spec entries in a Wasm's `contractspecv0` section. */
+export { specFromWasm as specOfWasm };
 export { HostErr } from "./host.ts";
 export { CodecError } from "./codec.ts";
 export { SAC_SPEC_ENTRIES } from "./sac.ts";

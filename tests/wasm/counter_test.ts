@@ -103,3 +103,19 @@ Deno.test("Wasm counter: upload + createCustomContract(constructor) + contract.C
   const bad = await bobClient.increment({ by: 1 });
   await assert.rejects(() => bad.signAndSend(), /auth|Auth|signature/i);
 });
+
+Deno.test("in-process deployWasm (native constructor args via the Wasm's spec) and invoke/view", async () => {
+  await using node = await startTestNode();
+  const admin = await node.newAccount();
+  const id = await node.deployWasm(await counterWasm(), [admin.publicKey()]);
+  assert.equal(await node.view(id, "admin"), admin.publicKey());
+  assert.equal(await node.invoke(id, "increment", { by: 7 }), 7);
+  assert.equal(await node.view(id, "get"), 7);
+  // Over RPC too, after the direct effects' ledger closes.
+  const client = await node.clientFor<Any>(id, admin);
+  assert.equal((await client.get()).result, 7);
+  await assert.rejects(
+    () => node.deployWasm(Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0)),
+    /Error\(WasmVm, InvalidInput\)/,
+  );
+});
