@@ -265,7 +265,8 @@ function start(opts: LocalnetOptions): Localnet {
           return res.returnValue!;
         };
         const wasmHash = run(xdr.HostFunction.hostFunctionTypeUploadContractWasm(wasm as never));
-        const isScVals = Array.isArray(args) && args.every((a) => xdr.ScVal.is?.(a) ?? false);
+        const isScVals = Array.isArray(args) && args.length > 0 &&
+          args.every((a) => a instanceof Object && typeof (a as xdr.ScVal).toXDR === "function");
         const constructorArgs = !args ? [] : isScVals ? args as xdr.ScVal[] : host.encodeArgs(
           new contract.Spec(hostModule.specOfWasm(wasm)),
           "__constructor",

@@ -114,6 +114,11 @@ Deno.test("in-process deployWasm (native constructor args via the Wasm's spec) a
   // Over RPC too, after the direct effects' ledger closes.
   const client = await node.clientFor<Any>(id, admin);
   assert.equal((await client.get()).result, 7);
+  // ScVal constructor arguments are passed through.
+  const id2 = await node.deployWasm(await counterWasm(), [
+    nativeToScVal(Address.fromString(admin.publicKey())),
+  ]);
+  assert.equal(await node.view(id2, "admin"), admin.publicKey());
   await assert.rejects(
     () => node.deployWasm(Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0)),
     /Error\(WasmVm, InvalidInput\)/,
