@@ -5,7 +5,15 @@
  * from a contract with a constructor, upgrades, storage with TTL.
  */
 import assert from "node:assert/strict";
-import { Address, hash, nativeToScVal, Operation, scValToNative, xdr } from "@stellar/stellar-sdk";
+import {
+  Address,
+  Asset,
+  hash,
+  nativeToScVal,
+  Operation,
+  scValToNative,
+  xdr,
+} from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { counterContract } from "../../contracts/testing/counter.ts";
 import { type ContractModule, defineSpec, type Env, T } from "../../contracts/sdk.ts";
@@ -249,4 +257,39 @@ Deno.test("storage: three durabilities, TTL extension seen by getLedgerEntries",
   const r2 = await inv("l_8", [u32(0), u32(3_000_000)]);
   const inst = await node.server.getContractData(fwd, xdr.ScVal.scvLedgerKeyContractInstance());
   assert.equal(inst.liveUntilLedgerSeq, r2.ledger + 3_000_000);
+});
+
+Deno.test("Wasm → built-in SAC: balance, a transfer authorized in a nested tree, try_call rollback", async () => {
+  await using node = await startTestNode();
+  const alice = await node.newAccount();
+  const xlm = await node.deployAsset(Asset.native());
+  const proxyId = await deployWasm(node, alice, await proxyWasm());
+  const proxy = await node.clientFor<Any>(proxyId, alice);
+  const balanceOf = async (who: string) =>
+    nat((await proxy.call({ c: xlm, f: "balance", args: [addr(who)] })).result) as bigint;
+  const before = await balanceOf(alice.publicKey());
+  assert.ok(before > 0n);
+  // alice → proxy through proxy.auth_call(alice, sac, transfer, …): the SAC's require_auth is
+  // covered by the recorded tree (auth_call → transfer).
+  const amount = nativeToScVal(1_000_000n, { type: "i128" });
+  const tx = await proxy.auth_call({
+    user: alice.publicKey(),
+    c: xlm,
+    f: "transfer",
+    args: [addr(alice.publicKey()), addr(proxyId), amount],
+  });
+  await tx.signAndSend();
+  assert.equal(await balanceOf(proxyId), 1_000_000n);
+  // The proxy cannot move more than it holds: the SAC's error comes back through try_call and
+  // nothing moves.
+  const tooMuch = await proxy.attempt({
+    c: xlm,
+    f: "transfer",
+    args: [addr(proxyId), addr(alice.publicKey()), nativeToScVal(5_000_000n, { type: "i128" })],
+  });
+  const e = nat(tooMuch.result[0]);
+  assert.equal(e.type, "contract");
+  assert.equal(e.code, 10); // BalanceError
+  await tooMuch.signAndSend({ force: true }); // a read call once the failed transfer rolled back
+  assert.equal(await balanceOf(proxyId), 1_000_000n);
 });
