@@ -205,6 +205,17 @@ Deno.test("upload: every refused-module rule, with the real host's error class",
   );
   assert.equal(processModule(allowed, 23).functions.get("f"), 0);
 
+  // A body that does not type-check (an i32 where i64 is returned) is refused too.
+  const illTyped = Uint8Array.from(await wat(MINIMAL));
+  const at = illTyped.indexOf(0x42, 20); // the i64.const in the body
+  illTyped[at] = 0x41; // → i32.const: the function now returns an i32
+  await using node0 = await startTestNode();
+  const a0 = await node0.newAccount();
+  await assert.rejects(
+    () => submit(node0, a0, Operation.uploadContractWasm({ wasm: illTyped })),
+    /Error\(WasmVm, InvalidAction\)[\s\S]*invalid module/,
+  );
+
   // Over RPC: upload is refused with Error(WasmVm, …) and nothing is stored.
   await using node = await startTestNode();
   const alice = await node.newAccount();

@@ -119,7 +119,17 @@ const cache = new Map<string, CompiledContract>();
 
 /** Validates a module for upload; throws {@link WasmRefused}. */
 export function validateWasm(wasm: Uint8Array, protocol: number): ParsedModule {
-  return processModule(wasm, protocol);
+  // Compiling (cached by hash) completes the validation: V8 type-checks every function body,
+  // as wasmi does at upload on the real host.
+  return compileContract(wasm, protocol).parsed;
+}
+
+function compileModule(bytes: Uint8Array): WebAssembly.Module {
+  try {
+    return new WebAssembly.Module(bytes as BufferSource);
+  } catch (e) {
+    throw new WasmRefused("InvalidAction", `invalid module: ${(e as Error).message}`);
+  }
 }
 
 /** The compiled contract of some code (cached by sha256). */
@@ -139,7 +149,7 @@ export function compileContract(
     }
     c = {
       hashHex,
-      module: new WebAssembly.Module(parsed.instrumented as BufferSource),
+      module: compileModule(parsed.instrumented),
       parsed,
       codec,
       pool: [],
