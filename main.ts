@@ -123,7 +123,11 @@ export async function main(args: string[]): Promise<number> {
       }
       // One server: the keeper API with the web pages mounted on it. The pages read their
       // settings from the keeper's environment (`.env` included), not only the process's.
-      return await runKeeper({ app: (ctx, env) => mountWeb(createApi(ctx), ctx.config, { env }) });
+      // A failure to load the island bundles is an error in the keeper's own log (and live log).
+      return await runKeeper({
+        app: (ctx, env) =>
+          mountWeb(createApi(ctx), ctx.config, { env, error: (m) => ctx.log.error(m) }),
+      });
     case "demo":
       if (argv.includes("--help") || argv.includes("-h")) {
         console.log(DEMO_HELP);

@@ -1,5 +1,6 @@
 /** Test helper: runs `keeper/main.ts` as a real child process. */
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
+import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -22,16 +23,6 @@ export function validEnv(secret = Keypair.random().secret()): Record<string, str
   };
 }
 
-/** The variables a child needs to find Deno's cache, without the test's own keeper variables. */
-function baseEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k of ["HOME", "PATH", "DENO_DIR", "TMPDIR", "NO_COLOR"]) {
-    const v = Deno.env.get(k);
-    if (v !== undefined) out[k] = v;
-  }
-  return out;
-}
-
 /** A running keeper child process. */
 export interface KeeperChild {
   child: Deno.ChildProcess;
@@ -48,8 +39,11 @@ export function spawnKeeper(env: Record<string, string>, cwd?: string): KeeperCh
   // Without a given directory the keeper runs in a fresh empty one (so no stray .env is read).
   const tmp = cwd === undefined ? Deno.makeTempDirSync({ prefix: "vigil-keeper-" }) : undefined;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-lock", "--config", `${ROOT}deno.json`, `${ROOT}keeper/main.ts`],
-    env: { ...baseEnv(), ...env },
+    // Lock file and cache only (`npm ci` filled it): the child never downloads anything. Only the
+    // safe variables (paths, cache, certificates, proxies) pass; the test's own keeper variables
+    // do not.
+    args: denoRunArgs(`${ROOT}keeper/main.ts`),
+    env: childEnv(env),
     clearEnv: true,
     cwd: cwd ?? tmp,
     stdout: "piped",
