@@ -152,7 +152,7 @@ Deno.test({
         }
       }
       assert.ok(served.size > scripts.size, "chunks were followed too");
-      assert.doesNotMatch(err, /island bundles\? unavailable/);
+      assert.doesNotMatch(err, /island bundles? unavailable/);
     } finally {
       try {
         child.kill("SIGTERM");
