@@ -10,6 +10,9 @@
  *   island.
  * - `main.ts keeper` — the real program, started as the demo starts its keepers — comes up, works
  *   its cycle against the local node, and serves every page with every island script.
+ * - With the bundler's esbuild missing from the cache (and no network), the keeper still runs, logs
+ *   one error naming the cause and the fix, and its pages say their interactive parts are
+ *   unavailable; `/healthz` is unaffected.
  *
  * With an empty cache, each of these fails (tests/e2e/offline_test.ts is in the suite that
  * `.ci/run` runs with a fresh `DENO_DIR` filled only by `npm ci`).
@@ -127,6 +130,56 @@ Deno.test({
       await w.close();
       assert.doesNotMatch(stderr, /island bundles? unavailable/, stderr.slice(-3000));
       assert.doesNotMatch(stderr, /\bDownload\b/, stderr.slice(-3000));
+      assert.equal(code, 0, stderr.slice(-3000));
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "offline, bundler missing from the cache: the keeper logs an error with the fix, pages say so",
+  sanitizeOps: true,
+  sanitizeResources: true,
+  fn: async () => {
+    // A Deno cache with every npm package (the real one, linked) but without the bundler's
+    // esbuild (`dl/`), and no network: the keeper runs, its island build cannot.
+    const real = Deno.env.get("DENO_DIR") ??
+      `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
+    const denoDir = await Deno.makeTempDir({ prefix: "vigil-offline-nodl-" });
+    await Deno.symlink(`${real}/npm`, `${denoDir}/npm`);
+    const w = await startWorld({ positions: false });
+    const keeper = await startMainKeeper({
+      ...keeperEnv(w, w.keepers[0]),
+      ...noNetwork(),
+      DENO_DIR: denoDir,
+      NO_COLOR: "1",
+    }, 90_000).catch(async (e) => {
+      await w.close();
+      await Deno.remove(denoDir, { recursive: true });
+      throw e;
+    });
+    try {
+      const line = await poll(
+        () => keeper.stderr().split("\n").find((l) => l.includes("island bundles unavailable")),
+        60_000,
+        "the islands-unavailable error",
+      );
+      const rec = JSON.parse(line);
+      assert.equal(rec.level, "error");
+      assert.match(rec.msg, /Cause: deno bundle failed/);
+      assert.match(rec.msg, /Fix: run `npm ci`/);
+      const res = await fetch(`${keeper.url}/`);
+      const html = await res.text();
+      assert.equal(res.status, 200);
+      assert.match(html, /class="islands-unavailable"/);
+      assert.doesNotMatch(html, /\/_islands\//, "no island script that would 404");
+      const health = await fetch(`${keeper.url}/healthz`);
+      await health.body?.cancel();
+      assert.equal(health.status, 200, "/healthz is unaffected");
+    } finally {
+      const { code, stderr } = await keeper.stop();
+      await w.close();
+      await Deno.remove(denoDir, { recursive: true });
       assert.equal(code, 0, stderr.slice(-3000));
     }
   },
