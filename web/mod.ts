@@ -63,7 +63,7 @@ export function islandsUnavailableMessage(cause: unknown, compiled = isCompiled(
     ? "this binary lacks its prebuilt static/islands/: rebuild it with `deno task compile`"
     : "run `npm ci` (it caches every npm package, the bundler's esbuild included, with the lock " +
       "file, and builds static/islands/), or `deno task setup` if the Deno runtime is already " +
-      'installed; behind a proxy or a private CA see the README, "Installing"';
+      'installed; behind a proxy or a private CA see the README, "Behind a proxy with its own CA"';
   return `web: island bundles unavailable — the pages' interactive parts (wallet, deposit and ` +
     `keeper forms, live log) will NOT work until this is fixed. Cause: ${why}. Fix: ${fix}.`;
 }
