@@ -109,7 +109,9 @@ export async function runKeeperToExit(
   cwd?: string,
 ): Promise<{ code: number; stderr: string; stdout: string }> {
   const k = spawnKeeper(env, cwd);
-  const timer = setTimeout(() => k.child.kill("SIGKILL"), 30_000);
+  // A safety net only (a config error exits within a second or two on a quiet machine); generous
+  // because many of these start at once, each loading the keeper's module graph, on a loaded CI.
+  const timer = setTimeout(() => k.child.kill("SIGKILL"), 120_000);
   try {
     return await k.finish();
   } finally {
