@@ -13,6 +13,7 @@ import {
   expectAuthFailure,
   expectErr,
   expectHostErr,
+  flashArgs,
   ok,
   send,
   TX_OPTS,
@@ -36,23 +37,6 @@ async function seeded(f: VigilFixture, dep = 5_000n * USDC, keeperUsdc = 1_000n 
 }
 
 const repayAll: Step = { op: "repay_all" };
-
-/** `flash` arguments through the scripted executor. */
-export function flashArgs(
-  f: VigilFixture,
-  keeper: string,
-  amount: bigint,
-  steps: Step[],
-  responseTimeMs = 0n,
-) {
-  return {
-    keeper,
-    executor: f.executor,
-    amount,
-    data: script(...steps),
-    response_time_ms: responseTimeMs,
-  };
-}
 
 async function state(f: VigilFixture) {
   const c = await f.client(f.vault, await f.user());
@@ -497,9 +481,8 @@ Deno.test("vault: MathOverflow when share math leaves i128 (in-process, contract
 
 Deno.test("vault: events for init, withdraw and set_config", async () => {
   await withVigil(async (f) => {
-    const { alice, av, keeper, kv } = await seeded(f, 1_000n * USDC);
+    const { alice, av } = await seeded(f, 1_000n * USDC);
     const a = alice.publicKey();
-    const k = keeper.publicKey();
     const events = async () => {
       const res = await f.server.getEvents({
         startLedger: 1,

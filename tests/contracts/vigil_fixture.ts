@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { Asset, contract, Keypair, Operation, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
-import { scriptedExecutor } from "../fixtures/scripted_executor.ts";
+import { script, scriptedExecutor, type Step } from "../fixtures/scripted_executor.ts";
 import {
   VIGIL_SPEC_ERRORS,
   VigilError,
@@ -233,4 +233,27 @@ export async function expectAuthFailure(
     status = (await f.server.pollTransaction(sent.hash, { attempts: 50 })).status;
   }
   assert.equal(status, "FAILED", "a missing authorization must fail the transaction");
+}
+
+/** `vault.flash` arguments through the scriptable test executor. */
+export function flashArgs(
+  f: VigilFixture,
+  keeper: string,
+  amount: bigint,
+  steps: Step[],
+  responseTimeMs = 0n,
+): {
+  keeper: string;
+  executor: string;
+  amount: bigint;
+  data: ReturnType<typeof script>;
+  response_time_ms: bigint;
+} {
+  return {
+    keeper,
+    executor: f.executor,
+    amount,
+    data: script(...steps),
+    response_time_ms: responseTimeMs,
+  };
 }
