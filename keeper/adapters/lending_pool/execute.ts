@@ -11,9 +11,9 @@
  *    (paid back with the rest); when the vault's idle capital or the per-flash cap is short, fill
  *    a smaller percent that fits. Non-USDC lot assets need the DEX client (without one the
  *    auction is skipped with a log line) and a trustline.
- * 4. Wait for the block before the target, plan the liquidator's work — one Blend `submit`
- *    (fill, repay the bid, withdraw the lot) and one swap per non-USDC lot asset, each with the
- *    oracle-based slippage floor as `min_out` — and send `vault.flash(keeper, liquidator, amount,
+ * 4. Plan the liquidator's work — one Blend `submit` (fill, repay the bid, withdraw the lot) and
+ *    one swap per non-USDC lot asset, each with the oracle-based slippage floor as `min_out` —
+ *    then wait for the block before the target and send `vault.flash(keeper, liquidator, amount,
  *    plan, response_time_ms)`. `flash` simulates first and sends only when the simulated profit
  *    is positive; the transaction lands in the first profitable block.
  *
@@ -211,7 +211,23 @@ export async function executeLiquidation(
     }
   }
 
-  // 4. Wait for the block before the target; plan and send the flash.
+  // The swaps are planned (quotes, venue, slippage floors) before waiting, so nothing but the
+  // flash itself is left for the latency-critical moment.
+  let legs: PlannedLeg[];
+  try {
+    legs = await planSwaps(chain, state, target, percent, deps);
+  } catch (err) {
+    if (err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute) {
+      deps.log("warn", "lot cannot be converted to USDC above the slippage floor: skipped", {
+        user,
+        error: describeError(err),
+      });
+      return noCapitalResult("skipped", { details: { user, reason: err.name } });
+    }
+    throw err;
+  }
+
+  // 4. Wait for the block before the target, then send the flash.
   // Generous deadline (the pace estimate may be off); what matters is below: never fill early.
   const deadline = Date.now() +
     Math.max(2 * deps.pollIntervalSec, (target.block - next + 2) * spl * 2) * 1000 + 10_000;
@@ -236,19 +252,6 @@ export async function executeLiquidation(
         latest: reached.sequence,
       },
     });
-  }
-  let legs: PlannedLeg[];
-  try {
-    legs = await planSwaps(chain, state, target, percent, deps);
-  } catch (err) {
-    if (err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute) {
-      deps.log("warn", "lot cannot be converted to USDC above the slippage floor: skipped", {
-        user,
-        error: describeError(err),
-      });
-      return noCapitalResult("skipped", { details: { user, reason: err.name } });
-    }
-    throw err;
   }
   const requests = [
     request(REQ_FILL_USER_LIQUIDATION, user, BigInt(percent)),
