@@ -8,12 +8,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../lib/config.ts";
 import type { KeeperRecord, RegistryConfig } from "../lib/chain.ts";
-import {
-  DASH,
-  formatCount,
-  formatMs,
-  formatUsdc,
-} from "../lib/format.ts";
+import { DASH, formatCount, formatMs, formatUsdc } from "../lib/format.ts";
 import { signerFor, wallet } from "../lib/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";
 import { contractWrite, loadChainReader } from "../lib/lazy_chain.ts";

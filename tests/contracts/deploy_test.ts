@@ -50,6 +50,7 @@ Deno.test("deployment: localnet.json names a wired vault, registry and the liqui
     assert.equal(typeof l.exec, "function");
     assert.equal(l.deposit, undefined);
     assert.equal(l.flash, undefined);
+    assert.equal(TESTNET_LIMITS.min_stake, 100n * USDC);
 
     // A fresh pair: empty books, no keepers.
     assert.deepEqual(ok(await v.get_state()), {
