@@ -4,10 +4,20 @@
  * The vault has already sent `amount` USDC to the keeper account. `exec` then, all under the
  * keeper's own authorization (the keeper signs the whole invocation tree as the transaction
  * source): fills a Blend auction in one `submit` (fill + repay + withdraw collateral, from/spender/
- * to = keeper), swaps the seized lot to USDC with the output sent to the keeper, and transfers the
+ * to = keeper), swaps the seized lot to USDC with the output sent to the keeper, and moves the
  * principal plus every unit of USDC the liquidation produced from the keeper to the vault. The
  * vault then checks its own balance. The contract has no storage, never holds funds and needs no
  * `authorize_as_current_contract`: called directly, it can only move the caller's own money.
+ *
+ * Why the repayment is a `transfer_from` under an allowance (a fix to the issue-12 design): the
+ * keeper signs the invocation tree recorded by simulation, and Soroban requires every
+ * `require_auth` to match a recorded call with the same arguments. The repayment amount depends
+ * on the ledger the flash lands in (Blend interest, the repay refund, lot growth), so a plain
+ * `transfer(keeper → vault, amount)` fails with `Error(Auth, InvalidAction)` whenever the flash
+ * lands in another ledger than simulated. `approve(keeper, liquidator, I64_MAX, allowance_until)`
+ * and `approve(…, 0, …)` have fixed arguments; the variable `transfer_from` needs only the
+ * liquidator's own authorization (it is the direct invoker). The allowance is cleared before
+ * `exec` returns.
  * See `contracts/README.md`, "Liquidator".
  *
  * @module
@@ -51,6 +61,9 @@ function swap(env: Env, keeper: string, l: SwapLeg): void {
   env.call(l.router, "swap", [keeper, ops, null, l.amount_in, 0, null, null]);
 }
 
+/** The repayment allowance: fixed (so the keeper's recorded authorization matches). */
+const ALLOWANCE = (1n << 63n) - 1n;
+
 function exec(
   env: Env,
   a: { keeper: string; vault: string; usdc: string; amount: bigint; data: LiquidationPlan },
@@ -68,7 +81,26 @@ function exec(
   const repay = a.amount + (b1 - b0);
   if (repay < 0n) fail(E.LiquidationShortfall);
   if (repay > 0n) {
-    env.call(a.usdc, "transfer", { from: a.keeper, to: a.vault, amount: repay });
+    const self = env.currentContract;
+    const until = plan.allowance_until;
+    env.call(a.usdc, "approve", {
+      from: a.keeper,
+      spender: self,
+      amount: ALLOWANCE,
+      expiration_ledger: until,
+    });
+    env.call(a.usdc, "transfer_from", {
+      spender: self,
+      from: a.keeper,
+      to: a.vault,
+      amount: repay,
+    });
+    env.call(a.usdc, "approve", {
+      from: a.keeper,
+      spender: self,
+      amount: 0n,
+      expiration_ledger: until,
+    });
   }
   return repay;
 }

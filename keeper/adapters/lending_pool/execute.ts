@@ -258,7 +258,9 @@ export async function executeLiquidation(
     request(REQ_REPAY, deps.usdc, amount),
     ...lotAssets.map((a) => request(REQ_WITHDRAW_COLLATERAL, a, WITHDRAW_ALL)),
   ];
-  const plan = liquidationPlan(deps.poolId, requests, legs);
+  // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
+  // the flash cannot outlive: far beyond the transaction's own validity window.
+  const plan = liquidationPlan(deps.poolId, requests, legs, reached.sequence + ALLOWANCE_LEDGERS);
   const responseTimeMs = Math.round(performance.now() - t0);
   let out: FlashOutcome;
   try {
@@ -325,13 +327,21 @@ async function planSwaps(
   return legs;
 }
 
-/** The liquidator's `LiquidationPlan { pool, requests, swaps }` (fields sorted by name). */
+/** Ledgers ahead the liquidator's in-invocation repayment allowance may live (see the contract). */
+export const ALLOWANCE_LEDGERS = 10_000;
+
+/**
+ * The liquidator's `LiquidationPlan { allowance_until, pool, requests, swaps }` (fields sorted by
+ * name).
+ */
 export function liquidationPlan(
   pool: string,
   requests: xdr.ScVal[],
   legs: Pick<PlannedLeg, "amountIn" | "kind" | "minOut" | "path" | "router">[],
+  allowanceUntil: number,
 ): xdr.ScVal {
   return sv.struct({
+    allowance_until: sv.u32(allowanceUntil),
     pool: sv.address(pool),
     requests: sv.vec(requests),
     swaps: sv.vec(legs.map((l) =>
