@@ -196,10 +196,16 @@ Deno.test({
       assert.equal(BigInt(info.successful_fills as bigint), 2n);
       assert.equal(BigInt(info.total_profit as bigint), realized);
       assert.ok(Number(info.avg_response_time_ms) > 0);
-      // The seized collateral was sold inside the flash: the keeper holds at most rounding dust
-      // of WETH (the swap is sized at the target block, less 0.01 % + 1 unit).
+      // The seized collateral was sold inside the flash: the swap is sized at the target block
+      // (less 1 ppm + 10 units), so the keeper keeps only rounding dust, plus the lot's growth
+      // when a flash landed a block late (0.5 % of the lot per block in the first 200 blocks).
       const weth = await balance(w, w.weth, keeper.publicKey());
-      assert.ok(weth < 10_000n, `WETH left with the keeper: ${weth}`);
+      let wethSeized = 0n;
+      for (const t of await events(w, w.weth, "transfer")) {
+        if (t.topics[2] === keeper.publicKey()) wethSeized += BigInt(t.value as bigint);
+      }
+      assert.ok(wethSeized > 0n);
+      assert.ok(weth * 200n <= wethSeized, `WETH left with the keeper: ${weth} of ${wethSeized}`);
       await until(
         () => Promise.resolve((k!.stderr().match(/liquidation filled/g) ?? []).length >= 2),
         10_000,

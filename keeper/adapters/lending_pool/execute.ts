@@ -317,9 +317,11 @@ async function planSwaps(
   for (const [asset, lot] of lotAmounts(state, target)) {
     if (asset === deps.usdc) continue;
     // The lot only grows with later blocks (and interest only raises the b-rate), so the amount
-    // at the target block, less a rounding margin, is always there when the flash runs.
+    // at the target block, less a rounding margin (1 ppm + 10 units), is always there when the
+    // flash runs. A flash landing later than the target leaves the lot's growth since the target
+    // with the keeper (its amount is signed before landing: see contracts/README.md).
     let amountIn = (lot * BigInt(percent)) / 100n;
-    amountIn -= amountIn / 10_000n + 1n;
+    amountIn -= amountIn / 1_000_000n + 10n;
     if (amountIn <= 0n) continue;
     const ref = oracleRefValue(state, asset, amountIn, deps.usdc);
     legs.push(await deps.dex!.planLeg(chain, asset, amountIn, ref));
