@@ -437,9 +437,14 @@ export class Chain implements EventSource {
     };
   }
 
-  /** Ledger facts simulation runs with: the latest closed state and its close time. */
+  /**
+   * Ledger facts simulation runs with: the latest closed state, as the next ledger (sequence
+   * and expected close time) — the ledger a transaction sent now is applied in. Simulating at
+   * the latest close time instead makes time-dependent amounts (interest accrual) differ
+   * between simulation and application, and recorded auth trees carrying them then fail.
+   */
   simulationLedger(): LedgerInfo {
-    return this.hostLedger(this.latest.closeTime);
+    return this.hostLedger(this.pendingCloseTime());
   }
 
   /** Whether the open ledger holds direct effects not yet closed. */
