@@ -73,11 +73,12 @@ try {
   await w.node.closeLedgers(150);
   await until(
     async () => {
-      const evs = await events(w, w.vault, "return");
+      // One `flash` event per liquidation (draw, fill and repay in one transaction).
+      const evs = await events(w, w.vault, "flash");
       return evs.length >= 2 ? evs : undefined;
     },
     120_000,
-    "two vault returns",
+    "two vault flash events",
   );
   const fills = (await events(w, w.pool, "fill_auction")).sort((a, b) => a.ledger - b.ledger);
   const rows: string[] = [];
