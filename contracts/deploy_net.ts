@@ -320,8 +320,8 @@ async function verify(
   ids: Record<Name, string>,
   want: { admin: string; usdc: string; config: DeployConfig },
 ): Promise<void> {
-  const read = async (name: Name, fn: string) =>
-    specs[name].funcResToNative(fn, await chain.view(ids[name], fn));
+  void specs;
+  const read = async (name: Name, fn: string) => scValToNative(await chain.view(ids[name], fn));
   const checks: [string, unknown, unknown][] = [
     ["vault.get_registry", await read("vault", "get_registry"), ids.registry],
     ["vault.get_usdc", await read("vault", "get_usdc"), want.usdc],
@@ -380,7 +380,11 @@ class Chain {
     const tx = await this.#tx(op);
     const sim = await this.server.simulateTransaction(tx);
     if (rpc.Api.isSimulationError(sim)) {
-      throw new DeployError(`${what} failed in simulation: ${short(sim.error)}`);
+      throw new DeployError(
+        `${what} failed in simulation: ${
+          Deno.env.get("DEPLOY_DEBUG") ? sim.error : short(sim.error)
+        }`,
+      );
     }
     const ready = rpc.assembleTransaction(tx, sim).build();
     ready.sign(this.kp);
