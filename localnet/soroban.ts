@@ -120,6 +120,7 @@ export function applySorobanOp(
           auth: op.auth,
           mode: "enforce",
           footprint: { readOnly: new Set(soroban.readOnly), readWrite: new Set(soroban.readWrite) },
+          instructionLimit: soroban.data.resources.instructions,
         }));
       } catch (e) {
         // A host bug must not leave a half-applied transaction: fail the op instead.

@@ -87,7 +87,8 @@ function hostFnError(h: Invocation, e: unknown, fnName: string): unknown {
     if (e.type === "Contract") return h.err("Contract", Number(e.code), e.message);
     return h.err(e.type, e.code, `${e.message} (host function ${fnName})`);
   }
-  return e;
+  // A host bug, not a contract failure.
+  return h.err("Context", "InternalError", `host function ${fnName} failed: ${(e as Error)?.message ?? e}`);
 }
 
 /** Runs `frame.fn` of a Wasm contract. */

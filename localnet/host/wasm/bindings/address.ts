@@ -139,7 +139,7 @@ export const ADDRESS: [string, HostFn][] = [
     hf("get_address_from_muxed_address", 1, (c, m) => {
       const a = muxed(c, m) as Any;
       if (a.type !== "scAddressTypeMuxedAccount") return c.rel(c.abs(m));
-      const g = StrKey.encodeEd25519PublicKey(a.muxedAccount.ed25519);
+      const g = StrKey.encodeEd25519PublicKey(a.muxedAccount.ed25519.value ?? a.muxedAccount.ed25519);
       return c.rel(c.store.newAddress(scAddressFromString(g), g));
     }, 23),
   ],
