@@ -22,9 +22,9 @@ export interface BlendRequest {
 
 /** Swap venue kinds of a {@link SwapLeg}. */
 export const SwapKind = {
-  /** Soroswap router `swap_exact_tokens_for_tokens(amount_in, min_out, path, to, deadline)`. */
+  /** Soroswap router `swap_exact_tokens_for_tokens(amount_in, min_out, path, to, now + 1)`. */
   Soroswap: 0,
-  /** Phoenix multihop `swap(recipient, operations, None, amount, Xyk, Some(deadline), None)`. */
+  /** Phoenix multihop `swap(recipient, operations, None, amount, Xyk, None, None)`. */
   Phoenix: 1,
 } as const;
 
