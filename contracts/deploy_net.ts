@@ -313,6 +313,41 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
   return { deployment, changed };
 }
 
+/**
+ * Uploads (if needed) and creates ONE of Vigil's Wasm contracts with the given constructor
+ * arguments (native values, encoded with the contract's spec) and salt; returns its id. For tests
+ * and tools that need a contract outside the standard wiring (e.g. a vault without a registry).
+ */
+export async function createWasmContract(opts: {
+  rpcUrl: string;
+  secret: string;
+  name: Name;
+  args?: Record<string, unknown>;
+  salt?: Uint8Array;
+}): Promise<string> {
+  const kp = deployerKeypair(opts.secret);
+  const server = new rpc.Server(opts.rpcUrl, { allowHttp: opts.rpcUrl.startsWith("http:") });
+  const passphrase = (await server.getNetwork()).passphrase;
+  const chain = new Chain(server, passphrase, kp);
+  const wasm = await Deno.readFile(wasmPath(opts.name));
+  const h = new Uint8Array(hash(wasm as Buffer));
+  if (!(await chain.codeExists(h))) {
+    await chain.send(Operation.uploadContractWasm({ wasm: wasm as Buffer }), `upload ${opts.name}`);
+  }
+  const s = opts.salt ?? crypto.getRandomValues(new Uint8Array(32));
+  const spec = contract.Spec.fromWasm(wasm as Buffer);
+  await chain.send(
+    Operation.createCustomContract({
+      address: new Address(kp.publicKey()),
+      wasmHash: h as Buffer,
+      salt: s as Buffer,
+      ...(opts.args ? { constructorArgs: spec.funcArgsToScVals("__constructor", opts.args) } : {}),
+    }),
+    `create ${opts.name}`,
+  );
+  return contractIdFor(passphrase, kp.publicKey(), s);
+}
+
 /** Reads the wiring and configuration back; any difference is a {@link DeployError}. */
 async function verify(
   chain: Chain,
@@ -396,7 +431,11 @@ class Chain {
       }
       throw new DeployError(`${what} was refused by the network (${sent.status})`);
     }
-    const done = await this.server.pollTransaction(sent.hash, { attempts: 60 });
+    // Short first waits: a local node closes the ledger at once; a real one every ~5 s.
+    const done = await this.server.pollTransaction(sent.hash, {
+      attempts: 120,
+      sleepStrategy: (i: number) => Math.min(25 * 2 ** i, 1000),
+    });
     if (done.status !== rpc.Api.GetTransactionStatus.SUCCESS) {
       throw new DeployError(`${what} failed on chain (${done.status}, tx ${sent.hash})`);
     }
