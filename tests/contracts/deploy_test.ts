@@ -1,11 +1,12 @@
 /**
  * The deployment as `main.ts localnet` performs it (`startDevNetwork`, the function behind the
  * command and `localnet.json`): `vault` and `registry` are in the out file's contracts, wired to
- * each other and to the dev USDC, with the spec's testnet limits. Read over JSON-RPC with
+ * each other and to the dev USDC, with the spec's testnet limits, and running the committed Wasm. Read over JSON-RPC with
  * `contract.Client`, so what is checked is what a keeper or the frontend would see.
  */
 import assert from "node:assert/strict";
-import { contract } from "@stellar/stellar-sdk";
+import { contract, rpc } from "@stellar/stellar-sdk";
+import { wasmPath } from "../../contracts/build.ts";
 import { startDevNetwork } from "../../demo/chain.ts";
 import { TESTNET_LIMITS } from "../../contracts/deploy.ts";
 import { ok } from "./vigil_fixture.ts";
@@ -30,6 +31,13 @@ Deno.test("deployment: localnet.json names a wired vault and registry with the t
     const v = await client(vault);
     const r = await client(registry);
 
+    // The committed Wasm runs there (the same code path as `main.ts deploy`).
+    const server = new rpc.Server(out.rpcUrl, { allowHttp: true });
+    for (const [name, id] of [["vault", vault], ["registry", registry]] as const) {
+      const code = new Uint8Array(await server.getContractWasmByContractId(id));
+      assert.deepEqual([...code], [...(await Deno.readFile(wasmPath(name)))], `${name} code`);
+    }
+
     // Wired to each other and to the same USDC.
     assert.equal(ok(await v.get_registry()), registry);
     assert.equal(ok(await r.get_vault()), vault);
@@ -44,8 +52,6 @@ Deno.test("deployment: localnet.json names a wired vault and registry with the t
     });
     assert.deepEqual(ok(await r.get_config()), {
       min_stake: 1_000_000_000n,
-      slash_timeout: 3600n,
-      slash_rate_bps: 1000,
       usdc_token: usdc,
     });
     assert.equal(TESTNET_LIMITS.min_stake, 100n * USDC);
