@@ -126,7 +126,12 @@ export async function main(args: string[]): Promise<number> {
       }
       // One server: the keeper API with the web pages mounted on it. The pages read their
       // settings from the keeper's environment (`.env` included), not only the process's.
-      return await runKeeper({ app: (ctx, env) => mountWeb(createApi(ctx), ctx.config, { env }) });
+      // The pages' warnings (dev wallet off, credentials stripped from the browsers' RPC URL)
+      // go to the keeper's log: JSON lines, redacted like every other.
+      return await runKeeper({
+        app: (ctx, env, listen) =>
+          mountWeb(createApi(ctx), ctx.config, { env, listen, warn: (m) => ctx.log.warn(m) }),
+      });
     case "demo":
       if (argv.includes("--help") || argv.includes("-h")) {
         console.log(DEMO_HELP);

@@ -7,6 +7,7 @@
 import type { ComponentChildren } from "preact";
 import type { PublicConfig } from "../lib/config.ts";
 import { DASH } from "../lib/format.ts";
+import { redactUrl } from "../lib/url_redact.ts";
 import WalletButton from "../islands/WalletButton.tsx";
 
 const NAV: [string, string][] = [
@@ -97,10 +98,10 @@ export function Layout(props: { config: PublicConfig; path: string; children: Co
             Registry <code>{c.registry ?? DASH}</code>
           </span>
           <span>
-            Keeper API <code>{c.apiUrl || "this server"}</code>
+            Keeper API <code>{c.apiUrl ? redactUrl(c.apiUrl) : "this server"}</code>
           </span>
           <span>
-            RPC <code>{c.network.rpcUrl}</code>
+            RPC <code>{redactUrl(c.network.rpcUrl)}</code>
           </span>
           <span>Figures read from chain by simulation; no funds or keys are held here.</span>
         </div>

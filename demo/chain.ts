@@ -19,7 +19,15 @@ export interface LocalnetOut {
   friendbotUrl: string;
   contracts: Record<string, string>;
   accounts: Record<string, DevAccount>;
+  /**
+   * Names of the depositor dev accounts: the only ones the pages' development wallet may hold
+   * (never a keeper's, the issuer's or an admin's key).
+   */
+  depositors: string[];
 }
+
+/** Depositor dev accounts of the default dev chain. */
+export const DEFAULT_DEPOSITORS = ["alice", "bob"];
 
 /** A started chain with everything deployed. */
 export interface DevNetwork {
@@ -42,6 +50,8 @@ export interface DevNetworkOptions {
   accounts?: string[];
   /** Rebalance manager of the allocation vault (a keeper's account). */
   rebalanceManager?: string;
+  /** Which of `accounts` are depositors (default: alice and bob, when created). */
+  depositors?: string[];
 }
 
 /** Starts a node and deploys the dev chain, Vigil and (optionally) the market. */
@@ -77,6 +87,7 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
       friendbotUrl: net.friendbotUrl,
       contracts,
       accounts,
+      depositors: (opts.depositors ?? DEFAULT_DEPOSITORS).filter((n) => n in dev.accounts),
     };
     return { net, dev, vigil, market, out };
   } catch (e) {

@@ -8,6 +8,7 @@ import { Keypair, Networks, StrKey } from "@stellar/stellar-sdk";
 // @ts-types="./dotenv.d.ts"
 import dotenv from "dotenv";
 import { redactSecrets } from "./log/redact.ts";
+import { redactUrl } from "../lib/url_redact.ts";
 
 /** A configuration problem; `message` is exactly what is printed to stderr before exit 1. */
 export class ConfigError extends Error {
@@ -32,7 +33,9 @@ export const DEFAULTS = {
   POLL_INTERVAL: 10,
   MIN_PROFIT: 1.02,
   API_PORT: 8080,
-  API_HOST: "0.0.0.0",
+  // Loopback: the API, the pages and (on a local network) the dev wallet are not reachable from
+  // other machines unless the operator binds wider on purpose (behind a reverse proxy).
+  API_HOST: "127.0.0.1",
   // 1 %: above a normal constant-product pool fee (0.3 %) plus the price impact of a
   // keeper-sized lot, well below the 2 % MIN_PROFIT margin, so a swap that passes the floor cannot
   // turn a fill that cleared MIN_PROFIT into a loss. Nectar uses the same value.
@@ -200,7 +203,13 @@ export function loadConfig(env: Env): Config {
   const cfg = { ...publicView } as Record<string | symbol, unknown>;
   // The Keypair holds the raw secret: keep it off every enumeration, JSON and inspection path.
   Object.defineProperty(cfg, "keypair", { value: keypair, enumerable: false });
-  const redacted = () => ({ ...publicView, keypair: `[Keypair ${publicView.operator}]` });
+  // Endpoint URLs may carry provider credentials (userinfo, ?apikey=…): never in a log or body.
+  const redacted = () => ({
+    ...publicView,
+    sorobanRpc: redactUrl(sorobanRpc),
+    horizonUrl: redactUrl(horizonUrl),
+    keypair: `[Keypair ${publicView.operator}]`,
+  });
   Object.defineProperty(cfg, "toJSON", { value: redacted, enumerable: false });
   Object.defineProperty(cfg, Symbol.for("Deno.customInspect"), {
     value: () => `Config ${JSON.stringify(redacted())}`,
@@ -234,10 +243,10 @@ function httpUrl(get: Getter, key: string, dflt: string): string {
   try {
     u = new URL(v);
   } catch {
-    throw new ConfigError(key, `invalid ${key}: ${show(v)} is not a URL`);
+    throw new ConfigError(key, `invalid ${key}: ${show(redactUrl(v))} is not a URL`);
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") {
-    throw new ConfigError(key, `invalid ${key}: ${show(v)} is not an http(s) URL`);
+    throw new ConfigError(key, `invalid ${key}: ${show(redactUrl(v))} is not an http(s) URL`);
   }
   return v;
 }

@@ -14,8 +14,16 @@ import { CONFIG_EXIT_CODE, ConfigError, loadConfig, readEnvironment } from "./co
 import { type ApiServer, createApi, serveApi, type SseOptions } from "./api/mod.ts";
 import { createKeeperContext, type KeeperContext } from "./context.ts";
 import { type LoggerOptions, redactSecrets } from "./log/mod.ts";
+import { registerUrlSecrets } from "./log/redact.ts";
+import { redactUrl } from "../lib/url_redact.ts";
 // The chain part (registration, adapters, cycle, recovery): keeper/startup.ts.
 import { chainHooks } from "./startup.ts";
+
+/** Where the HTTP server listens; `port()` is the bound port once listening (API_PORT=0). */
+export interface ListenInfo {
+  hostname: string;
+  port: () => number;
+}
 
 /** A running cycle loop, as returned by {@link KeeperHooks.startCycle}. */
 export interface CycleHandle {
@@ -73,9 +81,10 @@ export interface RunKeeperOptions {
    * Builds the HTTP app (e.g. the API with the web pages mounted). Default: `createApi(ctx)`.
    * `env` is the keeper's merged environment (`.env` overlaid by the process environment), so the
    * web pages see `NEXT_PUBLIC_*` and `WEB_DEV_ACCOUNTS_FILE` from `.env` too — the process
-   * environment alone would miss them.
+   * environment alone would miss them. `listen` is where the server listens (API_HOST, and the
+   * bound port once listening): the web pages' dev wallet serves only those origins.
    */
-  app?: (ctx: KeeperContext, env: Record<string, string>) => Hono;
+  app?: (ctx: KeeperContext, env: Record<string, string>, listen: ListenInfo) => Hono;
   /** Called once the API listens. */
   onReady?: (ready: { url: string; port: number; ctx: KeeperContext }) => void;
 }
@@ -104,6 +113,10 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
     return CONFIG_EXIT_CODE;
   }
 
+  // Provider credentials in the endpoint URLs are scrubbed from every output from here on.
+  registerUrlSecrets(config.sorobanRpc);
+  registerUrlSecrets(config.horizonUrl);
+
   const abort = new AbortController();
   const ctx = createKeeperContext(config, {
     signal: abort.signal,
@@ -118,7 +131,7 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
     operator: config.operator,
     name: config.keeperName,
     mode: ctx.state.self.mode,
-    rpc: config.sorobanRpc,
+    rpc: redactUrl(config.sorobanRpc),
     vault: config.vaultContract,
     registry: config.registryContract,
     lending_pool: config.lendingPool,
@@ -162,12 +175,15 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
   let cycle: CycleHandle | undefined;
   try {
     if (hooks.prepare) await hooks.prepare(ctx);
+    let boundPort = config.apiPort;
+    const listen: ListenInfo = { hostname: config.apiHost, port: () => boundPort };
     try {
       server = serveApi(ctx, {
         port: config.apiPort,
         hostname: config.apiHost,
-        app: opts.app ? opts.app(ctx, env) : createApi(ctx),
+        app: opts.app ? opts.app(ctx, env, listen) : createApi(ctx),
       });
+      boundPort = server.addr.port;
     } catch (e) {
       log.error("cannot start the HTTP API", {
         host: config.apiHost,

@@ -40,6 +40,14 @@ export function rpcServer(rpcUrl: string): rpc.Server {
   return s;
 }
 
+/**
+ * Installs the `rpc.Server` every later {@link rpcServer} call returns for `rpcUrl` (the web
+ * server installs one whose requests time out).
+ */
+export function setRpcServer(rpcUrl: string, server: rpc.Server): void {
+  servers.set(rpcUrl, server);
+}
+
 const specs = new Map<string, Promise<contract.Spec>>();
 
 /** The spec of a deployed contract (cached; a failed fetch is retried next time). */

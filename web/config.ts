@@ -6,6 +6,7 @@
  * | NEXT_PUBLIC_VAULT_CONTRACT | the keeper's VAULT_CONTRACT |
  * | NEXT_PUBLIC_REGISTRY_CONTRACT | the keeper's REGISTRY_CONTRACT |
  * | NEXT_PUBLIC_API_URL | the keeper's own API (same origin as the pages) |
+ * | NEXT_PUBLIC_RPC_URL | SOROBAN_RPC without userinfo and query (what the browser talks to) |
  * | SOROBAN_RPC / NETWORK_PASSPHRASE | shared with the keeper (public testnet) |
  * | WEB_DEV_ACCOUNTS_FILE | unset; a `localnet.json` whose accounts the local-only dev wallet signs for |
  *
@@ -15,10 +16,21 @@ import { Keypair, StrKey } from "@stellar/stellar-sdk";
 import {
   type DevAccount,
   explorerFor,
+  isLoopbackHost,
   networkOf,
   type PublicConfig,
   TESTNET_PASSPHRASE,
 } from "../lib/config.ts";
+import { publicUrl, redactUrl } from "../lib/url_redact.ts";
+
+/** Environment variables the web configuration reads besides the keeper's own. */
+export const WEB_VARIABLES = [
+  "NEXT_PUBLIC_VAULT_CONTRACT",
+  "NEXT_PUBLIC_REGISTRY_CONTRACT",
+  "NEXT_PUBLIC_API_URL",
+  "NEXT_PUBLIC_RPC_URL",
+  "WEB_DEV_ACCOUNTS_FILE",
+] as const;
 
 /** Public testnet RPC endpoint (the keeper's default too). */
 export const DEFAULT_RPC = "https://soroban-testnet.stellar.org";
@@ -37,6 +49,11 @@ export interface DevSigner {
 /** Server-side web configuration. */
 export interface WebConfig {
   public: PublicConfig;
+  /**
+   * The RPC the server reads the chain through: SOROBAN_RPC as configured, credentials
+   * included. Never rendered; the pages get `public.network.rpcUrl`.
+   */
+  rpcUrl: string;
   /** Dev wallet signers (local network only; empty otherwise). */
   devSigners: DevSigner[];
 }
@@ -49,6 +66,8 @@ export interface WebConfigInput {
   vault?: string | null;
   registry?: string | null;
   apiUrl?: string | null;
+  /** The RPC URL given to browsers (default: NEXT_PUBLIC_RPC_URL, else `rpcUrl` stripped). */
+  publicRpcUrl?: string | null;
   /** The keeper's own contracts: the defaults of NEXT_PUBLIC_VAULT/REGISTRY_CONTRACT. */
   defaults?: { vault?: string | null; registry?: string | null };
   rpcUrl?: string;
@@ -73,25 +92,68 @@ function contractOrNull(v: string | null | undefined, key: string): string | nul
 function apiUrlOf(v: string | null | undefined): string {
   const s = (v ?? "").trim().replace(/\/+$/, "");
   if (s === "") return "";
+  let u: URL;
   try {
-    const u = new URL(s);
+    u = new URL(s);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
   } catch {
     throw new WebConfigError("invalid NEXT_PUBLIC_API_URL: not an http(s) URL");
   }
+  if (u.username !== "" || u.password !== "") {
+    throw new WebConfigError(
+      "invalid NEXT_PUBLIC_API_URL: it is given to every browser, so it must not carry user:password@",
+    );
+  }
   return s;
 }
 
+/** NEXT_PUBLIC_RPC_URL: an http(s) URL a browser can use, so no userinfo. */
+function publicRpcOf(v: string | null | undefined): string | null {
+  const s = (v ?? "").trim();
+  if (s === "") return null;
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    throw new WebConfigError("invalid NEXT_PUBLIC_RPC_URL: not an http(s) URL");
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    throw new WebConfigError("invalid NEXT_PUBLIC_RPC_URL: not an http(s) URL");
+  }
+  if (u.username !== "" || u.password !== "") {
+    throw new WebConfigError(
+      "invalid NEXT_PUBLIC_RPC_URL: it is given to every browser, so it must not carry user:password@",
+    );
+  }
+  return s;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
+}
+
 /**
- * Reads the dev accounts of a `localnet.json` file (`{accounts: {name: {public, secret}}}`).
+ * Reads the depositor dev accounts of a `localnet.json` file
+ * (`{accounts: {name: {public, secret}}, depositors: [name, …]}`): only the accounts its
+ * `depositors` list names, so the development wallet never holds a keeper's key (keeper1,
+ * keeper2 …), the USDC issuer's or the market admin's. A file without the list gives none.
  * Only called when the network is local.
  */
 export function readDevAccountsFile(path: string): { name: string; secret: string }[] {
   const json = JSON.parse(Deno.readTextFileSync(path));
+  const depositors = new Set(
+    Array.isArray(json.depositors)
+      ? json.depositors.filter((n: unknown): n is string => typeof n === "string")
+      : [],
+  );
   const out: { name: string; secret: string }[] = [];
   for (const [name, acc] of Object.entries(json.accounts ?? {})) {
     const secret = (acc as { secret?: unknown }).secret;
-    if (typeof secret === "string") out.push({ name, secret });
+    if (depositors.has(name) && typeof secret === "string") out.push({ name, secret });
   }
   return out;
 }
@@ -137,11 +199,33 @@ export function resolveWebConfig(
   const rpcUrl = (input.rpcUrl ?? env.SOROBAN_RPC ?? "").trim() || DEFAULT_RPC;
   const passphrase = (input.networkPassphrase ?? env.NETWORK_PASSPHRASE ?? "").trim() ||
     TESTNET_PASSPHRASE;
-  const network = networkOf(passphrase, rpcUrl);
+  // Browsers get a URL without the operator's credentials: NEXT_PUBLIC_RPC_URL, or SOROBAN_RPC
+  // without userinfo and query (which then may not work from a browser: say so).
+  let browserRpc = publicRpcOf(
+    input.publicRpcUrl !== undefined ? input.publicRpcUrl : env.NEXT_PUBLIC_RPC_URL,
+  );
+  if (browserRpc === null) {
+    browserRpc = publicUrl(rpcUrl);
+    if (browserRpc !== rpcUrl.replace(/#.*$/, "")) {
+      warn(
+        `web: SOROBAN_RPC carries credentials; the pages get ${
+          redactUrl(browserRpc)
+        } — set NEXT_PUBLIC_RPC_URL to an endpoint browsers may use`,
+      );
+    }
+  }
+  const network = networkOf(passphrase, browserRpc);
+  // "Local" needs both the browser's and the server's RPC on this machine.
+  network.local = network.local && isLoopbackHost(hostOf(rpcUrl));
 
   let accounts = input.devAccounts;
   if (!accounts && env.WEB_DEV_ACCOUNTS_FILE && network.local) {
     accounts = readDevAccountsFile(env.WEB_DEV_ACCOUNTS_FILE);
+    if (accounts.length === 0) {
+      warn(
+        "web: development wallet disabled: WEB_DEV_ACCOUNTS_FILE lists no depositor accounts",
+      );
+    }
   }
   const devSigners: DevSigner[] = [];
   if (accounts && accounts.length > 0) {
@@ -174,6 +258,7 @@ export function resolveWebConfig(
       explorerTx: explorerFor(network.name),
       devWallet,
     },
+    rpcUrl,
     devSigners,
   };
 }

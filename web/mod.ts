@@ -1,32 +1,40 @@
 /**
  * The web frontend's server glue: `createWebApp(opts)` returns a Hono app that renders the
  * pages (Preact SSR), serves the island bundles from memory and the static files, and — on
- * a local standalone network only — the development wallet's signing endpoint.
+ * a local standalone network, served on a loopback address only — the development wallet's
+ * signing endpoint (`web/dev_wallet.ts`). Every response gets `nosniff`, pages a CSP
+ * (`web/csp.ts`); bodies are limited; the chain reads of a page share a deadline
+ * (`web/read_deadline.ts`).
  *
  * Mount it on the keeper's API app so one server serves both (API routes first):
  * ```ts
  * const app = createApi(ctx);
  * app.route("/", createWebApp({ vault, registry, rpcUrl, networkPassphrase,
- *   apiFetch: (p, init) => app.request(p, init) }));
+ *   apiFetch: (p, init) => app.request(p, init), listen: { hostname, port: () => port } }));
  * ```
  *
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { h } from "preact";
-import { FeeBumpTransaction, TransactionBuilder } from "@stellar/stellar-sdk";
 import { ISLANDS, ROUTES } from "./manifest.ts";
 import { registerIslands, renderDocument } from "./render.tsx";
 import { getIslandBundle, type IslandBundle } from "./bundle.ts";
-import { type DevSigner, resolveWebConfig, type WebConfig, type WebConfigInput } from "./config.ts";
+import { resolveWebConfig, type WebConfig, type WebConfigInput } from "./config.ts";
 import type { HandlerContext, PageProps, RouteModule, WebState } from "./types.ts";
+import { isLoopbackBind, type ListenInfo, mountDevWallet } from "./dev_wallet.ts";
+import { PAGE_READ_DEADLINE_MS, timedRpcServer, withReadDeadline } from "./read_deadline.ts";
+import { contentSecurityPolicy } from "./csp.ts";
 import { ChainReader } from "../lib/chain.ts";
 import { type ApiFetch, KeeperApi } from "../lib/api.ts";
 import { ChainHistory } from "../lib/history.ts";
+import { setRpcServer } from "../lib/soroban.ts";
+import { bodyLimitGuard, nosniff } from "../keeper/api/guard.ts";
 import App from "../routes/_app.tsx";
 
-export { resolveWebConfig, WebConfigError } from "./config.ts";
+export { resolveWebConfig, WEB_VARIABLES, WebConfigError } from "./config.ts";
 export type { WebConfig, WebConfigInput } from "./config.ts";
+export type { ListenInfo } from "./dev_wallet.ts";
 
 registerIslands(ISLANDS);
 
@@ -47,7 +55,19 @@ export interface WebAppOptions extends WebConfigInput {
   apiTimeoutMs?: number;
   /** Start bundling islands right away (default true). */
   prebundle?: boolean;
+  /**
+   * Where the server listens. The development wallet is mounted only with this, on a loopback
+   * address, and signs only for requests from that address's origins.
+   */
+  listen?: ListenInfo;
+  /** Budget of one page's chain reads, ms (default 3000); then "—" and the error notice. */
+  readDeadlineMs?: number;
+  /** Addresses whose keys the dev wallet must never hold (the keeper's own operator). */
+  excludeDevAddresses?: string[];
 }
+
+/** Methods the pages answer. */
+const PAGE_METHODS = "GET, HEAD, OPTIONS";
 
 const STATIC_DIR = new URL("../static/", import.meta.url);
 const STATIC_TYPES: Record<string, string> = {
@@ -90,9 +110,37 @@ const SECURITY_HEADERS = {
 /** Creates the web app (pages, island bundles, static files, local dev wallet). */
 export function createWebApp(opts: WebAppOptions = {}): Hono {
   const env = opts.env ?? Deno.env.toObject();
-  const cfg: WebConfig = resolveWebConfig(opts, env, opts.warn);
-  const pub = cfg.public;
-  const net = { rpcUrl: pub.network.rpcUrl, passphrase: pub.network.passphrase };
+  const warn = opts.warn ?? ((m: string) => console.warn(m));
+  const cfg: WebConfig = resolveWebConfig(opts, env, warn);
+  const excluded = new Set(opts.excludeDevAddresses ?? []);
+  const signers = cfg.devSigners.filter((s) => {
+    if (!excluded.has(s.keypair.publicKey())) return true;
+    warn(`web: development wallet: ${s.name} is this keeper's own key; not offered`);
+    return false;
+  });
+  let devWallet = signers.length > 0 && cfg.public.network.local;
+  if (devWallet && !opts.listen) {
+    warn("web: development wallet disabled: the server's listen address is unknown");
+    devWallet = false;
+  } else if (devWallet && !isLoopbackBind(opts.listen!.hostname)) {
+    warn(
+      `web: development wallet disabled: the server listens on ${
+        opts.listen!.hostname
+      }, not a loopback address`,
+    );
+    devWallet = false;
+  }
+  const pub = {
+    ...cfg.public,
+    devWallet: devWallet
+      ? { accounts: signers.map((s) => ({ name: s.name, address: s.keypair.publicKey() })) }
+      : null,
+  };
+  // Server-side reads use the configured RPC (credentials included), with a timeout on every
+  // request; the pages only ever see pub.network.rpcUrl.
+  const readDeadlineMs = opts.readDeadlineMs ?? PAGE_READ_DEADLINE_MS;
+  setRpcServer(cfg.rpcUrl, timedRpcServer(cfg.rpcUrl, readDeadlineMs));
+  const net = { rpcUrl: cfg.rpcUrl, passphrase: pub.network.passphrase };
   const chain = new ChainReader(net, pub.vault, pub.registry);
   const history = new ChainHistory(net, pub.vault, pub.registry);
   const fixedApi = pub.apiUrl
@@ -110,6 +158,9 @@ export function createWebApp(opts: WebAppOptions = {}): Hono {
   if (opts.prebundle !== false) loadBundle();
 
   const app = new Hono();
+  app.use("*", nosniff());
+  app.use("*", bodyLimitGuard());
+  const csp = contentSecurityPolicy(pub);
 
   const stylePromise = readStatic("styles.css");
 
@@ -150,14 +201,20 @@ export function createWebApp(opts: WebAppOptions = {}): Hono {
             headers: {
               "content-type": "text/html; charset=utf-8",
               "cache-control": "no-cache",
+              "content-security-policy": csp,
               ...SECURITY_HEADERS,
             },
           });
         },
       };
       const get = mod.handler?.GET;
-      return get ? await get(c.req.raw, ctx) : await ctx.render(undefined);
+      // Every chain read of this page shares one deadline: a hung RPC costs at most that.
+      return await withReadDeadline(
+        readDeadlineMs,
+        async () => get ? await get(c.req.raw, ctx) : await ctx.render(undefined),
+      );
     });
+    app.all(route.path, (c) => otherMethod(c));
   }
 
   app.get("/_islands/:file{[A-Za-z0-9_.-]+\\.js}", async (c) => {
@@ -198,70 +255,39 @@ export function createWebApp(opts: WebAppOptions = {}): Hono {
   });
 
   app.get("/favicon.ico", (c) => c.redirect("/static/favicon.svg", 301));
+  for (const p of ["/_islands/*", "/static/*", "/favicon.ico"]) {
+    app.all(p, (c) => otherMethod(c));
+  }
 
-  if (cfg.devSigners.length > 0 && pub.network.local) {
-    mountDevWallet(app, cfg.devSigners, pub.network.passphrase, [pub.vault, pub.registry]);
+  if (devWallet) {
+    mountDevWallet(app, {
+      signers,
+      passphrase: pub.network.passphrase,
+      contracts: [pub.vault, pub.registry],
+      listen: opts.listen!,
+    });
   }
   return app;
 }
 
-/**
- * The development wallet's signer (local standalone network only; never mounted elsewhere).
- * It signs only invocations of this frontend's vault/registry, whose source is the dev
- * account, on the local passphrase. It requires a JSON body (so a cross-site form cannot
- * post) and rejects requests whose Origin is not this server.
- */
-function mountDevWallet(
-  app: Hono,
-  signers: DevSigner[],
-  passphrase: string,
-  contracts: (string | null)[],
-) {
-  const allowed = new Set(contracts.filter((x): x is string => !!x));
-  const bad = (error: string, status = 400) =>
-    new Response(JSON.stringify({ error }), {
-      status,
-      headers: { "content-type": "application/json" },
-    });
-  app.get("/_dev/wallet/accounts", (c) =>
-    c.json({
-      network: passphrase,
-      accounts: signers.map((s) => ({ name: s.name, address: s.keypair.publicKey() })),
-    }));
-  app.post("/_dev/wallet/sign", async (c) => {
-    const origin = c.req.header("origin");
-    if (origin && origin !== new URL(c.req.url).origin) return bad("cross_origin", 403);
-    if (!(c.req.header("content-type") ?? "").includes("application/json")) {
-      return bad("json_required", 415);
-    }
-    let body: { address?: string; xdr?: string; networkPassphrase?: string };
-    try {
-      body = await c.req.json();
-    } catch {
-      return bad("bad_json");
-    }
-    if (body.networkPassphrase !== passphrase) return bad("wrong_network");
-    const signer = signers.find((s) => s.keypair.publicKey() === body.address);
-    if (!signer) return bad("unknown_account", 404);
-    let tx;
-    try {
-      tx = TransactionBuilder.fromXDR(String(body.xdr), passphrase);
-    } catch {
-      return bad("bad_transaction");
-    }
-    if (tx instanceof FeeBumpTransaction || tx.source !== signer.keypair.publicKey()) {
-      return bad("source_mismatch");
-    }
-    for (const op of tx.operations) {
-      if (op.type !== "invokeHostFunction") return bad("operation_not_allowed");
-      // deno-lint-ignore no-explicit-any
-      const fn = (op.func as any).toJson?.() as { invoke_contract?: { contract_address?: string } };
-      const target = fn?.invoke_contract?.contract_address;
-      if (!target || !allowed.has(target)) return bad("contract_not_allowed");
-    }
-    tx.sign(signer.keypair);
-    return c.json({ signedTxXdr: tx.toXDR(), signerAddress: signer.keypair.publicKey() });
-  });
+/** After the GET routes: an unmatched GET is a 404, any other method a 405. */
+function otherMethod(c: Context): Response | Promise<Response> {
+  const m = c.req.method;
+  return m === "GET" || m === "HEAD" ? c.notFound() : methodNotAllowed(m);
+}
+
+/** 405 (with Allow) for a method the pages do not answer; OPTIONS gets 204 with Allow. */
+function methodNotAllowed(method: string): Response {
+  if (method === "OPTIONS") {
+    return new Response(null, { status: 204, headers: { allow: PAGE_METHODS } });
+  }
+  return new Response(
+    JSON.stringify({ error: "method_not_allowed", method, allow: ["GET", "HEAD", "OPTIONS"] }),
+    {
+      status: 405,
+      headers: { "content-type": "application/json; charset=utf-8", allow: PAGE_METHODS },
+    },
+  );
 }
 
 /** The part of the keeper's configuration the web app needs (structural: `Config`). */
@@ -270,6 +296,8 @@ export interface KeeperWebConfig {
   registryContract: string;
   sorobanRpc: string;
   networkPassphrase: string;
+  /** The keeper's own public key: never offered by the development wallet. */
+  operator?: string;
 }
 
 /**
@@ -278,7 +306,7 @@ export interface KeeperWebConfig {
  * NEXT_PUBLIC_API_URL points elsewhere.
  *
  * ```ts
- * runKeeper({ app: (ctx) => mountWeb(createApi(ctx), ctx.config) });
+ * runKeeper({ app: (ctx, env, listen) => mountWeb(createApi(ctx), ctx.config, { env, listen }) });
  * ```
  */
 export function mountWeb(api: Hono, keeper: KeeperWebConfig, opts: WebAppOptions = {}): Hono {
@@ -290,6 +318,10 @@ export function mountWeb(api: Hono, keeper: KeeperWebConfig, opts: WebAppOptions
       networkPassphrase: keeper.networkPassphrase,
       apiFetch: (path, init) => Promise.resolve(api.request(path, init)),
       ...opts,
+      excludeDevAddresses: [
+        ...(keeper.operator ? [keeper.operator] : []),
+        ...(opts.excludeDevAddresses ?? []),
+      ],
     }),
   );
   return api;

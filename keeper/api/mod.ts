@@ -13,11 +13,13 @@ import { type KeeperMetrics, METRICS_CONTENT_TYPE } from "../metrics.ts";
 import type { DashboardState } from "../state.ts";
 import { encodeJson, jsonResponse } from "./json.ts";
 import type { SseHub } from "./sse.ts";
+import { bodyLimitGuard, nosniff, withNosniff } from "./guard.ts";
 import { type KeeperInfo, performanceView, stateView } from "./views.ts";
 
 export { SseHub, type SseOptions } from "./sse.ts";
 export { API_VERSION, type KeeperInfo } from "./views.ts";
 export { encodeJson, jsonResponse } from "./json.ts";
+export { bodyLimitGuard, MAX_BODY_BYTES, nosniff } from "./guard.ts";
 
 /** What the API reads. The keeper's context satisfies it; tests can build one directly. */
 export interface ApiContext {
@@ -103,6 +105,9 @@ export function createApi(ctx: ApiContext): Hono {
   const app = new Hono();
   const paths = ["/healthz", "/metrics", "/api/state", "/api/performance", "/api/events"];
 
+  // First, so they cover every route mounted on this app (the web pages too), 404s and errors.
+  app.use("*", nosniff());
+  app.use("*", bodyLimitGuard());
   app.use("/api/*", corsMiddleware(ctx.corsOrigins));
 
   app.get("/healthz", () => new Response(null, { status: 200 }));
@@ -206,11 +211,11 @@ export function serveApi(
   const app = opts.app ?? createApi(ctx as ApiContext);
   const server = Deno.serve({
     port: opts.port,
-    hostname: opts.hostname ?? "0.0.0.0",
+    hostname: opts.hostname ?? "127.0.0.1",
     onListen: () => {}, // Deno's default prints to stdout; the keeper logs instead.
     onError: (err) => {
       ctx.log.error("http server error", { err });
-      return jsonResponse({ error: "internal_error" }, 500);
+      return withNosniff(jsonResponse({ error: "internal_error" }, 500));
     },
   }, app.fetch);
   const addr = server.addr as Deno.NetAddr;

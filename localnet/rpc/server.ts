@@ -1,6 +1,8 @@
 /**
  * The node's HTTP server: JSON-RPC 2.0 at `/rpc` (always HTTP 200, id echoed, batches
  * accepted), friendbot at `/friendbot?addr=G…` (GET and POST), CORS on every answer.
+ * Request bodies over {@link MAX_RPC_BODY_BYTES} get HTTP 413 with a JSON-RPC error, without
+ * being read whole.
  *
  * @module
  */
@@ -18,11 +20,68 @@ const CORS: Record<string, string> = {
 
 const RPC_PATHS = new Set(["/rpc", "/rpc/", "/soroban/rpc", "/soroban/rpc/", "/"]);
 
-function json(body: unknown, status = 200): Response {
+/**
+ * Largest JSON-RPC request body accepted (bytes). A transaction envelope is at most 132 KiB of
+ * XDR (≈ 176 KiB of base64, e.g. a contract upload); a batch of a few of them fits easily.
+ */
+export const MAX_RPC_BODY_BYTES = 4 * 1024 * 1024;
+
+function json(body: unknown, status = 200, extra: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json", ...CORS },
+    headers: {
+      "content-type": "application/json",
+      "x-content-type-options": "nosniff",
+      ...CORS,
+      ...extra,
+    },
   });
+}
+
+function tooLarge(): Response {
+  return json(
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: RPC_CODES.invalidRequest,
+        message: `request body too large (limit ${MAX_RPC_BODY_BYTES} bytes)`,
+      },
+    },
+    413,
+    // The rest of the body is not read: the connection cannot be reused.
+    { connection: "close" },
+  );
+}
+
+/** The body as text, or null once it exceeds `max` bytes (it is then cancelled, not read on). */
+async function readLimited(request: Request, max: number): Promise<string | null> {
+  const declared = Number(request.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > max) {
+    await request.body?.cancel().catch(() => {});
+    return null;
+  }
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
 }
 
 interface RpcRequest {
@@ -92,9 +151,11 @@ export async function handleHttp(
     await request.body?.cancel();
     return json({ error: "JSON-RPC endpoint: POST a JSON-RPC 2.0 request" }, 405);
   }
+  const text = await readLimited(request, MAX_RPC_BODY_BYTES).catch(() => "");
+  if (text === null) return tooLarge();
   let body: unknown;
   try {
-    body = JSON.parse(await request.text());
+    body = JSON.parse(text);
   } catch {
     return json({
       jsonrpc: "2.0",

@@ -122,6 +122,51 @@ Deno.test("browser: every route renders and hydrates without console errors", as
   });
 
   await t.step(
+    "the CSP is enforced, and the islands, the kit and the RPC work under it",
+    async () => {
+      const { page, errors } = await browser.newPage();
+      // Record every CSP violation from the first byte of each document.
+      await page.addInitScript(() => {
+        const seen: string[] = [];
+        (globalThis as unknown as { __csp: string[] }).__csp = seen;
+        document.addEventListener("securitypolicyviolation", (e) => {
+          seen.push(`${e.effectiveDirective} ${e.blockedURI}`);
+        });
+      });
+      const res = await page.goto(s.url + "/vault", { waitUntil: "load" });
+      assert.match((await res!.allHeaders())["content-security-policy"] ?? "", /script-src 'self'/);
+      await waitHydrated(page);
+      // The lazily loaded wallet kit chunk and the dev wallet's chain reads (the RPC origin).
+      await page.click("#wallet-button");
+      await page.click("#kit-connect");
+      await page.getByText("Freighter", { exact: true }).waitFor({ timeout: 15_000 });
+      await page.keyboard.press("Escape");
+      const violations = () =>
+        page.evaluate(() => (globalThis as unknown as { __csp: string[] }).__csp);
+      assert.deepEqual(await violations(), []);
+      // An injected inline script does not run (eval cannot be probed from here: the DevTools
+      // protocol's evaluate is exempt from CSP).
+      const ran = await page.evaluate(() => {
+        const el = document.createElement("script");
+        el.textContent = "globalThis.__injected = 1";
+        document.body.append(el);
+        return (globalThis as { __injected?: number }).__injected === 1;
+      });
+      assert.equal(ran, false);
+      await page.waitForFunction(() =>
+        (globalThis as unknown as { __csp: string[] }).__csp.length >= 1
+      );
+      assert.ok((await violations()).every((v) => v.startsWith("script-src")), "only the injected");
+      // The refusals are the only console errors (wallet icons aside: the CDN is unreachable).
+      const real = errors.filter((e) =>
+        !/ERR_NAME_NOT_RESOLVED|stellar\.creit\.tech|Content Security Policy/.test(e)
+      );
+      assert.deepEqual(real, []);
+      await page.close();
+    },
+  );
+
+  await t.step(
     "keeper API down: em-dashes for its figures, chain figures still render",
     async () => {
       const { page, errors } = await browser.newPage();

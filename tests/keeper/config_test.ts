@@ -8,6 +8,8 @@ import {
   readEnvironment,
 } from "../../keeper/config.ts";
 import { contractId, jsonLines, runKeeperToExit, spawnKeeper, validEnv } from "./keeper_process.ts";
+// Variables the web pages served by the keeper read, straight from their loader.
+import { WEB_VARIABLES } from "../../web/config.ts";
 
 const SECRET = Keypair.random().secret();
 const env = (over: Record<string, string | undefined> = {}): Record<string, string> => {
@@ -184,6 +186,27 @@ Deno.test("loadConfig: the secret never shows in messages, JSON or inspection", 
   assert.throws(() => ((c as unknown as { keeperName: string }).keeperName = "x"));
 });
 
+Deno.test("loadConfig: endpoint credentials are kept for use but never shown", () => {
+  const rpc = "https://user:rpc-pa55word@rpc.example.org/soroban?apikey=rpc-k3y-42";
+  const c = loadConfig(env({ SOROBAN_RPC: rpc, HORIZON_URL: "https://h.example/?key=hz-k3y-42" }));
+  // The keeper connects with them…
+  assert.equal(c.sorobanRpc, rpc);
+  // …but its JSON and inspection views (what logs and the API would see) hold neither part.
+  for (const v of [JSON.stringify(c), Deno.inspect(c)]) {
+    for (const s of ["rpc-pa55word", "rpc-k3y-42", "hz-k3y-42", "user:"]) {
+      assert.ok(!v.includes(s), `${s} in ${v.slice(0, 120)}`);
+    }
+  }
+  assert.equal(
+    JSON.parse(JSON.stringify(c)).sorobanRpc,
+    "https://rpc.example.org/soroban?apikey=REDACTED",
+  );
+  // An invalid endpoint's message does not echo its credentials.
+  const e = configError(env({ SOROBAN_RPC: "ftp://u:pw-secret-1@h.example/?k=v-secret-2" }));
+  assert.match(e.message, /^invalid SOROBAN_RPC: /);
+  assert.ok(!e.message.includes("pw-secret-1") && !e.message.includes("v-secret-2"), e.message);
+});
+
 Deno.test("readEnvironment: .env is read best-effort and the real environment wins", () => {
   const dir = Deno.makeTempDirSync();
   try {
@@ -307,14 +330,6 @@ Deno.test("process: API_PORT already in use is a start-up failure with exit 1", 
 });
 
 // ---------------------------------------------------------------- .env.example and the README
-
-/** Variables the web pages served by the keeper read (web/config.ts). */
-const WEB_VARIABLES = [
-  "NEXT_PUBLIC_VAULT_CONTRACT",
-  "NEXT_PUBLIC_REGISTRY_CONTRACT",
-  "NEXT_PUBLIC_API_URL",
-  "WEB_DEV_ACCOUNTS_FILE",
-];
 
 /** Variables of `main.ts deploy` (contracts/deploy_cli.ts), documented in the same file. */
 const DEPLOY_VARIABLES = ["DEPLOYER_SECRET"];

@@ -43,12 +43,27 @@ export interface KeeperChild {
   finish(): Promise<{ code: number; stderr: string; stdout: string }>;
 }
 
-/** Spawns the keeper with exactly `env` (plus what Deno needs) in `cwd`. */
-export function spawnKeeper(env: Record<string, string>, cwd?: string): KeeperChild {
+/**
+ * Spawns the keeper with exactly `env` (plus what Deno needs) in `cwd`. `script` is what runs:
+ * `keeper/main.ts` (the API only) by default, or e.g. `["main.ts", "keeper"]` (API + pages).
+ */
+export function spawnKeeper(
+  env: Record<string, string>,
+  cwd?: string,
+  script: string[] = ["keeper/main.ts"],
+): KeeperChild {
   // Without a given directory the keeper runs in a fresh empty one (so no stray .env is read).
   const tmp = cwd === undefined ? Deno.makeTempDirSync({ prefix: "vigil-keeper-" }) : undefined;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-lock", "--config", `${ROOT}deno.json`, `${ROOT}keeper/main.ts`],
+    args: [
+      "run",
+      "-A",
+      "--no-lock",
+      "--config",
+      `${ROOT}deno.json`,
+      `${ROOT}${script[0]}`,
+      ...script.slice(1),
+    ],
     env: { ...baseEnv(), ...env },
     clearEnv: true,
     cwd: cwd ?? tmp,

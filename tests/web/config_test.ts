@@ -75,23 +75,34 @@ Deno.test("web config: invalid values are errors naming the variable", () => {
   assert.match(bad({ NEXT_PUBLIC_API_URL: "not a url" }).message, /^invalid NEXT_PUBLIC_API_URL/);
 });
 
-Deno.test("web config: WEB_DEV_ACCOUNTS_FILE only on a local network", async () => {
+Deno.test("web config: WEB_DEV_ACCOUNTS_FILE only on a local network, depositors only", async () => {
   const dir = await Deno.makeTempDir({ prefix: "vigil-webcfg-" });
   try {
-    const alice = Keypair.random();
-    const file = `${dir}/localnet.json`;
-    await Deno.writeTextFile(
-      file,
-      JSON.stringify({
-        accounts: { alice: { public: alice.publicKey(), secret: alice.secret() } },
-      }),
+    const kp: Record<string, Keypair> = {};
+    for (const n of ["alice", "keeper1", "usdc_issuer"]) kp[n] = Keypair.random();
+    const accounts = Object.fromEntries(
+      Object.entries(kp).map(([n, k]) => [n, { public: k.publicKey(), secret: k.secret() }]),
     );
+    const file = `${dir}/localnet.json`;
+    await Deno.writeTextFile(file, JSON.stringify({ accounts, depositors: ["alice"] }));
     const local = resolveWebConfig({ defaults: OWN, ...LOCAL }, { WEB_DEV_ACCOUNTS_FILE: file });
+    // Only the listed depositor: never the keeper's or the issuer's key.
     assert.deepEqual(local.public.devWallet, {
-      accounts: [{ name: "alice", address: alice.publicKey() }],
+      accounts: [{ name: "alice", address: kp.alice.publicKey() }],
     });
+    assert.deepEqual(local.devSigners.map((s) => s.name), ["alice"]);
     // The page-facing config never carries the secret.
-    assert.ok(!JSON.stringify(local.public).includes(alice.secret()));
+    assert.ok(!JSON.stringify(local.public).includes(kp.alice.secret()));
+    // A file without a depositors list offers nothing (and says why).
+    await Deno.writeTextFile(file, JSON.stringify({ accounts }));
+    const warnings: string[] = [];
+    const none = resolveWebConfig(
+      { defaults: OWN, ...LOCAL },
+      { WEB_DEV_ACCOUNTS_FILE: file },
+      (m) => warnings.push(m),
+    );
+    assert.equal(none.public.devWallet, null);
+    assert.match(warnings.join("\n"), /no depositor accounts/);
     // On testnet the file is not even read (a missing file is no error) and no wallet is offered.
     const testnet = resolveWebConfig(
       { defaults: OWN, rpcUrl: "http://127.0.0.1:8000/rpc", networkPassphrase: TESTNET_PASSPHRASE },
@@ -102,4 +113,42 @@ Deno.test("web config: WEB_DEV_ACCOUNTS_FILE only on a local network", async () 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("web config: browsers get an RPC URL without the operator's credentials", () => {
+  const secretRpc = "https://user:pa55word@rpc.example.com/soroban?apikey=k3y-0123456789";
+  const warnings: string[] = [];
+  const c = resolveWebConfig({ defaults: OWN, rpcUrl: secretRpc }, {}, (m) => warnings.push(m));
+  // The server keeps the full URL for its own reads; the page config has neither part.
+  assert.equal(c.rpcUrl, secretRpc);
+  assert.equal(c.public.network.rpcUrl, "https://rpc.example.com/soroban");
+  const all = JSON.stringify(c.public) + warnings.join("\n");
+  assert.ok(!all.includes("pa55word") && !all.includes("k3y-0123456789"), all);
+  assert.match(warnings.join(), /NEXT_PUBLIC_RPC_URL/);
+  // NEXT_PUBLIC_RPC_URL chooses the browsers' endpoint.
+  const p = resolveWebConfig({ defaults: OWN, rpcUrl: secretRpc }, {
+    NEXT_PUBLIC_RPC_URL: "https://public-rpc.example.org/",
+  });
+  assert.equal(p.public.network.rpcUrl, "https://public-rpc.example.org/");
+  assert.equal(p.rpcUrl, secretRpc);
+  // A credential in a URL meant for every browser is refused, naming the variable.
+  assert.match(
+    thrown(() =>
+      resolveWebConfig({ defaults: OWN }, { NEXT_PUBLIC_RPC_URL: "https://u:p@rpc.example.org" })
+    ).message,
+    /^invalid NEXT_PUBLIC_RPC_URL: .*user:password/,
+  );
+  assert.match(
+    thrown(() =>
+      resolveWebConfig({ defaults: OWN }, { NEXT_PUBLIC_API_URL: "http://u:p@k.example" })
+    )
+      .message,
+    /^invalid NEXT_PUBLIC_API_URL/,
+  );
+  // Local only when both the server's and the browsers' RPC are on this machine.
+  const split = resolveWebConfig({ defaults: OWN, ...LOCAL }, {
+    NEXT_PUBLIC_RPC_URL: "https://rpc.example.org",
+  });
+  assert.equal(split.public.network.local, false);
+  assert.equal(resolveWebConfig({ defaults: OWN, ...LOCAL }, {}).public.network.local, true);
 });

@@ -90,7 +90,8 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       await node.closeLedgers(1);
     }
 
-    const devAccounts = ["alice", "bob", "keeper1", "keeper2"].map((name) => ({
+    // The depositors only: the development wallet never holds a keeper's key.
+    const devAccounts = ["alice", "bob"].map((name) => ({
       name,
       secret: accounts[name].secret(),
     }));
@@ -116,7 +117,8 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       defaultMetrics: false,
       shutdownTimeoutMs: 5000,
       logOptions: { sink: null },
-      app: (ctx) => mountWeb(createApi(ctx), ctx.config, { devAccounts, warn: () => {} }),
+      app: (ctx, _env, listen) =>
+        mountWeb(createApi(ctx), ctx.config, { devAccounts, listen, warn: () => {} }),
       onReady: (r) => {
         log = (msg) => r.ctx.log.info(msg);
         ready(r.url);
@@ -135,6 +137,7 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
 
     let downUrl: string | null = null;
     if (opts.apiDown) {
+      let port = 0;
       const app = createWebApp({
         vault,
         registry,
@@ -143,11 +146,13 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
         apiUrl: freePortUrl(),
         apiTimeoutMs: 500,
         devAccounts,
+        listen: { hostname: "127.0.0.1", port: () => port },
         env: {},
         warn: () => {},
       });
       const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
-      downUrl = `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`;
+      port = (server.addr as Deno.NetAddr).port;
+      downUrl = `http://127.0.0.1:${port}`;
       cleanups.push(() => server.shutdown());
     }
 
