@@ -61,9 +61,19 @@ Deno.test("buf: linear memory transfers, symbols and strings", async () => {
   const [y] = await f.hfMem("b.j", data, u32(13), u32(7));
   assert.equal(xdrHex(y), xdrHex(sym("soroban")));
   await assert.rejects(() => f.hfMem("b.j", data, u32(0), u32(6)), /InvalidInput/); // "hello "
-  await assert.rejects(() => f.hfMem("b.3", data, u32(60000), u32(6000)), /Error\(WasmVm, IndexBounds\)/);
+  await assert.rejects(
+    () => f.hfMem("b.3", data, u32(60000), u32(6000)),
+    /Error\(WasmVm, IndexBounds\)/,
+  );
   // copy_to: bytes[1..4] → memory[100..103]
-  const [, mem] = await f.hfMem("b.1", new Uint8Array(), b(9, 8, 7, 6, 5), u32(1), u32(100), u32(3));
+  const [, mem] = await f.hfMem(
+    "b.1",
+    new Uint8Array(),
+    b(9, 8, 7, 6, 5),
+    u32(1),
+    u32(100),
+    u32(3),
+  );
   assert.deepEqual([...mem.subarray(100, 103)], [8, 7, 6]);
   await assert.rejects(
     () => f.hfMem("b.1", new Uint8Array(), b(1, 2), u32(1), u32(100), u32(3)),

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { createHash, generateKeyPairSync, sign as nodeSign } from "node:crypto";
-import { Keypair, StrKey } from "@stellar/stellar-sdk";
+import { Keypair, Operation, StrKey } from "@stellar/stellar-sdk";
+import { submit } from "./deploy_helpers.ts";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { p256 } from "@noble/curves/nist";
 import { bls12_381 } from "@noble/curves/bls12-381";
@@ -31,7 +32,10 @@ Deno.test("crypto: hashes, ed25519, secp256k1 recovery, secp256r1", async () => 
   const kp = Keypair.random();
   const msg = enc("signed message");
   const sig = kp.sign(msg as Any);
-  assert.equal((await f.hf("c.0", bytes(kp.rawPublicKey()), bytes(msg), bytes(sig))).type, "scvVoid");
+  assert.equal(
+    (await f.hf("c.0", bytes(kp.rawPublicKey()), bytes(msg), bytes(sig))).type,
+    "scvVoid",
+  );
   assert.match(
     await f.hfErr("c.0", bytes(kp.rawPublicKey()), bytes(enc("other")), bytes(sig)),
     /Error\(Crypto, InvalidInput\)/,
@@ -53,14 +57,20 @@ Deno.test("crypto: hashes, ed25519, secp256k1 recovery, secp256r1", async () => 
   const der = publicKey.export({ format: "der", type: "spki" }) as Uint8Array;
   const pub65 = der.subarray(der.length - 65);
   const rdigest = createHash("sha256").update("passkey").digest();
-  let rsig: Uint8Array = nodeSign("sha256", rdigest, { key: privateKey, dsaEncoding: "ieee-p1363" });
+  let rsig: Uint8Array = nodeSign("sha256", rdigest, {
+    key: privateKey,
+    dsaEncoding: "ieee-p1363",
+  });
   // Normalize to low-s as the host requires.
   const parsed = p256.Signature.fromCompact(rsig);
   rsig = parsed.hasHighS() ? parsed.normalizeS().toCompactRawBytes() : parsed.toCompactRawBytes();
   // node signs sha256(data) when given null algorithm on the digest: verify against it.
   const hashed = createHash("sha256").update(rdigest).digest();
   assert.equal((await f.hf("c.3", bytes(pub65), bytes(hashed), bytes(rsig))).type, "scvVoid");
-  assert.match(await f.hfErr("c.3", bytes(pub65), bytes(rdigest), bytes(rsig)), /Crypto, InvalidInput/);
+  assert.match(
+    await f.hfErr("c.3", bytes(pub65), bytes(rdigest), bytes(rsig)),
+    /Crypto, InvalidInput/,
+  );
 });
 
 Deno.test("crypto: BLS12-381 group, field and pairing operations", async () => {
@@ -71,8 +81,14 @@ Deno.test("crypto: BLS12-381 group, field and pairing operations", async () => {
   const p1 = G1.BASE.multiply(5n);
   const p2 = G1.BASE.multiply(7n);
   const B = (p: Any) => bytes(p.toBytes(false));
-  assert.equal(hex(native(await f.hf("c.5", B(p1), B(p2)))), hex(G1.BASE.multiply(12n).toBytes(false)));
-  assert.equal(hex(native(await f.hf("c.6", B(p1), num(3, "u256")))), hex(G1.BASE.multiply(15n).toBytes(false)));
+  assert.equal(
+    hex(native(await f.hf("c.5", B(p1), B(p2)))),
+    hex(G1.BASE.multiply(12n).toBytes(false)),
+  );
+  assert.equal(
+    hex(native(await f.hf("c.6", B(p1), num(3, "u256")))),
+    hex(G1.BASE.multiply(15n).toBytes(false)),
+  );
   assert.equal(
     hex(native(await f.hf("c.7", vec(B(p1), B(p2)), vec(num(2, "u256"), num(3, "u256"))))),
     hex(G1.BASE.multiply(31n).toBytes(false)),
@@ -80,8 +96,14 @@ Deno.test("crypto: BLS12-381 group, field and pairing operations", async () => {
   assert.equal(native(await f.hf("c.4", B(p1))), true);
   assert.match(await f.hfErr("c.5", bytes(p1.toBytes(true)), B(p2)), /Crypto, InvalidInput/);
   const q1 = G2.BASE.multiply(4n);
-  assert.equal(hex(native(await f.hf("c.b", B(q1), B(G2.BASE)))), hex(G2.BASE.multiply(5n).toBytes(false)));
-  assert.equal(hex(native(await f.hf("c.c", B(q1), num(2, "u256")))), hex(G2.BASE.multiply(8n).toBytes(false)));
+  assert.equal(
+    hex(native(await f.hf("c.b", B(q1), B(G2.BASE)))),
+    hex(G2.BASE.multiply(5n).toBytes(false)),
+  );
+  assert.equal(
+    hex(native(await f.hf("c.c", B(q1), num(2, "u256")))),
+    hex(G2.BASE.multiply(8n).toBytes(false)),
+  );
   assert.equal(
     hex(native(await f.hf("c.d", vec(B(q1)), vec(num(3, "u256"))))),
     hex(G2.BASE.multiply(12n).toBytes(false)),
@@ -94,7 +116,10 @@ Deno.test("crypto: BLS12-381 group, field and pairing operations", async () => {
   // hash/map to curve: the RFC 9380 suites, deterministic and on the curve.
   const dst = enc("QUUX-V01-CS02-with-BLS12381G1_XMD:SHA-256_SSWU_RO_");
   const h1 = native(await f.hf("c.9", bytes(enc("abc")), bytes(dst)));
-  assert.equal(hex(h1), hex((bls12_381.G1 as Any).hashToCurve(enc("abc"), { DST: dst }).toBytes(false)));
+  assert.equal(
+    hex(h1),
+    hex((bls12_381.G1 as Any).hashToCurve(enc("abc"), { DST: dst }).toBytes(false)),
+  );
   assert.equal(native(await f.hf("c.4", bytes(h1))), true);
   const h2 = native(await f.hf("c.f", bytes(enc("abc")), bytes(dst)));
   assert.equal(h2.length, 192);
@@ -129,6 +154,14 @@ Deno.test("prng: deterministic per seed, ranges, shuffles", async () => {
   assert.notDeepEqual(shuffled, items.map((_, i) => i));
   assert.match(await f.hfErr("p._", bytes(new Uint8Array(31))), /UnexpectedSize/);
   assert.equal((await f.hf("p._", bytes(new Uint8Array(32)))).type, "scvVoid");
+  // The transaction draws what its simulation drew (the seed comes from the invocation).
+  const simulated = await f.hf("p.0", u32(16));
+  const applied = await submit(
+    f.node,
+    f.alice,
+    Operation.invokeContractFunction({ contract: f.id, function: "p_0", args: [u32(16)] }),
+  );
+  assert.equal(applied.returnValue!.toXDR("base64"), simulated.toXDR("base64"));
 });
 
 Deno.test("address: strkey conversions, muxed addresses, executables", async () => {

@@ -65,10 +65,6 @@ export function fwdName(key: string): string {
   return `${m}_${e === "_" ? "_" : e}`;
 }
 
-function ident(key: string): string {
-  return "$h_" + key.replace(".", "_").replace("_", "u");
-}
-
 /** The forwarder's WAT. */
 export function forwarderWat(maxProtocol = 23): string {
   const lines: string[] = ["(module"];
@@ -104,14 +100,18 @@ export function forwarderWat(maxProtocol = 23): string {
   for (const [k, f] of fns) {
     const params = Array(f.arity).fill("i64").join(" ");
     lines.push(
-      `  (func (export "${fwdName(k)}") ${params ? `(param ${params})` : ""} (result i64) (local $r i64)`,
+      `  (func (export "${fwdName(k)}") ${
+        params ? `(param ${params})` : ""
+      } (result i64) (local $r i64)`,
       ...body(k, f.arity, 0),
       `    (local.get $r))`,
     );
     if (MEMORY_FNS.includes(k)) {
       const p2 = Array(f.arity + 1).fill("i64").join(" ");
       lines.push(
-        `  (func (export "m_${fwdName(k)}") (param ${p2}) (result i64) (local $r i64) (local $snap i64)`,
+        `  (func (export "m_${
+          fwdName(k)
+        }") (param ${p2}) (result i64) (local $r i64) (local $snap i64)`,
         `    (drop (call $hb_1 (local.get 0) (u32 0) (u32 0) (call $hb_8 (local.get 0))))`,
         ...body(k, f.arity, 1),
         `    (local.set $snap (call $hb_3 (u32 0) (u32 512)))`,
@@ -122,7 +122,6 @@ export function forwarderWat(maxProtocol = 23): string {
     }
   }
   lines.push(")");
-  void ident;
   return lines.join("\n");
 }
 

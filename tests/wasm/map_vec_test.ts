@@ -4,10 +4,9 @@
  * ScMap round trips).
  */
 import assert from "node:assert/strict";
-import { nativeToScVal, xdr } from "@stellar/stellar-sdk";
+import { xdr } from "@stellar/stellar-sdk";
 import {
   addr,
-  bytes,
   forwarder,
   fromLe,
   i32,
@@ -20,9 +19,6 @@ import {
   xdrHex,
 } from "./fwd_fixture.ts";
 import { compareScVal } from "../../localnet/host/xdr_fast.ts";
-
-// deno-lint-ignore no-explicit-any
-type Any = any;
 
 const u32v = (n: number) => (BigInt(n) << 32n) | 4n;
 
@@ -167,8 +163,8 @@ Deno.test("vec: every function, immutability and linear memory", async () => {
     /UnexpectedSize/,
   );
   // A Val with an unknown object handle in memory is refused.
-  await assert.rejects(() => f.hfMem("v.g", valsBytes([(77n << 32n) | 75n]), u32(0), u32(1)), /Object, MissingValue/);
-  void bytes;
-  void nativeToScVal;
-  void (null as Any);
+  await assert.rejects(
+    () => f.hfMem("v.g", valsBytes([(77n << 32n) | 75n]), u32(0), u32(1)),
+    /Object, MissingValue/,
+  );
 });

@@ -33,7 +33,7 @@ export function hf(
 export interface VmShared {
   store: ObjectStore;
   /** Base PRNG seed of the invocation. */
-  baseSeed: Uint8Array;
+  readonly baseSeed: Uint8Array;
   /** Next sub-seed counter. */
   subSeeds: number;
 }

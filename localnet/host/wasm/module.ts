@@ -21,6 +21,8 @@ import { HOST_FUNCTIONS } from "./bindings/mod.ts";
 
 /** Export name of the injected fuel global. */
 export const FUEL_EXPORT = "__vigil_fuel";
+/** Linear memory cap in 64 KiB pages (40 MiB, the order of the real host's memory budget). */
+export const MAX_PAGES = 640;
 /** CPU instructions charged per executed Wasm instruction (the real host's order of magnitude). */
 export const INSN_COST = 4;
 
@@ -42,6 +44,10 @@ export interface ParsedModule {
   functions: Map<string, number>;
   /** Whether `memory` is exported. */
   hasMemory: boolean;
+  /** Export names of every defined mutable global (reset when an instance is reused). */
+  mutableGlobals: string[];
+  /** Whether an instance may be reset and reused (no passive segments / table operations). */
+  reusable: boolean;
   /** Interface version from contractenvmetav0. */
   protocol: number;
   preRelease: number;
@@ -165,6 +171,9 @@ function constExpr(r: Reader): void {
   if (end !== 0x0b) refuse("extended constant expressions are not allowed");
 }
 
+/** Set when a body uses passive-segment or table operations (instances are then not reused). */
+let segmentOps = false;
+
 interface Body {
   /** Offset (in the module) of the first instruction. */
   codeStart: number;
@@ -275,7 +284,8 @@ function scanBody(r: Reader, end: number): Body {
       case 0xfc: {
         const sub = r.u32();
         if (sub <= 7) refuse("saturating float-to-int conversions are not allowed");
-        else if (sub === 8) {
+        if (sub === 8 || sub === 9 || sub >= 12) segmentOps = true;
+        if (sub === 8) {
           r.u32();
           if (r.byte() !== 0) refuse("multi-memory is not allowed");
         } else if (sub === 9) r.u32();
@@ -352,13 +362,9 @@ function meter(fuel: number, cost: number): number[] {
 /** Reads the protocol/pre-release of a contractenvmetav0 payload (first interface version). */
 function envMeta(payload: Uint8Array): [number, number] | null {
   const dv = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-  let o = 0;
-  while (o + 4 <= payload.length) {
-    const kind = dv.getUint32(o);
-    if (kind !== 0 || o + 12 > payload.length) return null;
-    return [dv.getUint32(o + 4), dv.getUint32(o + 8)];
-  }
-  return null;
+  // Entries are SCEnvMetaEntry XDR: kind 0 = interface version {protocol, preRelease}.
+  if (payload.length < 12 || dv.getUint32(0) !== 0) return null;
+  return [dv.getUint32(4), dv.getUint32(8)];
 }
 
 /**
@@ -381,7 +387,8 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
   const imports: [string, string][] = [];
   const funcTypes: number[] = [];
   let importedFuncs = 0;
-  let importedGlobals = 0;
+  // Non-function imports are refused, so no imported globals shift the global indices.
+  const importedGlobals = 0;
   let definedGlobals = 0;
   let memories = 0;
   let tables = 0;
@@ -389,6 +396,10 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
   let hasMemory = false;
   let meta: [number, number] | null = null;
   const bodies: Body[] = [];
+  const mutable: number[] = [];
+  let memMin = -1;
+  let memMax = MAX_PAGES;
+  segmentOps = false;
   let lastId = 0;
   while (r.i < wasm.length) {
     const headerStart = r.i;
@@ -486,8 +497,9 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
         for (let i = 0; i < n; i++) {
           const flags = s.byte();
           if (flags > 1) refuse("shared or 64-bit memories are not allowed");
-          s.u32();
-          if (flags & 1) s.u32();
+          memMin = s.u32();
+          if (memMin > MAX_PAGES) refuse(`initial memory above ${MAX_PAGES} pages`);
+          if (flags & 1) memMax = Math.min(s.u32(), MAX_PAGES);
         }
         break;
       }
@@ -495,7 +507,7 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
         const n = s.u32();
         for (let i = 0; i < n; i++) {
           valType(s.byte());
-          s.byte();
+          if (s.byte() === 1) mutable.push(importedGlobals + definedGlobals + i);
           constExpr(s);
         }
         definedGlobals += n;
@@ -583,10 +595,8 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
       `contract pre-release number ${meta[1]} for protocol ${meta[0]} is not 0`,
     );
   }
-  for (const [name, n] of exports) {
-    if (n < 0) throw new WasmRefused("InvalidAction", `exported function ${name} is not Val-typed`);
-    if (n > 32) throw new WasmRefused("InvalidAction", `exported function ${name} has > 32 args`);
-  }
+  // Exports that are not Val functions (or take more than 32 Vals) are not refused here: as
+  // on the real host, calling one fails (see vm.ts).
 
   // --- Instrumentation ------------------------------------------------------------------
   const fuel = importedGlobals + definedGlobals;
@@ -605,16 +615,22 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
     } else push(6, [...leb(1), ...fuelGlobal]);
     globalsDone = true;
   };
-  const fuelExport = () => {
-    const name = new TextEncoder().encode(FUEL_EXPORT);
-    return [...leb(name.length), ...name, 0x03, ...leb(fuel)];
+  const globalExport = (name: string, idx: number) => {
+    const nb = new TextEncoder().encode(name);
+    return [...leb(nb.length), ...nb, 0x03, ...leb(idx)];
   };
+  const mutableGlobals = mutable.map((g) => `${FUEL_EXPORT}_g${g}`);
+  const extra = () => [
+    ...globalExport(FUEL_EXPORT, fuel),
+    ...mutable.flatMap((g, i) => globalExport(mutableGlobals[i], g)),
+  ];
+  const extraCount = 1 + mutable.length;
   const emitExports = (existing?: { start: number; end: number }) => {
     if (existing) {
       const s = new Reader(wasm, existing.start, existing.end);
       const n = s.u32();
-      push(7, [...leb(n + 1), ...wasm.subarray(s.i, existing.end), ...fuelExport()]);
-    } else push(7, [...leb(1), ...fuelExport()]);
+      push(7, [...leb(n + extraCount), ...wasm.subarray(s.i, existing.end), ...extra()]);
+    } else push(7, [...leb(extraCount), ...extra()]);
     exportsDone = true;
   };
   for (const sec of sections) {
@@ -623,7 +639,10 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
     if (id !== 0 && id > 7 && id !== 12 && !exportsDone) emitExports();
     if (id === 6) emitGlobals(sec);
     else if (id === 7) emitExports(sec);
-    else if (id === 10) {
+    else if (id === 5 && memMin >= 0) {
+      // Cap growth: memory.grow past the cap returns -1 instead of exhausting the node.
+      push(5, [1, 0x01, ...leb(memMin), ...leb(Math.max(memMin, memMax))]);
+    } else if (id === 10) {
       const payload: number[] = [...leb(bodies.length)];
       for (const b of bodies) {
         const f: number[] = [...wasm.subarray(b.localsStart, b.codeStart)];
@@ -652,5 +671,14 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
   }
   const functions = new Map<string, number>();
   for (const [name, n] of exports) functions.set(name, n);
-  return { instrumented, imports, functions, hasMemory, protocol: meta[0], preRelease: meta[1] };
+  return {
+    instrumented,
+    imports,
+    functions,
+    hasMemory,
+    mutableGlobals,
+    reusable: !segmentOps,
+    protocol: meta[0],
+    preRelease: meta[1],
+  };
 }

@@ -127,6 +127,9 @@ function cmpBytes(a: Uint8Array, b: Uint8Array): number {
 
 const M64 = (1n << 64n) - 1n;
 
+/** Memory host objects of one invocation may hold (the real host's budget is 40 MiB). */
+export const MEMORY_LIMIT = 40 * 1024 * 1024;
+
 /** The host-wide object table of one invocation. */
 export class ObjectStore {
   readonly objs: HostObject[] = [];
@@ -135,8 +138,22 @@ export class ObjectStore {
     return this.objs.length;
   }
 
+  /** Bytes held by host objects (bounded, as the real host's memory budget). */
+  memBytes = 0;
+
   /** Adds an object and returns its absolute Val. */
   add(o: HostObject): bigint {
+    const size = "b" in o
+      ? o.b.length
+      : "k" in o
+      ? 16 * o.k.length
+      : "v" in o
+      ? 8 * o.v.length
+      : 16;
+    this.memBytes += size + 32;
+    if (this.memBytes > MEMORY_LIMIT) {
+      throw valErr("Budget", "ExceededLimit", "host object memory limit exceeded");
+    }
     const i = this.objs.length;
     this.objs.push(o);
     return (BigInt(i) << 32n) | BigInt(o.t);

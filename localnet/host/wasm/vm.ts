@@ -29,13 +29,107 @@ export interface CompiledContract {
   parsed: ParsedModule;
   /** Codec of its contractspecv0 (for TypeScript callers passing native values). */
   codec: SpecCodec;
+  /** Idle instances, reset to their initial state before reuse. */
+  pool: PooledInstance[];
+}
+
+/**
+ * An instance whose host functions dispatch to the current frame's context. Creating a
+ * WebAssembly instance (and its linear memory) costs far more than running a small contract
+ * call, so idle instances are kept and, before reuse, restored exactly to the state of a
+ * fresh instantiation: the initial memory image and every mutable global.
+ */
+interface PooledInstance {
+  instance: WebAssembly.Instance;
+  slot: { ctx: VmCtx | null };
+  mem?: WebAssembly.Memory;
+  fuel: WebAssembly.Global;
+  memImage?: Uint8Array;
+  globals: [WebAssembly.Global, bigint | number][];
+  /** Needs a reset before the next use. */
+  used: boolean;
+}
+
+const POOL_MAX = 4;
+
+function instantiate(h: Invocation, c: CompiledContract): PooledInstance {
+  const slot: { ctx: VmCtx | null } = { ctx: null };
+  const imports: Record<string, Record<string, (...a: bigint[]) => bigint>> = {};
+  for (const [mod, name] of c.parsed.imports) {
+    const f = HOST_FUNCTIONS.get(`${mod}.${name}`)!;
+    const fn = f.fn;
+    (imports[mod] ??= {})[name] = (...args: bigint[]): bigint => {
+      const ctx = slot.ctx!;
+      try {
+        ctx.charge(HOST_CALL_COST);
+        for (let i = 0; i < args.length; i++) args[i] = u64(args[i]);
+        return i64(fn(ctx, ...args));
+      } catch (e) {
+        throw hostFnError(ctx.h, e, f.name);
+      }
+    };
+  }
+  let instance: WebAssembly.Instance;
+  try {
+    instance = new WebAssembly.Instance(c.module, imports as Any);
+  } catch (e) {
+    throw h.err("WasmVm", "InvalidAction", `VM instantiation failed: ${(e as Error).message}`);
+  }
+  const exp = instance.exports as Record<string, Any>;
+  const mem = exp.memory instanceof WebAssembly.Memory ? exp.memory : undefined;
+  const globals: [WebAssembly.Global, bigint | number][] = c.parsed.mutableGlobals.map((n) => {
+    const g = exp[n] as WebAssembly.Global;
+    return [g, g.value];
+  });
+  return {
+    instance,
+    slot,
+    mem,
+    fuel: exp[FUEL_EXPORT] as WebAssembly.Global,
+    memImage: c.parsed.reusable && mem ? new Uint8Array(mem.buffer).slice() : undefined,
+    globals,
+    used: false,
+  };
+}
+
+/** An instance for one frame: a reset idle one, or a new one. */
+function acquire(h: Invocation, c: CompiledContract): PooledInstance {
+  for (;;) {
+    const p = c.pool.pop();
+    if (!p) return instantiate(h, c);
+    if (!p.used) return p;
+    if (p.mem && p.memImage) {
+      const buf = new Uint8Array(p.mem.buffer);
+      if (buf.length !== p.memImage.length) continue; // grew: cannot shrink, drop it
+      buf.set(p.memImage);
+    }
+    for (const [g, v] of p.globals) g.value = v;
+    p.used = false;
+    return p;
+  }
+}
+
+function release(c: CompiledContract, p: PooledInstance): void {
+  p.slot.ctx = null;
+  p.used = true;
+  if (c.parsed.reusable && (p.memImage || !p.mem) && c.pool.length < POOL_MAX) c.pool.push(p);
 }
 
 const cache = new Map<string, CompiledContract>();
 
 /** Validates a module for upload; throws {@link WasmRefused}. */
 export function validateWasm(wasm: Uint8Array, protocol: number): ParsedModule {
-  return processModule(wasm, protocol);
+  // Compiling (cached by hash) completes the validation: V8 type-checks every function body,
+  // as wasmi does at upload on the real host.
+  return compileContract(wasm, protocol).parsed;
+}
+
+function compileModule(bytes: Uint8Array): WebAssembly.Module {
+  try {
+    return new WebAssembly.Module(bytes as BufferSource);
+  } catch (e) {
+    throw new WasmRefused("InvalidAction", `invalid module: ${(e as Error).message}`);
+  }
 }
 
 /** The compiled contract of some code (cached by sha256). */
@@ -55,9 +149,10 @@ export function compileContract(
     }
     c = {
       hashHex,
-      module: new WebAssembly.Module(parsed.instrumented as BufferSource),
+      module: compileModule(parsed.instrumented),
       parsed,
       codec,
+      pool: [],
     };
     if (cache.size > 500) cache.clear();
     cache.set(hashHex, c);
@@ -70,10 +165,20 @@ export { WasmRefused };
 /** The per-invocation Wasm state. */
 export function vmShared(h: Invocation): VmShared {
   if (!h.vm) {
-    const seedSrc = new TextEncoder().encode(
-      `${h.req.ledger.sequence}:${h.req.source}:${h.req.hostFunction.toXdr("base64")}`,
-    );
-    h.vm = { store: new ObjectStore(), baseSeed: sha256(seedSrc), subSeeds: 0 };
+    let seed: Uint8Array | undefined;
+    h.vm = {
+      store: new ObjectStore(),
+      // Derived on first PRNG use (encoding the host function is not free).
+      get baseSeed(): Uint8Array {
+        seed ??= sha256(
+          new TextEncoder().encode(
+            `${h.req.ledger.sequence}:${h.req.source}:${h.req.hostFunction.toXdr("base64")}`,
+          ),
+        );
+        return seed;
+      },
+      subSeeds: 0,
+    };
   }
   return h.vm;
 }
@@ -88,7 +193,11 @@ function hostFnError(h: Invocation, e: unknown, fnName: string): unknown {
     return h.err(e.type, e.code, `${e.message} (host function ${fnName})`);
   }
   // A host bug, not a contract failure.
-  return h.err("Context", "InternalError", `host function ${fnName} failed: ${(e as Error)?.message ?? e}`);
+  return h.err(
+    "Context",
+    "InternalError",
+    `host function ${fnName} failed: ${(e as Error)?.message ?? e}`,
+  );
 }
 
 /** Runs `frame.fn` of a Wasm contract. */
@@ -115,6 +224,11 @@ export function runWasm(
       xdr.ScVal.scvSymbol(fnName),
     ]);
   }
+  if (nParams < 0 || nParams > 32) {
+    throw h.err("WasmVm", "InvalidAction", "VM call failed: Func(FuncTypeMismatch)", [
+      xdr.ScVal.scvSymbol(fnName),
+    ]);
+  }
   if (nParams !== frame.args.length) {
     throw h.err("WasmVm", "InvalidAction", "VM call failed: Func(MismatchingParameterLen)", [
       xdr.ScVal.scvSymbol(fnName),
@@ -122,28 +236,25 @@ export function runWasm(
   }
   const shared = vmShared(h);
   const ctx = new VmCtx(h, frame, shared, new FrameHandles(shared.store));
-  const imports: Record<string, Record<string, (...a: bigint[]) => bigint>> = {};
-  for (const [mod, name] of c.parsed.imports) {
-    const f = HOST_FUNCTIONS.get(`${mod}.${name}`)!;
-    (imports[mod] ??= {})[name] = (...args: bigint[]): bigint => {
-      try {
-        ctx.charge(HOST_CALL_COST);
-        for (let i = 0; i < args.length; i++) args[i] = u64(args[i]);
-        return i64(f.fn(ctx, ...args));
-      } catch (e) {
-        throw hostFnError(h, e, f.name);
-      }
-    };
-  }
-  let instance: WebAssembly.Instance;
+  const inst = acquire(h, c);
+  inst.slot.ctx = ctx;
   try {
-    instance = new WebAssembly.Instance(c.module, imports as Any);
-  } catch (e) {
-    throw h.err("WasmVm", "InvalidAction", `VM instantiation failed: ${(e as Error).message}`);
+    return callInstance(h, frame, ctx, inst, fnName);
+  } finally {
+    release(c, inst);
   }
-  const exp = instance.exports as Record<string, Any>;
-  ctx.mem = exp.memory instanceof WebAssembly.Memory ? exp.memory : undefined;
-  ctx.fuel = exp[FUEL_EXPORT] as WebAssembly.Global;
+}
+
+function callInstance(
+  h: Invocation,
+  frame: Frame,
+  ctx: VmCtx,
+  inst: PooledInstance,
+  fnName: string,
+): xdr.ScVal {
+  const exp = inst.instance.exports as Record<string, Any>;
+  ctx.mem = inst.mem;
+  ctx.fuel = inst.fuel;
   const start = BigInt(h.fuelLeft());
   ctx.fuel.value = start;
   ctx.fuelMark = start;

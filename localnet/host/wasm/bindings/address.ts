@@ -10,8 +10,7 @@ import { valErr } from "../objects.ts";
 import { Tag, tagOf, VOID } from "../val.ts";
 import { requireAuth } from "../../account_auth.ts";
 import { accountKey } from "../../xdr_fast.ts";
-import { accountBytes, addressFromScAddress, scAddressFromString } from "../../keys.ts";
-import { moduleByHash, toHex } from "../../registry.ts";
+import { accountBytes, scAddressFromString } from "../../keys.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -139,7 +138,9 @@ export const ADDRESS: [string, HostFn][] = [
     hf("get_address_from_muxed_address", 1, (c, m) => {
       const a = muxed(c, m) as Any;
       if (a.type !== "scAddressTypeMuxedAccount") return c.rel(c.abs(m));
-      const g = StrKey.encodeEd25519PublicKey(a.muxedAccount.ed25519.value ?? a.muxedAccount.ed25519);
+      const g = StrKey.encodeEd25519PublicKey(
+        a.muxedAccount.ed25519.value ?? a.muxedAccount.ed25519,
+      );
       return c.rel(c.store.newAddress(scAddressFromString(g), g));
     }, 23),
   ],
@@ -173,8 +174,6 @@ export const ADDRESS: [string, HostFn][] = [
       }
       if (callee.kind === "sac") return c.fromScVal(xdr.ScVal.scvVec([sym("StellarAsset")]));
       const hash: Uint8Array = (callee.instance.executable as Any).wasmHash.value;
-      void moduleByHash(toHex(hash));
-      void addressFromScAddress;
       return c.fromScVal(xdr.ScVal.scvVec([sym("Wasm"), xdr.ScVal.scvBytes(hash as Any)]));
     }, 23),
   ],

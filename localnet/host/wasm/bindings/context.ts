@@ -4,10 +4,9 @@
  *
  * @module
  */
-import { xdr } from "@stellar/stellar-sdk";
 import { hf, type HostFn } from "../ctx.ts";
 import { errorOfVal, valErr } from "../objects.ts";
-import { major, minor, Tag, tagOf, VOID } from "../val.ts";
+import { Tag, tagOf, VOID } from "../val.ts";
 import { readSliceVals } from "./util.ts";
 
 export const CONTEXT: [string, HostFn][] = [
@@ -56,7 +55,7 @@ export const CONTEXT: [string, HostFn][] = [
   ],
   [
     "5",
-    hf("fail_with_error", 1, (c, e) => {
+    hf("fail_with_error", 1, (_c, e) => {
       if (tagOf(e) !== Tag.Error) throw valErr("Value", "UnexpectedType", "expected an Error");
       const { type, code } = errorOfVal(e);
       if (type !== "Contract") {
@@ -66,8 +65,6 @@ export const CONTEXT: [string, HostFn][] = [
           "contract attempted to fail with non-ContractError error code",
         );
       }
-      void major;
-      void minor;
       throw valErr("Contract", String(code), "failing with contract error");
     }),
   ],
@@ -82,5 +79,3 @@ export const CONTEXT: [string, HostFn][] = [
   ],
   ["8", hf("get_max_live_until_ledger", 0, (c) => c.u32Val(c.h.maxLiveUntil))],
 ];
-
-export { xdr };

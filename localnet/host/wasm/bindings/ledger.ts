@@ -26,7 +26,6 @@ import { contractCodeKey } from "../../xdr_fast.ts";
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
-const TEMPORARY = 0;
 const PERSISTENT = 1;
 const INSTANCE = 2;
 
@@ -44,8 +43,7 @@ function guard<T>(c: VmCtx, f: () => T): T {
   return c.h.guard(c.frame, f);
 }
 
-function missing(key: xdr.ScVal): never {
-  void key;
+function missing(): never {
   throw valErr(
     "Storage",
     "MissingValue",
@@ -139,7 +137,7 @@ export const LEDGER: [string, HostFn][] = [
       const v = type === INSTANCE
         ? instanceGet(c.h, c.frame, key)
         : guard(c, () => dataGet(c.h, c.frame, key, type === PERSISTENT ? 1 : 0));
-      if (v === undefined) missing(key);
+      if (v === undefined) missing();
       return c.fromScVal(v!);
     }),
   ],
