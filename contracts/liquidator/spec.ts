@@ -43,6 +43,11 @@ export interface SwapLeg {
 
 /** `LiquidationPlan`: the `data` the vault forwards to `exec`. */
 export interface LiquidationPlan {
+  /**
+   * Ledger until which the repayment allowance may live (≥ the ledger the flash lands in); the
+   * allowance is set and cleared inside `exec`, so it never outlives the invocation.
+   */
+  allowance_until: number;
   /** Blend pool. */
   pool: string;
   /** `submit(keeper, keeper, keeper, requests)`: fill + repay + withdraw-collateral. */
@@ -58,7 +63,7 @@ export const LIQUIDATOR_SPEC = defineSpec({
     {
       name: "exec",
       doc:
-        "Keeper auth. Flash executor: submits the plan's Blend requests for the keeper, runs its swaps to the keeper, then transfers amount + (USDC the liquidation produced) from the keeper to vault. LiquidationShortfall if that is negative. Returns the amount repaid.",
+        "Keeper auth. Flash executor: submits the plan's Blend requests for the keeper, runs its swaps to the keeper, then moves amount + (USDC the liquidation produced) from the keeper to vault with transfer_from under a keeper allowance that it sets and clears itself. LiquidationShortfall if that is negative. Returns the amount repaid.",
       inputs: [
         ["keeper", A],
         ["vault", A],
@@ -71,6 +76,7 @@ export const LIQUIDATOR_SPEC = defineSpec({
   ],
   structs: {
     LiquidationPlan: [
+      ["allowance_until", T.u32],
       ["pool", A],
       ["requests", T.vec(T.udt("Request"))],
       ["swaps", T.vec(T.udt("SwapLeg"))],

@@ -22,7 +22,8 @@
  *   `amount` USDC to the keeper account, calls your executor contract's
  *   `exec(keeper, vault, usdc, amount, data)` and requires the vault's USDC balance to be no
  *   lower when it returns — all in ONE transaction. Your executor does the protocol work under
- *   the keeper's signature and pays the vault back with a plain USDC `transfer(keeper → vault)`;
+ *   the keeper's signature and pays the vault back keeper → vault with the USDC SAC (a run-time
+ *   amount via `approve` with fixed arguments + `transfer_from`, as `contracts/liquidator/` does);
  *   everything above `amount` is depositors' profit. If anything fails the whole transaction
  *   reverts: nothing is ever outstanding, so there is nothing to recover after a crash and an
  *   operator risks only fees. `flash` simulates first and sends only when the simulated profit

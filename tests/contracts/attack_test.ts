@@ -20,7 +20,7 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
-import { takingPool } from "../fixtures/scripted_executor.ts";
+import { clockPool, takingPool } from "../fixtures/scripted_executor.ts";
 import {
   expectAuthFailure,
   expectErr,
@@ -290,6 +290,7 @@ type Leg = { amountIn: bigint; kind: number; minOut: bigint; path: string[]; rou
 /** A `LiquidationPlan` as `contract.Client` takes it (native, field names as in the spec). */
 function nativePlan(pool: string, requests: Req[], swaps: Leg[]) {
   return {
+    allowance_until: 1_000_000,
     pool,
     requests: requests.map((r) => ({
       address: r.address,
@@ -311,6 +312,7 @@ function plan(pool: string, requests: Req[], swaps: Leg[]): xdr.ScVal {
   const map = (entries: [string, xdr.ScVal][]) =>
     xdr.ScVal.scvMap(entries.map(([k, v]) => new xdr.ScMapEntry({ key: sym(k), val: v })));
   return map([
+    ["allowance_until", u32(1_000_000)],
     ["pool", addr(pool)],
     [
       "requests",
@@ -377,6 +379,9 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments moves o
     );
     assert.equal(await f.balance(other.publicKey()), 1n * USDC);
     assert.equal(await f.balance(e), before.eve - 1n * USDC);
+    // The repayment allowance the liquidator set for itself is gone when exec returns.
+    const usdcClient = await f.client(f.usdc, eve);
+    assert.equal(ok(await usdcClient.allowance({ from: e, spender: f.liquidator }, T)), 0n);
     assert.equal(await f.balance(k), 500n * USDC);
     // Malformed plans: InvalidPlan before anything moves.
     const bad = (s: Partial<{ kind: number; path: string[]; amountIn: bigint; minOut: bigint }>) =>
@@ -432,5 +437,34 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments moves o
     assert.deepEqual(after.state, before.state);
     assert.deepEqual(after.alice, before.alice);
     assert.equal(after.vault, before.vault);
+  });
+});
+
+Deno.test("liquidator: a flash landing in a later ledger than simulated still settles (variable repayment, fixed authorization)", async () => {
+  await withVigil(async (f) => {
+    const { eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    const pool = await f.node.deployContract(clockPool, {});
+    await f.mint(pool, 1_000n * USDC);
+    const before = await snapshot();
+    // Simulated (and signed) now; the repayment depends on the ledger second it lands in.
+    const tx = await eveVault.flash({
+      keeper: e,
+      executor: f.liquidator,
+      amount: 100n * USDC,
+      data: plan(pool, [{ address: f.usdc, amount: 1n * USDC, type: 5 }], []),
+      response_time_ms: 0n,
+    }, T);
+    const simulated = ok<bigint>(tx);
+    await f.advanceTime(500); // a later ledger, another second: another repayment amount
+    const profit = await send<bigint>(tx);
+    assert.notEqual(profit, simulated, "the repayment amount moved between simulation and landing");
+    assert.ok(profit >= 0n && profit < 997n, `profit ${profit}`);
+    const after = await snapshot();
+    assert.equal(after.state.total_usdc, before.state.total_usdc + profit);
+    assert.equal(after.eve, before.eve, "the keeper's own USDC is untouched");
+    const usdcClient = await f.client(f.usdc, eve);
+    assert.equal(ok(await usdcClient.allowance({ from: e, spender: f.liquidator }, T)), 0n);
   });
 });

@@ -11,9 +11,9 @@
  *    (paid back with the rest); when the vault's idle capital or the per-flash cap is short, fill
  *    a smaller percent that fits. Non-USDC lot assets need the DEX client (without one the
  *    auction is skipped with a log line) and a trustline.
- * 4. Wait for the block before the target, plan the liquidator's work — one Blend `submit`
- *    (fill, repay the bid, withdraw the lot) and one swap per non-USDC lot asset, each with the
- *    oracle-based slippage floor as `min_out` — and send `vault.flash(keeper, liquidator, amount,
+ * 4. Plan the liquidator's work — one Blend `submit` (fill, repay the bid, withdraw the lot) and
+ *    one swap per non-USDC lot asset, each with the oracle-based slippage floor as `min_out` —
+ *    then wait for the block before the target and send `vault.flash(keeper, liquidator, amount,
  *    plan, response_time_ms)`. `flash` simulates first and sends only when the simulated profit
  *    is positive; the transaction lands in the first profitable block.
  *
@@ -211,7 +211,23 @@ export async function executeLiquidation(
     }
   }
 
-  // 4. Wait for the block before the target; plan and send the flash.
+  // The swaps are planned (quotes, venue, slippage floors) before waiting, so nothing but the
+  // flash itself is left for the latency-critical moment.
+  let legs: PlannedLeg[];
+  try {
+    legs = await planSwaps(chain, state, target, percent, deps);
+  } catch (err) {
+    if (err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute) {
+      deps.log("warn", "lot cannot be converted to USDC above the slippage floor: skipped", {
+        user,
+        error: describeError(err),
+      });
+      return noCapitalResult("skipped", { details: { user, reason: err.name } });
+    }
+    throw err;
+  }
+
+  // 4. Wait for the block before the target, then send the flash.
   // Generous deadline (the pace estimate may be off); what matters is below: never fill early.
   const deadline = Date.now() +
     Math.max(2 * deps.pollIntervalSec, (target.block - next + 2) * spl * 2) * 1000 + 10_000;
@@ -237,25 +253,14 @@ export async function executeLiquidation(
       },
     });
   }
-  let legs: PlannedLeg[];
-  try {
-    legs = await planSwaps(chain, state, target, percent, deps);
-  } catch (err) {
-    if (err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute) {
-      deps.log("warn", "lot cannot be converted to USDC above the slippage floor: skipped", {
-        user,
-        error: describeError(err),
-      });
-      return noCapitalResult("skipped", { details: { user, reason: err.name } });
-    }
-    throw err;
-  }
   const requests = [
     request(REQ_FILL_USER_LIQUIDATION, user, BigInt(percent)),
     request(REQ_REPAY, deps.usdc, amount),
     ...lotAssets.map((a) => request(REQ_WITHDRAW_COLLATERAL, a, WITHDRAW_ALL)),
   ];
-  const plan = liquidationPlan(deps.poolId, requests, legs);
+  // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
+  // the flash cannot outlive: far beyond the transaction's own validity window.
+  const plan = liquidationPlan(deps.poolId, requests, legs, reached.sequence + ALLOWANCE_LEDGERS);
   const responseTimeMs = Math.round(performance.now() - t0);
   let out: FlashOutcome;
   try {
@@ -312,9 +317,11 @@ async function planSwaps(
   for (const [asset, lot] of lotAmounts(state, target)) {
     if (asset === deps.usdc) continue;
     // The lot only grows with later blocks (and interest only raises the b-rate), so the amount
-    // at the target block, less a rounding margin, is always there when the flash runs.
+    // at the target block, less a rounding margin (1 ppm + 10 units), is always there when the
+    // flash runs. A flash landing later than the target leaves the lot's growth since the target
+    // with the keeper (its amount is signed before landing: see contracts/README.md).
     let amountIn = (lot * BigInt(percent)) / 100n;
-    amountIn -= amountIn / 10_000n + 1n;
+    amountIn -= amountIn / 1_000_000n + 10n;
     if (amountIn <= 0n) continue;
     const ref = oracleRefValue(state, asset, amountIn, deps.usdc);
     legs.push(await deps.dex!.planLeg(chain, asset, amountIn, ref));
@@ -322,13 +329,21 @@ async function planSwaps(
   return legs;
 }
 
-/** The liquidator's `LiquidationPlan { pool, requests, swaps }` (fields sorted by name). */
+/** Ledgers ahead the liquidator's in-invocation repayment allowance may live (see the contract). */
+export const ALLOWANCE_LEDGERS = 10_000;
+
+/**
+ * The liquidator's `LiquidationPlan { allowance_until, pool, requests, swaps }` (fields sorted by
+ * name).
+ */
 export function liquidationPlan(
   pool: string,
   requests: xdr.ScVal[],
   legs: Pick<PlannedLeg, "amountIn" | "kind" | "minOut" | "path" | "router">[],
+  allowanceUntil: number,
 ): xdr.ScVal {
   return sv.struct({
+    allowance_until: sv.u32(allowanceUntil),
     pool: sv.address(pool),
     requests: sv.vec(requests),
     swaps: sv.vec(legs.map((l) =>
