@@ -89,6 +89,10 @@ try {
   };
 
   const plan = xdr.ScVal.scvMap([
+    new xdr.ScMapEntry({
+      key: xdr.ScVal.scvSymbol("allowance_until"),
+      val: xdr.ScVal.scvU32(1_000_000),
+    }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(registry).toScVal() }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("requests"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("swaps"), val: xdr.ScVal.scvVec([]) }),
@@ -142,7 +146,7 @@ try {
       vault,
       usdc,
       amount: 0n,
-      data: { pool: registry, requests: [], swaps: [] },
+      data: { allowance_until: 1_000_000, pool: registry, requests: [], swaps: [] },
     }, TX),
   );
   await measure(

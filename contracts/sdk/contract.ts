@@ -76,3 +76,15 @@ export function tokenTransfer(token: u64, from: u64, to: u64, amount: I128): voi
   const v: StaticArray<u64> = [from, to, amount.toVal()];
   invoke(token, "transfer", vecOf(v));
 }
+
+/** SEP-41 `approve(from, spender, amount, expiration_ledger)`. */
+export function tokenApprove(token: u64, from: u64, spender: u64, amount: I128, expirationLedger: u64): void {
+  const v: StaticArray<u64> = [from, spender, amount.toVal(), expirationLedger];
+  invoke(token, "approve", vecOf(v));
+}
+
+/** SEP-41 `transfer_from(spender, from, to, amount)`. */
+export function tokenTransferFrom(token: u64, spender: u64, from: u64, to: u64, amount: I128): void {
+  const v: StaticArray<u64> = [spender, from, to, amount.toVal()];
+  invoke(token, "transfer_from", vecOf(v));
+}

@@ -127,6 +127,10 @@ async function runDeploy(
 /** A `LiquidationPlan` with nothing to do, as the `Val` the vault forwards (a struct ScMap). */
 const emptyPlan = (pool: string): xdr.ScVal =>
   xdr.ScVal.scvMap([
+    new xdr.ScMapEntry({
+      key: xdr.ScVal.scvSymbol("allowance_until"),
+      val: xdr.ScVal.scvU32(1_000_000),
+    }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(pool).toScVal() }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("requests"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("swaps"), val: xdr.ScVal.scvVec([]) }),
@@ -360,6 +364,7 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
         usdc: w.usdc,
         amount: 1n,
         data: {
+          allowance_until: 1_000_000,
           pool: d.contracts.registry,
           requests: [],
           swaps: [{ amount_in: 1n, kind: 9, min_out: 0n, path: [w.usdc, w.usdc], router: w.usdc }],

@@ -3,8 +3,9 @@
 // funds under the keeper's own authorization, then sends principal plus proceeds back to the
 // vault. Called directly with hostile arguments it can only spend the caller's own money.
 import {
-  expectAddress, fail, fromU64, I128, invoke, ledgerTimestamp, requireAuth, Schema, tokenBalance,
-  tokenTransfer, toU32, vec0, vecGet, vecLen, vecOf, VOID,
+  currentContract, expectAddress, expectTag, fail, fromU64, I128, invoke, ledgerTimestamp,
+  requireAuth, Schema, TAG_U32, tokenApprove, tokenBalance, tokenTransferFrom, toU32, vec0, vecGet,
+  vecLen, vecOf, VOID,
 } from "../../sdk/index";
 import * as env from "../../sdk/env";
 import * as E from "../../common/assembly/vigil";
@@ -13,12 +14,19 @@ import { add, sub } from "../../common/assembly/vigil";
 const KIND_SOROSWAP: u32 = 0;
 const KIND_PHOENIX: u32 = 1;
 
-// LiquidationPlan { pool, requests, swaps }
+// LiquidationPlan { allowance_until, pool, requests, swaps }
 let PLAN: Schema | null = null;
 function planSchema(): Schema {
-  if (PLAN == null) PLAN = new Schema("pool,requests,swaps");
+  if (PLAN == null) PLAN = new Schema("allowance_until,pool,requests,swaps");
   return PLAN!;
 }
+const P_UNTIL = 0;
+const P_POOL = 1;
+const P_REQUESTS = 2;
+const P_SWAPS = 3;
+
+/** The repayment allowance: a fixed amount, so the keeper's recorded authorization matches. */
+const ALLOWANCE: i64 = i64.MAX_VALUE;
 
 // SwapLeg { amount_in, kind, min_out, path, router }
 let LEG: Schema | null = null;
@@ -75,7 +83,8 @@ export function exec(keeper: u64, vault: u64, usdc: u64, amount: u64, data: u64)
   expectAddress(vault);
   const principal = I128.fromVal(amount);
   const plan = planSchema().decode(data);
-  const swaps = plan[2];
+  const swaps = plan[P_SWAPS];
+  const until = expectTag(plan[P_UNTIL], TAG_U32);
   const n = vecLen(swaps);
   // Checked before anything moves.
   if (principal.isNeg()) fail(E.InvalidPlan);
@@ -83,16 +92,24 @@ export function exec(keeper: u64, vault: u64, usdc: u64, amount: u64, data: u64)
     if (!validLeg(legSchema().decode(vecGet(swaps, i)))) fail(E.InvalidPlan);
   }
   const b0 = tokenBalance(usdc, keeper);
-  const requests = plan[1];
+  const requests = plan[P_REQUESTS];
   if (vecLen(requests) > 0) {
     const a: StaticArray<u64> = [keeper, keeper, keeper, requests];
-    invoke(expectAddress(plan[0]), "submit", vecOf(a));
+    invoke(expectAddress(plan[P_POOL]), "submit", vecOf(a));
   }
   for (let i: u32 = 0; i < n; i++) swap(keeper, legSchema().decode(vecGet(swaps, i)));
   const b1 = tokenBalance(usdc, keeper);
   // Principal plus everything the liquidation produced (negative: it spent more than it got).
   const repay = add(principal, sub(b1, b0));
   if (repay.isNeg()) fail(E.LiquidationShortfall);
-  if (repay.isPos()) tokenTransfer(usdc, keeper, vault, repay);
+  if (repay.isPos()) {
+    // transfer_from under an allowance set and cleared here: the approvals have fixed arguments
+    // (the keeper's recorded authorization matches whatever ledger the flash lands in), and the
+    // variable transfer_from needs only this contract's own authorization (the direct invoker).
+    const self = currentContract();
+    tokenApprove(usdc, keeper, self, I128.of(ALLOWANCE), until);
+    tokenTransferFrom(usdc, self, keeper, vault, repay);
+    tokenApprove(usdc, keeper, self, I128.zero(), until);
+  }
   return repay.toVal();
 }
