@@ -27,6 +27,8 @@ Options:
   --withdraw-cooldown <s>       seconds new shares stay locked (default 3600, at most 604800)
   --max-draw-per-keeper <USDC>  largest flash loan (default 10000; 0 stops flashes)
   -h, --help                    show this help
+
+DEPLOY_DEBUG=1 prints a failed simulation's full diagnostic event log instead of its first line.
 `;
 
 /** Runs `main.ts deploy`; returns the exit code. */
