@@ -127,10 +127,16 @@ export async function main(args: string[]): Promise<number> {
       // One server: the keeper API with the web pages mounted on it. The pages read their
       // settings from the keeper's environment (`.env` included), not only the process's.
       // The pages' warnings (dev wallet off, credentials stripped from the browsers' RPC URL)
-      // go to the keeper's log: JSON lines, redacted like every other.
+      // go to the keeper's log: JSON lines, redacted like every other; a failure to load the
+      // island bundles is an error there (and in the live log).
       return await runKeeper({
         app: (ctx, env, listen) =>
-          mountWeb(createApi(ctx), ctx.config, { env, listen, warn: (m) => ctx.log.warn(m) }),
+          mountWeb(createApi(ctx), ctx.config, {
+            env,
+            listen,
+            warn: (m) => ctx.log.warn(m),
+            error: (m) => ctx.log.error(m),
+          }),
       });
     case "demo":
       if (argv.includes("--help") || argv.includes("-h")) {

@@ -238,7 +238,7 @@ async function main(): Promise<void> {
   const seconds = arg("seconds", 5);
   const concurrency = arg("concurrency", 16);
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "serve"],
+    args: ["run", "-A", "--cached-only", "--frozen", new URL(import.meta.url).pathname, "serve"],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",

@@ -5,6 +5,7 @@
  * @module
  */
 import { redactSecrets } from "../keeper/log/mod.ts";
+import { childEnv, denoRunArgs } from "../lib/deno_child.ts";
 
 /**
  * The command that runs this program with `args`: the compiled binary itself, or
@@ -16,8 +17,8 @@ export function selfCommand(args: string[]): { command: string; args: string[] }
   // this program's main.ts (the file name check covers runtimes without `Deno.build.standalone`).
   const isDeno = Deno.build.standalone !== true && /(^|\/)deno(\.exe)?$/.test(exe);
   if (!isDeno) return { command: exe, args };
-  const main = new URL("../main.ts", import.meta.url);
-  return { command: exe, args: ["run", "-A", main.href, ...args] };
+  // From the cache only, with the lock file: a keeper never downloads anything at start.
+  return { command: exe, args: denoRunArgs(new URL("../main.ts", import.meta.url), args) };
 }
 
 /** One keeper to start. */
@@ -48,9 +49,10 @@ export function spawnKeeper(
   const { command, args } = selfCommand(["keeper"]);
   const child = new Deno.Command(command, {
     args,
-    // A clean environment: only what the runtime needs plus the keeper's own variables.
+    // A clean environment: only the safe variables (paths, cache, certificates, proxies) plus
+    // the keeper's own variables.
     clearEnv: true,
-    env: { ...runtimeEnv(), ...spec.env, NO_COLOR: "1" },
+    env: childEnv({ ...spec.env, NO_COLOR: "1" }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -92,15 +94,6 @@ export function spawnKeeper(
       return stopping;
     },
   };
-}
-
-/** The parent's variables a Deno child needs to run (paths, caches, npm registry, proxies). */
-export function runtimeEnv(): Record<string, string> {
-  const keep =
-    /^(PATH|HOME|TMPDIR|LANG|LC_ALL|TZ|XDG_CACHE_HOME|DENO_[A-Z_]+|NPM_CONFIG_[A-Z_]+|npm_config_[a-z_]+|(HTTPS?|NO)_PROXY|(https?|no)_proxy)$/;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(Deno.env.toObject())) if (keep.test(k)) out[k] = v;
-  return out;
 }
 
 /** Reads a stream line by line. */

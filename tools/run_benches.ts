@@ -21,7 +21,7 @@ for (const name of files) {
   console.log(`\n=== bench/${name} ===`);
   const started = performance.now();
   const { code } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(name, dir).href],
+    args: ["run", "-A", "--cached-only", "--frozen", new URL(name, dir).href],
     stdout: "inherit",
     stderr: "inherit",
   }).output();

@@ -6,14 +6,18 @@
  * is only fetched when a page needs it.
  *
  * Two sources, same output (a map of file name → bytes, served from memory):
- * - "bundle": run `deno bundle` at server start (the `deno run` case). The output is read
- *   into memory and the temporary directory removed.
- * - "prebuilt": read `static/islands/` written by `deno task build:web` (the
+ * - "bundle": run `deno bundle` at server start (the `deno run` case), from Deno's cache only:
+ *   `npm ci` (`deno task setup`) cached every package it needs, esbuild included, so nothing is
+ *   downloaded here. The child gets only the safe variables of `lib/deno_child.ts` (never the
+ *   keeper's secrets) and the lock file. The output is read into memory and the temporary
+ *   directory removed.
+ * - "prebuilt": read `static/islands/` written by `deno task build:web` (run by `npm ci`; the
  *   `deno compile --include static` case, where no `deno` executable is available).
  *
  * @module
  */
 import { ISLANDS } from "./manifest.ts";
+import { childEnv, DENO_CONFIG } from "../lib/deno_child.ts";
 
 /** One bundled file, kept in memory. */
 export interface BundledFile {
@@ -74,7 +78,7 @@ async function toBundle(raw: Map<string, Uint8Array>, source: IslandBundle["sour
  * `outDir`, when given, also receives a copy (the build step for `deno compile`).
  */
 export async function bundleIslands(
-  opts: { minify?: boolean; outDir?: string } = {},
+  opts: { minify?: boolean; outDir?: string; env?: Record<string, string> } = {},
 ): Promise<IslandBundle> {
   const t0 = performance.now();
   const tmp = await Deno.makeTempDir({ prefix: "vigil-islands-" });
@@ -96,13 +100,18 @@ export async function bundleIslands(
       "--code-splitting",
       "--outdir",
       out,
+      // `deno bundle` has no `--cached-only`: the lock file pins every package, and the cache
+      // filled by `npm ci` holds them (tests/e2e/offline_test.ts runs this with no network).
+      "--frozen",
       "--config",
-      new URL("deno.json", ROOT).pathname,
+      DENO_CONFIG,
       ...(opts.minify === false ? [] : ["--minify"]),
       ...entries,
     ];
     const res = await new Deno.Command(Deno.execPath(), {
       args,
+      clearEnv: true,
+      env: opts.env ?? childEnv(),
       stdout: "piped",
       stderr: "piped",
       cwd: new URL(".", ROOT).pathname,
@@ -129,7 +138,10 @@ export async function loadPrebuiltIslands(): Promise<IslandBundle> {
   const raw = await readDir(PREBUILT_DIR.pathname);
   for (const island of ISLANDS) {
     if (!raw.has(`${island.name}.js`)) {
-      throw new Error(`prebuilt island ${island.name}.js missing: run \`deno task build:web\``);
+      throw new Error(
+        `prebuilt island ${island.name}.js missing from static/islands/ (built by \`npm ci\`, ` +
+          `or \`deno task build:web\`)`,
+      );
     }
   }
   return await toBundle(raw, "prebuilt", t0);

@@ -19,7 +19,7 @@ import { type Context, Hono } from "hono";
 import { h } from "preact";
 import { ISLANDS, ROUTES } from "./manifest.ts";
 import { registerIslands, renderDocument } from "./render.tsx";
-import { getIslandBundle, type IslandBundle } from "./bundle.ts";
+import { getIslandBundle, isCompiled, type IslandBundle } from "./bundle.ts";
 import { resolveWebConfig, type WebConfig, type WebConfigInput } from "./config.ts";
 import type { HandlerContext, PageProps, RouteModule, WebState } from "./types.ts";
 import { isLoopbackBind, type ListenInfo, mountDevWallet } from "./dev_wallet.ts";
@@ -64,6 +64,25 @@ export interface WebAppOptions extends WebConfigInput {
   readDeadlineMs?: number;
   /** Addresses whose keys the dev wallet must never hold (the keeper's own operator). */
   excludeDevAddresses?: string[];
+  /** Where the island bundle comes from (default: the process-wide {@link getIslandBundle}). */
+  islands?: () => Promise<IslandBundle>;
+  /** Error sink (default console.error): the island bundles could not be loaded. */
+  error?: (msg: string) => void;
+}
+
+/** After a failed island build, pages render without islands for this long before a retry. */
+const ISLAND_RETRY_MS = 30_000;
+
+/** The start-up error when the island bundles cannot be produced: what breaks, why, the fix. */
+export function islandsUnavailableMessage(cause: unknown, compiled = isCompiled()): string {
+  const why = String((cause as Error)?.message ?? cause).trim().split("\n").slice(0, 6).join(" | ");
+  const fix = compiled
+    ? "this binary lacks its prebuilt static/islands/: rebuild it with `deno task compile`"
+    : "run `npm ci` (it caches every npm package, the bundler's esbuild included, with the lock " +
+      "file, and builds static/islands/), or `deno task setup` if the Deno runtime is already " +
+      'installed; behind a proxy or a private CA see the README, "Behind a proxy with its own CA"';
+  return `web: island bundles unavailable — the pages' interactive parts (wallet, deposit and ` +
+    `keeper forms, live log) will NOT work until this is fixed. Cause: ${why}. Fix: ${fix}.`;
 }
 
 /** Methods the pages answer. */
@@ -150,11 +169,20 @@ export function createWebApp(opts: WebAppOptions = {}): Hono {
     : null;
   const now = opts.now ?? (() => Date.now());
   let bundle: IslandBundle | null = null;
+  let loading: Promise<IslandBundle | null> | null = null;
+  let failedAt = -Infinity;
   const loadBundle = () =>
-    getIslandBundle().then((b) => (bundle = b)).catch((e) => {
-      (opts.warn ?? console.warn)(`web: island bundle unavailable: ${e?.message ?? e}`);
-      return null;
-    });
+    loading ??= (opts.islands ?? getIslandBundle)().then(
+      (b) => (bundle = b),
+      (e) => {
+        failedAt = Date.now();
+        (opts.error ?? console.error)(islandsUnavailableMessage(e));
+        return null;
+      },
+    ).finally(() => (loading = null));
+  // A failed build is retried, but not on every request (each attempt runs the bundler).
+  const currentBundle = async () =>
+    bundle ?? (Date.now() - failedAt < ISLAND_RETRY_MS ? null : await loadBundle());
   if (opts.prebundle !== false) loadBundle();
 
   const app = new Hono();
@@ -181,7 +209,7 @@ export function createWebApp(opts: WebAppOptions = {}): Hono {
         url,
         state,
         render: async (data, init) => {
-          const b = bundle ?? await loadBundle();
+          const b = await currentBundle();
           const style = await stylePromise;
           const props: PageProps<unknown> = { data, url, params, state };
           const meta = mod.meta?.(props) ?? { title: "Vigil" };
@@ -195,6 +223,8 @@ export function createWebApp(opts: WebAppOptions = {}): Hono {
               const f = b?.files.get(`${name}.js`);
               return `/_islands/${name}.js${f ? `?v=${f.etag}` : ""}`;
             },
+            // Without bundles the page says so instead of showing controls that do nothing.
+            islandsUnavailable: b === null,
           });
           return new Response(html, {
             status: init?.status ?? 200,
@@ -218,7 +248,7 @@ export function createWebApp(opts: WebAppOptions = {}): Hono {
   }
 
   app.get("/_islands/:file{[A-Za-z0-9_.-]+\\.js}", async (c) => {
-    const b = bundle ?? await loadBundle();
+    const b = await currentBundle();
     const f = b?.files.get(c.req.param("file"));
     if (!f) return c.text("not found", 404);
     const versioned = c.req.query("v") !== undefined || c.req.param("file").startsWith("chunk-");

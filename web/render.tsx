@@ -79,7 +79,14 @@ export interface DocumentOptions {
   /** Stylesheet URL. */
   styleHref: string;
   status?: number;
+  /** The island bundles could not be loaded: no island scripts, and a notice saying so. */
+  islandsUnavailable?: boolean;
 }
+
+/** Shown at the top of every page when the island bundles are unavailable. */
+export const ISLANDS_UNAVAILABLE_NOTICE =
+  "The interactive parts of this page (wallet, forms, live updates) are unavailable: the " +
+  "server could not load its browser scripts. The server log says why and how to fix it.";
 
 /** Renders a page body (already wrapped in the app layout) into a full HTML document. */
 // deno-lint-ignore no-explicit-any
@@ -95,10 +102,13 @@ export function renderDocument(body: VNode<any>, opts: DocumentOptions): string 
   }
   const esc = (s: string) =>
     s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-  const scripts = islands.map((n) =>
-    `<script type="module" src="${esc(opts.islandSrc(n))}"></script>`
-  )
-    .join("");
+  const scripts = opts.islandsUnavailable
+    ? ""
+    : islands.map((n) => `<script type="module" src="${esc(opts.islandSrc(n))}"></script>`)
+      .join("");
+  const notice = opts.islandsUnavailable
+    ? `<div class="islands-unavailable" role="alert">${esc(ISLANDS_UNAVAILABLE_NOTICE)}</div>`
+    : "";
   return "<!DOCTYPE html>" +
     `<html lang="en"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
@@ -106,7 +116,7 @@ export function renderDocument(body: VNode<any>, opts: DocumentOptions): string 
     (opts.description ? `<meta name="description" content="${esc(opts.description)}">` : "") +
     `<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">` +
     `<link rel="stylesheet" href="${esc(opts.styleHref)}">` +
-    `</head><body>${html}` +
+    `</head><body${opts.islandsUnavailable ? ` class="islands-off"` : ""}>${notice}${html}` +
     `<script id="vigil-config" type="application/json">${jsonForScript(opts.config)}</script>` +
     scripts + `</body></html>`;
 }

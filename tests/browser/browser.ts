@@ -1,13 +1,49 @@
 /**
- * Headless Chromium (Debian `chromium`) through `playwright-core`, with a fresh profile per
- * launch, and a console/page-error collector for each page.
+ * Headless Chromium through `playwright-core`, with a fresh profile per launch, and a
+ * console/page-error collector for each page.
+ *
+ * Which Chromium ({@link findChromium}): `CHROMIUM_PATH` when set; otherwise the system's
+ * (Debian `chromium`) when installed; otherwise the one `npm ci` unpacked from the
+ * `@sparticuz/chromium` npm package into `tools/browser/chromium/` (its binary ships inside the
+ * package's tarball; nothing is downloaded). `VIGIL_BROWSER=npm` skips the system one (CI uses it
+ * to prove the fresh-machine path).
  *
  * @module
  */
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Where Debian installs Chromium (`apt-get install -y chromium`). */
-export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
+export const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+
+/** Where `npm ci` (tools/browser's postinstall) unpacks the npm-shipped Chromium. */
+export const NPM_CHROMIUM = new URL("../../tools/browser/chromium/chromium", import.meta.url)
+  .pathname;
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** The Chromium executable to launch, or an error naming the ways to get one. */
+export function findChromium(env: Record<string, string | undefined> = Deno.env.toObject()): {
+  path: string;
+  source: "CHROMIUM_PATH" | "system" | "npm";
+} {
+  if (env.CHROMIUM_PATH) return { path: env.CHROMIUM_PATH, source: "CHROMIUM_PATH" };
+  if (env.VIGIL_BROWSER !== "npm" && isFile(SYSTEM_CHROMIUM)) {
+    return { path: SYSTEM_CHROMIUM, source: "system" };
+  }
+  if (isFile(NPM_CHROMIUM)) return { path: NPM_CHROMIUM, source: "npm" };
+  throw new Error(
+    `no Chromium found: ${NPM_CHROMIUM} is missing (run \`npm ci\`, which unpacks the ` +
+      `@sparticuz/chromium package there)` +
+      (env.VIGIL_BROWSER === "npm" ? "" : `, and ${SYSTEM_CHROMIUM} is not installed`) +
+      `; or set CHROMIUM_PATH`,
+  );
+}
 
 const FLAGS = [
   "--headless",
@@ -46,7 +82,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
   let context: BrowserContext;
   try {
     context = await chromium.launchPersistentContext(dir, {
-      executablePath: CHROMIUM,
+      executablePath: findChromium().path,
       headless: true,
       args: FLAGS,
       viewport: VIEWPORTS.desktop,

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { type AuditReport, auditVaultTransfers } from "../helpers/transfer_audit.ts";
+import { denoRunArgs } from "../../lib/deno_child.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url);
 /** How long the demo may take to show both keepers at work. */
@@ -88,10 +89,8 @@ Deno.test({
     const cwd = await Deno.makeTempDir({ prefix: "vigil-demo-" });
     const { rpc, web } = freePorts();
     const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        MAIN.href,
+      // As `npm start` runs it: from the cache only, with the lock file.
+      args: denoRunArgs(MAIN, [
         "demo",
         "--rpc-port",
         String(rpc),
@@ -101,7 +100,7 @@ Deno.test({
         "4",
         "--seed",
         "7",
-      ],
+      ]),
       cwd,
       stdin: "null",
       stdout: "piped",

@@ -1,5 +1,6 @@
 /** Test helper: runs `keeper/main.ts` as a real child process. */
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
+import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -20,16 +21,6 @@ export function validEnv(secret = Keypair.random().secret()): Record<string, str
     SOROBAN_RPC: "http://127.0.0.1:9/rpc",
     HORIZON_URL: "http://127.0.0.1:9",
   };
-}
-
-/** The variables a child needs to find Deno's cache, without the test's own keeper variables. */
-function baseEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k of ["HOME", "PATH", "DENO_DIR", "TMPDIR", "NO_COLOR"]) {
-    const v = Deno.env.get(k);
-    if (v !== undefined) out[k] = v;
-  }
-  return out;
 }
 
 /** A running keeper child process. */
@@ -55,16 +46,11 @@ export function spawnKeeper(
   // Without a given directory the keeper runs in a fresh empty one (so no stray .env is read).
   const tmp = cwd === undefined ? Deno.makeTempDirSync({ prefix: "vigil-keeper-" }) : undefined;
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--no-lock",
-      "--config",
-      `${ROOT}deno.json`,
-      `${ROOT}${script[0]}`,
-      ...script.slice(1),
-    ],
-    env: { ...baseEnv(), ...env },
+    // Lock file and cache only (`npm ci` filled it): the child never downloads anything. Only the
+    // safe variables (paths, cache, certificates, proxies) pass; the test's own keeper variables
+    // do not.
+    args: denoRunArgs(`${ROOT}${script[0]}`, script.slice(1)),
+    env: childEnv(env),
     clearEnv: true,
     cwd: cwd ?? tmp,
     stdout: "piped",
@@ -130,7 +116,9 @@ export async function runKeeperToExit(
   cwd?: string,
 ): Promise<{ code: number; stderr: string; stdout: string }> {
   const k = spawnKeeper(env, cwd);
-  const timer = setTimeout(() => k.child.kill("SIGKILL"), 30_000);
+  // A safety net only (a config error exits within a second or two on a quiet machine); generous
+  // because many of these start at once, each loading the keeper's module graph, on a loaded CI.
+  const timer = setTimeout(() => k.child.kill("SIGKILL"), 120_000);
   try {
     return await k.finish();
   } finally {

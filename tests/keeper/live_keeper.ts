@@ -15,6 +15,7 @@ import {
   TransactionBuilder,
   type xdr,
 } from "@stellar/stellar-sdk";
+import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -27,16 +28,6 @@ export interface LiveKeeper {
   stdout(): string;
   /** Sends SIGTERM (once) and waits for the exit; returns the status and the complete output. */
   stop(): Promise<{ code: number; stderr: string; stdout: string }>;
-}
-
-/** Only what Deno needs to find its cache: the test's own variables never reach the keeper. */
-function baseEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k of ["HOME", "PATH", "DENO_DIR", "TMPDIR", "NO_COLOR"]) {
-    const v = Deno.env.get(k);
-    if (v !== undefined) out[k] = v;
-  }
-  return out;
 }
 
 /**
@@ -55,9 +46,9 @@ export async function startMainKeeper(
     await Deno.writeTextFile(`${cwd}/.env`, text, { mode: 0o600 });
   }
   const child = new Deno.Command(Deno.execPath(), {
-    // With the lockfile (no `--no-lock`): without it Deno re-fetches npm metadata at every start.
-    args: ["run", "-A", "--config", `${ROOT}deno.json`, `${ROOT}main.ts`, "keeper"],
-    env: { ...baseEnv(), ...env },
+    // Lock file and cache only; the safe variables only: the test's own never reach the keeper.
+    args: denoRunArgs(`${ROOT}main.ts`, ["keeper"]),
+    env: childEnv(env),
     clearEnv: true,
     cwd,
     stdin: "null",

@@ -4,12 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { Asset, rpc } from "@stellar/stellar-sdk";
+import { DENO_CONFIG, NO_FETCH_FLAGS } from "../../lib/deno_child.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 Deno.test("main.ts --help lists the commands and localnet options", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "--help"],
+    args: ["run", "-A", ...NO_FETCH_FLAGS, "--config", DENO_CONFIG, MAIN, "--help"],
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -24,7 +25,21 @@ Deno.test("main.ts localnet: out file 0600, dev chain over RPC, no secrets on st
   const dir = await Deno.makeTempDir();
   const outFile = `${dir}/localnet.json`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "localnet", "--port", "0", "--ledger-ms", "200", "--out", outFile],
+    args: [
+      "run",
+      "-A",
+      ...NO_FETCH_FLAGS,
+      "--config",
+      DENO_CONFIG,
+      MAIN,
+      "localnet",
+      "--port",
+      "0",
+      "--ledger-ms",
+      "200",
+      "--out",
+      outFile,
+    ],
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -86,6 +101,9 @@ Deno.test("main.ts localnet --scenario market: protocol ids in the out file, sho
     args: [
       "run",
       "-A",
+      ...NO_FETCH_FLAGS,
+      "--config",
+      DENO_CONFIG,
       MAIN,
       "localnet",
       "--scenario",

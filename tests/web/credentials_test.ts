@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { jsonLines, spawnKeeper } from "../keeper/keeper_process.ts";
 import { DASH } from "../../lib/format.ts";
+import { denoRunArgs } from "../../lib/deno_child.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const PASSWORD = "pa55-w0rd-only-here";
@@ -18,7 +19,8 @@ const HZ_KEY = "hz-k3y-fedcba987654";
 /** Starts `main.ts localnet` on a free port; resolves once its out file is written. */
 async function startNode(outFile: string) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "localnet", "--port", "0", "--ledger-ms", "200", "--out", outFile],
+    // From the cache only, with the lock file (lib/deno_child.ts).
+    args: denoRunArgs(MAIN, ["localnet", "--port", "0", "--ledger-ms", "200", "--out", outFile]),
     stdout: "piped",
     stderr: "piped",
     stdin: "null",
