@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { xdr } from "@stellar/stellar-sdk";
-import { addr, forwarder, i32, native, str, sym, u32, vec } from "./fwd_fixture.ts";
+import { addr, forwarder, i32, native, num, str, sym, u32, vec } from "./fwd_fixture.ts";
 
 Deno.test("dispatch: a typed argument with the wrong tag is Error(Value, InvalidInput)", async () => {
   await using f = await forwarder();
@@ -21,6 +21,13 @@ Deno.test("dispatch: a typed argument with the wrong tag is Error(Value, Invalid
   assert.match(await f.hfErr("x.5", u32(3)), /Error\(Value, InvalidInput\)/);
   // call's Symbol parameter given a String (the address is checked first, so pass a real one).
   assert.match(await f.hfErr("d._", addr(f.id), str("v_3"), vec()), /Error\(Value, InvalidInput\)/);
+  // U256Val parameter given a U32 (u256_add), and given a U256 where an I256 is due (i256_add).
+  assert.match(await f.hfErr("i.n", u32(1), u32(2)), /Error\(Value, InvalidInput\)/);
+  assert.match(
+    await f.hfErr("i.v", num(1, "i256"), num(1, "u256")),
+    /Error\(Value, InvalidInput\)/,
+  );
+  assert.equal(native(await f.hf("i.n", num(1, "u256"), num(2, "u256"))), 3n);
   // The right tags still work (so the assertions above test the tag, not the function).
   assert.equal(native(await f.hf("m.3", xdr.ScVal.scvMap([]))), 0);
   assert.equal(native(await f.hf("v.1", vec(u32(1)), u32(0))), 1);

@@ -112,7 +112,7 @@ Deno.test("errors: as the real host reports them", async () => {
   assert.match((arity as Any).error, /Error\(WasmVm, InvalidAction\)/);
   // A Val of the wrong type for a host function argument.
   const tag = await f.sim("v_3", [u32(1)]);
-  assert.match((tag as Any).error, /Error\(Value, UnexpectedType\)/);
+  assert.match((tag as Any).error, /Error\(Value, InvalidInput\)/);
   // A trap.
   await using node = await startTestNode();
   const alice = await node.newAccount();

@@ -92,6 +92,16 @@ export class VmCtx {
     return major(v);
   }
 
+  /** A U256Val / I256Val argument (small or object form), refused like the dispatcher does. */
+  num256(v: bigint, signed: boolean): bigint {
+    const t = tagOf(v);
+    const [small, obj] = signed ? [Tag.I256Small, Tag.I256Object] : [Tag.U256Small, Tag.U256Object];
+    if (t !== small && t !== obj) {
+      throw valErr("Value", "InvalidInput", `expected a ${signed ? "I" : "U"}256Val`);
+    }
+    return this.store.numOf(this.abs(v), obj);
+  }
+
   /** A BytesObject argument's bytes. */
   bytes(v: bigint): Uint8Array {
     return this.store.bytes(this.obj(v, Tag.BytesObject));
