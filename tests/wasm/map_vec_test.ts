@@ -165,6 +165,6 @@ Deno.test("vec: every function, immutability and linear memory", async () => {
   // A Val with an unknown object handle in memory is refused.
   await assert.rejects(
     () => f.hfMem("v.g", valsBytes([(77n << 32n) | 75n]), u32(0), u32(1)),
-    /Object, MissingValue/,
+    /Error\(Value, InvalidInput\)/,
   );
 });

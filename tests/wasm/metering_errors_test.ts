@@ -137,7 +137,7 @@ Deno.test("errors: a forged object handle is refused (handles are per frame)", a
         .addOperation(Operation.invokeContractFunction({ contract: id, function: fn, args: [] }))
         .setTimeout(60).build(),
     );
-  assert.match(((await sim("forged")) as Any).error, /Error\(Object, MissingValue\)/);
+  assert.match(((await sim("forged")) as Any).error, /Error\(Value, InvalidInput\)/);
   assert.ok(rpc.Api.isSimulationSuccess(await sim("own")));
 });
 
