@@ -182,6 +182,12 @@ function clear_draw(env: Env, a: { caller: string; keeper: string }): void {
   emit(env, "clear_draw", a.keeper, vec());
 }
 
+/**
+ * Longest response time a return counts (ms): one day. A larger report (up to u64::MAX) is
+ * clamped to it, so a single absurd value cannot swamp a keeper's average.
+ */
+export const MAX_RESPONSE_TIME_MS = 86_400_000n;
+
 function record_execution(
   env: Env,
   a: { caller: string; keeper: string; success: boolean; profit: bigint; response_time_ms: bigint },
@@ -189,6 +195,9 @@ function record_execution(
   requireVault(env, a.caller);
   const info = mustGetKeeper(env, a.keeper);
   if (a.profit < 0n) fail(E.InvalidAmount);
+  const responseMs = a.response_time_ms > MAX_RESPONSE_TIME_MS
+    ? MAX_RESPONSE_TIME_MS
+    : a.response_time_ms;
   // Statistics saturate instead of failing: a counter must never block a keeper's repayment.
   info.total_executions = saturatingAdd(info.total_executions, 1n, U64_MAX);
   if (a.success) {
@@ -196,7 +205,7 @@ function record_execution(
     info.total_profit = saturatingAdd(info.total_profit, a.profit, (1n << 127n) - 1n);
     info.total_response_time_ms = saturatingAdd(
       info.total_response_time_ms,
-      a.response_time_ms,
+      responseMs,
       U128_MAX,
     );
     info.response_count = saturatingAdd(info.response_count, 1n, U64_MAX);
@@ -207,7 +216,7 @@ function record_execution(
     env,
     "execution",
     a.keeper,
-    vec(bool(a.success), i128(a.profit), u64(a.response_time_ms), u64(info.total_executions)),
+    vec(bool(a.success), i128(a.profit), u64(responseMs), u64(info.total_executions)),
   );
 }
 

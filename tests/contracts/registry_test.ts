@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { scValToNative, StrKey, type xdr } from "@stellar/stellar-sdk";
-import { MAX_KEEPERS } from "../../contracts/registry/mod.ts";
+import { MAX_KEEPERS, MAX_RESPONSE_TIME_MS } from "../../contracts/registry/mod.ts";
+import { U64_MAX } from "../../contracts/vault/math.ts";
 import { startTestNode } from "../helpers/localnet.ts";
 import { deployVigil } from "../../contracts/deploy.ts";
 import {
@@ -202,6 +203,15 @@ Deno.test("registry row: active draw -> clear_draw via return_proceeds -> no act
     assert.equal(info.total_response_time_ms, 3500n);
     assert.equal(info.response_count, 2n);
     assert.equal(info.avg_response_time_ms, 1750n);
+    // An absurd report (u64::MAX) is clamped to a day instead of swamping the average.
+    await send(await kv.draw({ keeper: k, amount: 10n * USDC }, T));
+    await send(
+      await kv.return_proceeds({ keeper: k, amount: 10n * USDC, response_time_ms: U64_MAX }, T),
+    );
+    info = ok<Info>(await kr.get_keeper({ operator: k }, T));
+    assert.equal(info.response_count, 3n);
+    assert.equal(info.total_response_time_ms, 3500n + MAX_RESPONSE_TIME_MS);
+    assert.equal(info.avg_response_time_ms, (3500n + MAX_RESPONSE_TIME_MS) / 3n);
   });
 });
 
