@@ -2,10 +2,11 @@
  * Deploys Vigil's vault and keeper registry on the local node and wires them together.
  *
  * Wiring (the vault needs the registry's address and the registry needs the vault's):
- * 1. deploy the vault with `registry = None` (it answers NotInit to draw/return until wired);
+ * 1. deploy the vault with `registry = None` (it answers NotInit to flash until wired);
  * 2. deploy the registry with the vault's address in its constructor;
  * 3. `vault.set_registry(registry)`: admin-only and one-time (AlreadyInitialized after that),
  *    so nobody can re-point a live vault at another registry.
+ * 4. deploy the liquidator (Vigil's stateless flash executor: no constructor, no storage).
  * On a real network the deployer can instead precompute both contract ids from its address and
  * salts and pass the registry to the vault's constructor (the vault accepts it there too).
  *
@@ -15,6 +16,7 @@ import { Keypair } from "@stellar/stellar-sdk";
 import type { DeployTarget } from "./deploy_target.ts";
 import { type VaultConfig, vaultContract } from "./vault/mod.ts";
 import { type RegistryConfig, registryContract } from "./registry/mod.ts";
+import { liquidatorContract } from "./liquidator/mod.ts";
 
 /** 1 USDC in 7-decimal units. */
 export const USDC = 10_000_000n;
@@ -22,8 +24,6 @@ export const USDC = 10_000_000n;
 /** The spec's testnet limits. */
 export const TESTNET_LIMITS = {
   min_stake: 100n * USDC,
-  slash_timeout: 3600n,
-  slash_rate_bps: 1000,
   deposit_cap: 10_000_000n * USDC,
   withdraw_cooldown: 3600n,
   max_draw_per_keeper: 10_000n * USDC,
@@ -32,8 +32,6 @@ export const TESTNET_LIMITS = {
 /** Optional overrides of the deployed configuration. */
 export interface VigilConfig {
   min_stake?: bigint;
-  slash_timeout?: bigint;
-  slash_rate_bps?: number;
   deposit_cap?: bigint;
   withdraw_cooldown?: bigint;
   max_draw_per_keeper?: bigint;
@@ -43,6 +41,8 @@ export interface VigilConfig {
 export interface VigilDeployment {
   vault: string;
   registry: string;
+  /** Vigil's flash executor (the keeper's `vault.flash` executor for Blend liquidations). */
+  liquidator: string;
   /** The admin both contracts were deployed with. */
   admin: string;
 }
@@ -61,8 +61,6 @@ export function vigilConfigs(
     },
     registry: {
       min_stake: c.min_stake,
-      slash_rate_bps: c.slash_rate_bps,
-      slash_timeout: c.slash_timeout,
       usdc_token: usdc,
     },
   };
@@ -92,5 +90,6 @@ export async function deployVigil(
     vault,
   });
   await localnet.invoke(vault, "set_registry", { registry }, { source: admin });
-  return { vault, registry, admin };
+  const liquidator = await localnet.deployContract(liquidatorContract, {});
+  return { vault, registry, liquidator, admin };
 }

@@ -1,6 +1,6 @@
 /**
  * The chain a newcomer's first run uses: the dev chain (XLM + USDC SACs, dev accounts), Vigil's
- * vault and registry, and optionally the liquidation market (Blend pool, oracle, DEXes,
+ * vault, registry and liquidator (flash executor), and optionally the liquidation market (Blend pool, oracle, DEXes,
  * allocation vault, borrowers), with the `localnet_shock` control method.
  *
  * Shared by `main.ts localnet [--scenario market]` and `main.ts demo`.
@@ -68,6 +68,7 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
       ...dev.contracts,
       vault: vigil.vault,
       registry: vigil.registry,
+      liquidator: vigil.liquidator,
     };
     const accounts: Record<string, DevAccount> = { ...dev.accounts };
     let market: Market | undefined;

@@ -158,6 +158,7 @@ export async function runDemo(argv: string[]): Promise<number> {
         REGISTRY_CONTRACT: c.registry,
         VAULT_CONTRACT: c.vault,
         LENDING_POOL: c.lending_pool,
+        LIQUIDATOR_CONTRACT: c.liquidator,
         USDC_CONTRACT: c.usdc,
         SOROBAN_RPC: out.rpcUrl,
         NETWORK_PASSPHRASE: out.networkPassphrase,

@@ -8,14 +8,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../lib/config.ts";
 import type { KeeperRecord, RegistryConfig } from "../lib/chain.ts";
-import {
-  DASH,
-  formatBps,
-  formatCount,
-  formatDuration,
-  formatMs,
-  formatUsdc,
-} from "../lib/format.ts";
+import { DASH, formatCount, formatMs, formatUsdc } from "../lib/format.ts";
 import { signerFor, wallet } from "../lib/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";
 import { contractWrite, loadChainReader } from "../lib/lazy_chain.ts";
@@ -93,10 +86,10 @@ export default function KeeperPanel(props: KeeperPanelProps) {
         <span class="badge" id="min-stake">Min stake {formatUsdc(rc?.min_stake)}</span>
       </div>
       <p class="muted small" style={{ marginTop: 0 }}>
-        Keepers stake USDC in the registry, draw idle vault capital to fill liquidation auctions and
-        return it with the profit. A draw left out longer than {formatDuration(rc?.slash_timeout)}
-        {" "}
-        can be slashed by anyone for {formatBps(rc?.slash_rate_bps)} of the stake.
+        Keepers stake USDC in the registry and borrow vault capital as a flash loan to fill
+        liquidation auctions: the fill, the swap and the repayment with profit happen in one
+        transaction, or nothing happens. All profit goes to depositors; a keeper risks only its
+        transaction fees, and the stake is paid back on deregistration at any time.
       </p>
       {!w && <p class="muted" id="keeper-empty">Connect a wallet to register or deregister.</p>}
       {w && readError && <p class="notice error small">{readError}</p>}
@@ -115,10 +108,6 @@ export default function KeeperPanel(props: KeeperPanelProps) {
             <dd>{formatUsdc(keeper.total_profit, 7)}</dd>
             <dt>Avg response</dt>
             <dd>{formatMs(keeper.avg_response_time_ms)}</dd>
-            <dt>Outstanding draw</dt>
-            <dd>
-              {keeper.has_active_draw === null ? DASH : keeper.has_active_draw ? "yes" : "no"}
-            </dd>
           </dl>
           <div style={{ marginTop: "12px" }}>
             <button
@@ -130,12 +119,6 @@ export default function KeeperPanel(props: KeeperPanelProps) {
             >
               {busy ? "Working…" : "Deregister and reclaim stake"}
             </button>
-            {keeper.has_active_draw && (
-              <p class="hint">
-                This keeper has an outstanding draw; the registry refuses deregistration until it is
-                returned.
-              </p>
-            )}
           </div>
         </div>
       )}

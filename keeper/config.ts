@@ -58,8 +58,10 @@ export interface Config {
   readonly vaultContract: string;
   /** null = vault-monitor-only mode (no liquidation cycle). */
   readonly lendingPool: string | null;
-  /** null disables crediting USDC lots directly and stale-draw recovery. */
+  /** The vault's settlement token; null = liquidations are monitored, not executed. */
   readonly usdcContract: string | null;
+  /** Vigil's flash executor (`vault.flash` executor); null = liquidations are monitored only. */
+  readonly liquidatorContract: string | null;
   readonly sorobanRpc: string;
   readonly horizonUrl: string;
   readonly networkPassphrase: string;
@@ -94,6 +96,7 @@ export const CONFIG_VARIABLES = [
   "VAULT_CONTRACT",
   "LENDING_POOL",
   "USDC_CONTRACT",
+  "LIQUIDATOR_CONTRACT",
   "SOROBAN_RPC",
   "HORIZON_URL",
   "NETWORK_PASSPHRASE",
@@ -150,6 +153,7 @@ export function loadConfig(env: Env): Config {
   const vaultContract = contract(get, "VAULT_CONTRACT")!;
   const lendingPool = contract(get, "LENDING_POOL");
   const usdcContract = contract(get, "USDC_CONTRACT");
+  const liquidatorContract = contract(get, "LIQUIDATOR_CONTRACT");
   const sorobanRpc = httpUrl(get, "SOROBAN_RPC", DEFAULTS.SOROBAN_RPC);
   const horizonUrl = httpUrl(get, "HORIZON_URL", DEFAULTS.HORIZON_URL);
   const networkPassphrase = get("NETWORK_PASSPHRASE") ?? DEFAULTS.NETWORK_PASSPHRASE;
@@ -179,6 +183,7 @@ export function loadConfig(env: Env): Config {
     vaultContract,
     lendingPool,
     usdcContract,
+    liquidatorContract,
     sorobanRpc,
     horizonUrl,
     networkPassphrase,

@@ -130,7 +130,7 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
       };
       for (const k of Object.keys(fields)) if (fields[k] == null) delete fields[k];
       const who = rec.user ?? "?";
-      const money = `drew ${formatUnits(rec.drew)} proceeds ${formatUnits(rec.proceeds)} profit ${
+      const money = `flash ${formatUnits(rec.drew)} returned ${formatUnits(rec.proceeds)} profit ${
         formatUnits(rec.profit)
       } USDC`;
       switch (rec.outcome) {
@@ -142,7 +142,7 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
           break;
         case "lost_race":
           log.info(
-            `auction already filled by another keeper: ${who}, draw returned unchanged`,
+            `auction already filled by another keeper: ${who}, our flash reverted (nothing lent)`,
             fields,
           );
           break;

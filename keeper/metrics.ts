@@ -163,7 +163,7 @@ export function createMetrics(opts: MetricsOptions = {}): KeeperMetrics {
   gauge("keeper_sse_active", "Active SSE connections", () => sources.sseActive?.() ?? 0);
   gauge(
     "keeper_outstanding_draw_usdc",
-    "Capital this keeper has drawn from the vault and not yet returned, in USDC",
+    "Always 0 since issue 12: vault capital is only lent inside one flash transaction (kept for dashboards)",
     () => units(sources.outstandingDraw?.()),
   );
   gauge(

@@ -8,11 +8,12 @@
  *    the allocation adapter when ALLOCATION_VAULT is set; a DEX client only when a router is set.
  * 5. The HTTP API (`runKeeper`).
  * 6. The ticker: a cycle now and every POLL_INTERVAL seconds (never overlapping). SIGTERM/SIGINT
- *    abort `ctx.signal`: no new cycle or task starts, a fill that is waiting for its block gives
- *    the draw back instead of filling early, and `runKeeper` waits for the cycle in progress.
+ *    abort `ctx.signal`: no new cycle or task starts, a fill that is waiting for its block is
+ *    abandoned (nothing was lent yet: the flash is one transaction), and `runKeeper` waits for
+ *    the cycle in progress.
  *
  * In monitor-only mode the ticker still refreshes the dashboard (vault state, keepers,
- * depositors) but runs no recovery and no adapter: nothing is ever signed.
+ * depositors) but runs no adapter: nothing is ever signed.
  *
  * @module
  */
@@ -131,12 +132,15 @@ export async function prepareChain(
       }
     }
     if (!config.usdcContract) {
-      log.warn("USDC_CONTRACT is empty: liquidations are monitored but not executed, no recovery");
+      log.warn("USDC_CONTRACT is empty: liquidations are monitored but not executed");
+    } else if (!config.liquidatorContract) {
+      log.warn("LIQUIDATOR_CONTRACT is empty: liquidations are monitored but not executed");
     }
     lending = new LendingPoolAdapter({
       poolId: config.lendingPool,
       keeper: keypair.publicKey(),
       usdc: config.usdcContract,
+      liquidator: config.liquidatorContract,
       minProfit: config.minProfit,
       pollIntervalSec: config.pollIntervalSec,
       dex,
@@ -170,20 +174,16 @@ function registrationDeps(ctx: KeeperContext, chain: ChainRpc, registry: Registr
   return { chain, registry, keypair: ctx.config.keypair, name: ctx.config.keeperName, ctx };
 }
 
-/** Idle capital this keeper may draw now: min(vault idle, per-keeper cap left). */
+/** The largest flash this keeper may take now: min(vault idle capital, per-flash cap). */
 export async function availableCapital(vault: VaultContract): Promise<bigint | undefined> {
   try {
-    const [st, cfg, mine] = await Promise.all([
-      vault.getState(),
-      vault.getConfig(),
-      vault.getKeeperDraw(),
-    ]);
+    const [st, cfg] = await Promise.all([vault.getState(), vault.getConfig()]);
     const idle = st.total_usdc - st.active_liq;
-    const capLeft = cfg.max_draw_per_keeper - mine;
-    const a = idle < capLeft ? idle : capLeft;
+    const cap = cfg.max_draw_per_keeper;
+    const a = idle < cap ? idle : cap;
     return a > 0n ? a : 0n;
   } catch {
-    return undefined; // unknown: let the draw itself fail if it must
+    return undefined; // unknown: let the flash simulation fail if it must
   }
 }
 
@@ -193,12 +193,12 @@ export async function keeperCycle(
   ctx: KeeperContext,
 ): Promise<{ errors: number }> {
   const monitorOnly = ctx.state.self.mode === "monitor";
-  // Not one of the spec's cycle steps: an unregistered keeper cannot draw, so it keeps trying
+  // Not one of the spec's cycle steps: an unregistered keeper cannot flash, so it keeps trying
   // to register (with back-off) instead of staying idle until restarted.
   await ensureRegistered(rt.registration, registrationDeps(ctx, rt.chain, rt.registry));
   if (monitorOnly) {
     try {
-      await refreshDashboard(rt, ctx, null);
+      await refreshDashboard(rt, ctx);
       return { errors: 0 };
     } catch (err) {
       ctx.recordError("refresh", err);
@@ -210,7 +210,6 @@ export async function keeperCycle(
     keypair: ctx.config.keypair,
     vault: rt.vault,
     adapters: rt.adapters,
-    usdc: ctx.config.usdcContract,
     signal: ctx.signal,
     hooks: {
       info: (m, f) => ctx.log.info(m, f),
@@ -222,13 +221,13 @@ export async function keeperCycle(
           msg: `${kind} failed${adapter ? ` (${adapter})` : ""}: ${describeError(err)}`,
         }),
       result: (adapter, task, result) => recordResult(ctx, adapter, task, result),
-      refresh: ({ outstandingDraw }) => refreshDashboard(rt, ctx, outstandingDraw),
+      refresh: () => refreshDashboard(rt, ctx),
     },
   });
   return { errors: report.errors };
 }
 
-const OUTCOMES = new Set<string>(["filled", "held", "lost_race", "failed"]);
+const OUTCOMES = new Set<string>(["filled", "lost_race", "failed"]);
 
 /** Folds one task result into the dashboard (liquidations) or the log (everything else). */
 export function recordResult(
@@ -252,11 +251,7 @@ export function recordResult(
       ledger: typeof d.fill_ledger === "number" ? d.fill_ledger : null,
       auctionBlock: typeof d.auction_block === "number" ? d.auction_block : null,
       time: new Date(),
-      note: typeof d.held === "string"
-        ? `held: ${d.held}`
-        : typeof d.error === "string"
-        ? d.error
-        : null,
+      note: typeof d.error === "string" ? d.error : null,
     });
     return;
   }
@@ -273,11 +268,7 @@ export function recordResult(
 }
 
 /** Spec cycle step 3: positions, vault state and config, keepers, depositors, balances. */
-export async function refreshDashboard(
-  rt: ChainRuntime,
-  ctx: KeeperContext,
-  outstandingDraw: bigint | null,
-): Promise<void> {
+export async function refreshDashboard(rt: ChainRuntime, ctx: KeeperContext): Promise<void> {
   const { state, config } = ctx;
   const me = config.keypair.publicKey();
   if (rt.lending) {
@@ -323,10 +314,10 @@ export async function refreshDashboard(
       (b) => setNativeBalance(state, b),
       () => setNativeBalance(state, null),
     ),
-    outstandingDraw !== null
-      ? Promise.resolve(setOutstandingDraw(state, outstandingDraw))
-      : rt.vault.getKeeperDraw().then((d) => setOutstandingDraw(state, d), () => undefined),
   ]);
+  // Nothing can be outstanding between transactions since issue 12 (flash loans): the API's
+  // outstanding_draw and the keeper_outstanding_draw_usdc gauge are kept, always 0.
+  setOutstandingDraw(state, 0n);
   const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed.length > 0) {
     throw new Error(`dashboard refresh: ${failed.map((f) => describeError(f.reason)).join("; ")}`);

@@ -63,10 +63,10 @@ export interface DepositorRow {
 }
 
 /**
- * How a liquidation attempt ended: `filled` (fill confirmed, proceeds returned), `held` (fill
- * confirmed, seized collateral held unconverted, no profit booked), `lost_race` (another keeper
- * filled first; the draw was returned unchanged), `failed` (the fill did not happen).
- * `filled` and `held` are both successful fills.
+ * How a liquidation attempt ended: `filled` (the flash settled: fill, swap and repayment in one
+ * transaction), `lost_race` (another keeper filled first; our flash reverted, nothing lent),
+ * `failed` (the fill did not happen). `held` is no longer produced since issue 12 (a lot that
+ * cannot be sold is never seized); it stays in the type for compatibility and counts as a fill.
  */
 export type LiquidationOutcome = "filled" | "lost_race" | "held" | "failed";
 
@@ -126,7 +126,7 @@ export interface KeeperStats {
   /** Sum and count of fill response times, for the average. */
   responseTimeSumMs: number;
   errors: number;
-  /** Outstanding draw read from get_keeper_draw, if known. */
+  /** Capital out with this keeper between transactions: always 0 since issue 12 (flash loans). */
   outstandingDraw: bigint | null;
   /** Native balance in stroops, if known. */
   nativeBalance: bigint | null;
@@ -370,8 +370,7 @@ export function recordError(s: DashboardState, n = 1): void {
 
 /**
  * Appends a liquidation record (newest last, bounded) and folds it into the stats. Profit is
- * max(0, proceeds − drew) for a fill and 0 otherwise: a lost race returns the draw unchanged and
- * held collateral is not booked.
+ * max(0, proceeds − drew) for a fill and 0 otherwise: a lost race reverted (nothing lent).
  */
 export function recordLiquidation(s: DashboardState, input: LiquidationInput): LiquidationRecord {
   if (input.drew < 0n || input.proceeds < 0n) throw new RangeError("amounts must be >= 0");

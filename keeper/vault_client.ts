@@ -1,17 +1,24 @@
 /**
  * The keeper's clients of Vigil's vault and registry, over Soroban RPC.
  *
- * Adapters never see this class: they get {@link VaultContract.forTask}, a
- * {@link VaultClient} with only `draw` and `returnProceeds`, which also tallies what the task
- * drew and returned so the cycle can tell when an adapter left a draw outstanding.
+ * Adapters never see this class: they get {@link VaultContract.client}, a {@link VaultClient}
+ * with only `flash` and `simulateFlash` (issue 12: capital leaves the vault only inside one
+ * flash transaction, so there is nothing to tally or recover between transactions).
  *
  * @module
  */
-import type { Keypair } from "@stellar/stellar-sdk";
-import type { VaultClient } from "./adapters/adapter.ts";
+import type { Keypair, xdr } from "@stellar/stellar-sdk";
+import {
+  type FlashOptions,
+  type FlashOutcome,
+  FlashUnprofitableError,
+  type VaultClient,
+} from "./adapters/adapter.ts";
 import type { ChainRpc } from "./chain/rpc.ts";
 import { big, native, sv } from "./chain/scval.ts";
 import { invokeContract, type InvokeOptions, type InvokeResult, simulateRead } from "./chain/tx.ts";
+
+export { FlashUnprofitableError };
 
 /** VaultState (spec field names, bigint amounts). */
 export interface VaultState {
@@ -26,15 +33,6 @@ export interface VaultConfig {
   deposit_cap: bigint;
   withdraw_cooldown: bigint;
   max_draw_per_keeper: bigint;
-}
-
-/** What one task did with vault capital. */
-export interface TaskTally {
-  drawn: bigint;
-  returned: bigint;
-  /** Draws not yet settled by a returnProceeds. */
-  open: boolean;
-  txHashes: string[];
 }
 
 /** Vault calls signed by the keeper. */
@@ -52,27 +50,66 @@ export class VaultContract {
     this.#invoke = invoke;
   }
 
-  /** `draw(keeper, amount)`. */
-  draw(amount: bigint): Promise<InvokeResult> {
-    return invokeContract(this.#chain, this.#keypair, this.id, "draw", [
+  #flashArgs(executor: string, amount: bigint, data: xdr.ScVal, responseTimeMs: number) {
+    return [
       sv.address(this.#keypair.publicKey()),
+      sv.address(executor),
       sv.i128(amount),
-    ], this.#invoke);
-  }
-
-  /** `return_proceeds(keeper, amount, response_time_ms)`. */
-  returnProceeds(amount: bigint, responseTimeMs: number): Promise<InvokeResult> {
-    return invokeContract(this.#chain, this.#keypair, this.id, "return_proceeds", [
-      sv.address(this.#keypair.publicKey()),
-      sv.i128(amount),
+      data,
       sv.u64(BigInt(Math.max(0, Math.round(responseTimeMs)))),
-    ], this.#invoke);
+    ];
   }
 
-  /** `get_keeper_draw(keeper)`: the outstanding draw (accepts an i128, a tuple or a struct). */
-  async getKeeperDraw(keeper = this.#keypair.publicKey()): Promise<bigint> {
-    const r = await simulateRead(this.#chain, this.id, "get_keeper_draw", [sv.address(keeper)]);
-    return drawAmount(native(r.retval));
+  /** Simulates `flash(keeper, executor, amount, data, response_time_ms)`: the profit it would book. */
+  async simulateFlash(
+    executor: string,
+    amount: bigint,
+    data: xdr.ScVal,
+    responseTimeMs: number,
+  ): Promise<bigint> {
+    const r = await simulateRead(
+      this.#chain,
+      this.id,
+      "flash",
+      this.#flashArgs(executor, amount, data, responseTimeMs),
+      this.#keypair.publicKey(),
+    );
+    return big(native(r.retval));
+  }
+
+  /**
+   * `flash(keeper, executor, amount, data, response_time_ms)` in one transaction signed by the
+   * keeper (the source account, so its signature covers every nested transfer the executor
+   * makes). Sent only when the simulated profit reaches `minProfit` (default 1).
+   */
+  async flash(
+    executor: string,
+    amount: bigint,
+    data: xdr.ScVal,
+    responseTimeMs: number,
+    opts: FlashOptions = {},
+  ): Promise<FlashOutcome> {
+    const min = opts.minProfit ?? 1n;
+    const r = await invokeContract(
+      this.#chain,
+      this.#keypair,
+      this.id,
+      "flash",
+      this.#flashArgs(executor, amount, data, responseTimeMs),
+      {
+        ...this.#invoke,
+        account: opts.account,
+        beforeSend: (sim) => {
+          const p = big(native(sim.retval));
+          if (p < min) throw new FlashUnprofitableError(p, min);
+        },
+      },
+    );
+    return {
+      profit: r.returnValue ? big(native(r.returnValue)) : 0n,
+      txHash: r.hash,
+      ledger: r.ledger,
+    };
   }
 
   /** `get_state()`. */
@@ -108,10 +145,7 @@ export class VaultContract {
     return { shares: big(o.shares), usdcValue: big(o.usdc_value ?? o.usdcValue ?? 0n) };
   }
 
-  /**
-   * Whether the vault exposes `fn` (read once from its contract spec; an older vault may lack
-   * `get_keeper_draw`). Undefined when the spec cannot be read.
-   */
+  /** Whether the vault exposes `fn` (read once from its contract spec); undefined when unreadable. */
   async hasFunction(fn: string): Promise<boolean | undefined> {
     this.#methods ??= this.#chain.server.getContractMethods(this.id, this.#chain.networkPassphrase)
       .then((ms) => new Set(ms.map((m) => m.name)), () => undefined);
@@ -120,37 +154,13 @@ export class VaultContract {
     return m?.has(fn);
   }
 
-  /** A task-scoped {@link VaultClient} (draw/returnProceeds only) and its tally. */
-  forTask(): { client: VaultClient; tally: TaskTally } {
-    const tally: TaskTally = { drawn: 0n, returned: 0n, open: false, txHashes: [] };
-    const client: VaultClient = {
-      draw: async (amount: bigint) => {
-        const r = await this.draw(amount);
-        tally.drawn += amount;
-        tally.open = true;
-        tally.txHashes.push(r.hash);
-      },
-      returnProceeds: async (amount: bigint, responseTimeMs: number) => {
-        const r = await this.returnProceeds(amount, responseTimeMs);
-        tally.returned += amount;
-        tally.open = false;
-        tally.txHashes.push(r.hash);
-      },
+  /** The {@link VaultClient} handed to adapters (flash and simulateFlash only). */
+  client(): VaultClient {
+    return {
+      flash: (executor, amount, data, rt, opts) => this.flash(executor, amount, data, rt, opts),
+      simulateFlash: (executor, amount, data, rt) => this.simulateFlash(executor, amount, data, rt),
     };
-    return { client, tally };
   }
-}
-
-/** The outstanding amount from whatever `get_keeper_draw` returns. */
-export function drawAmount(v: unknown): bigint {
-  if (v === null || v === undefined) return 0n;
-  if (typeof v === "bigint" || typeof v === "number") return big(v);
-  if (Array.isArray(v)) return v.length ? big(v[0]) : 0n;
-  if (typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    return big(o.amount ?? o.drawn ?? 0n);
-  }
-  return 0n;
 }
 
 /** Registry calls. */

@@ -29,8 +29,6 @@ export interface VaultConfig {
 /** `RegistryConfig` (spec). */
 export interface RegistryConfig {
   min_stake: bigint;
-  slash_timeout: bigint;
-  slash_rate_bps: number;
   usdc_token: string;
 }
 
@@ -41,16 +39,11 @@ export interface KeeperRecord {
   stake: bigint | null;
   /** Unix seconds. */
   registered_at: bigint | null;
-  has_active_draw: boolean | null;
-  /** Unix seconds the (oldest) outstanding draw was marked; null when none. */
-  draw_marked_at: bigint | null;
   total_executions: bigint | null;
   successful_fills: bigint | null;
   total_profit: bigint | null;
   /** Null when the keeper has no timed execution (never a fabricated 0). */
   avg_response_time_ms: bigint | null;
-  slash_count: number | null;
-  total_slashed: bigint | null;
 }
 
 /** A depositor's position as read from `get_depositor` and `balance`. */
@@ -130,8 +123,6 @@ export function parseRegistryConfig(v: unknown): RegistryConfig {
   const o = v as Obj;
   return {
     min_stake: need(o, "min_stake"),
-    slash_timeout: need(o, "slash_timeout"),
-    slash_rate_bps: Number(need(o, "slash_rate_bps")),
     usdc_token: String(o.usdc_token),
   };
 }
@@ -145,21 +136,15 @@ export function parseKeeper(address: string, v: unknown): KeeperRecord {
   let avg: bigint | null = null;
   if (count !== null && count > 0n) avg = total !== null ? total / count : avgRaw;
   else if (count === null && avgRaw !== null && avgRaw > 0n) avg = avgRaw;
-  const hasDraw = typeof o.has_active_draw === "boolean" ? o.has_active_draw : null;
-  const marked = big(o, "draw_marked_at", "last_draw_time");
   return {
     address: typeof o.operator === "string" ? o.operator : address,
     name: typeof o.name === "string" ? o.name : null,
     stake: big(o, "stake"),
     registered_at: big(o, "registered_at"),
-    has_active_draw: hasDraw,
-    draw_marked_at: hasDraw && marked !== null && marked > 0n ? marked : null,
     total_executions: big(o, "total_executions"),
     successful_fills: big(o, "successful_fills"),
     total_profit: big(o, "total_profit"),
     avg_response_time_ms: avg,
-    slash_count: typeof o.slash_count === "number" ? o.slash_count : null,
-    total_slashed: big(o, "total_slashed"),
   };
 }
 

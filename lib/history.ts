@@ -1,13 +1,13 @@
 /**
  * On-chain history of the vault and the registry, from contract events (`getEvents`):
- * liquidations with realized profit (the vault's `return` events joined to the registry's
+ * liquidations with realized profit (the vault's `flash` events joined to the registry's
  * `execution` event of the same transaction), deposits and withdrawals per depositor, and
  * the share-price series rebuilt backwards from the current `get_state` by undoing each
  * event (exact for every ledger the RPC still retains; no keeper memory involved).
  *
  * Event shapes (contracts/vault, contracts/registry): topics `[Symbol(name), Address]`;
- * vault data `deposit [amount, minted]`, `withdraw [shares, amount]`, `draw [amount,
- * outstanding]`, `return [amount, drawn, profit, loss]`, `slash [amount, outstanding, loss]`;
+ * vault data `deposit [amount, minted]`, `withdraw [shares, amount]`, `flash [amount,
+ * returned, profit, executor]` (issue 12: one flash per liquidation replaced draw/return/slash);
  * registry `execution [success, profit, response_time_ms, total_executions]`,
  * `register [name, stake, time]`, `deregister [stake]`.
  *
@@ -32,13 +32,16 @@ export interface ChainEvent {
   txHash: string;
 }
 
-/** A liquidation settled on chain (a vault `return` with an outstanding draw). */
+/** A liquidation settled on chain (a vault `flash`: lent and repaid in one transaction). */
 export interface ChainLiquidation {
   keeper: string;
   drew: bigint;
   proceeds: bigint;
   profit: bigint;
+  /** Always 0 since issue 12 (a flash cannot lose); kept for the API shape. */
   loss: bigint;
+  /** The executor contract the keeper chose. */
+  executor: string | null;
   /** From the registry's `execution` event of the same transaction, when present. */
   responseTimeMs: number | null;
   txHash: string;
@@ -215,16 +218,16 @@ export class ChainHistory {
     }
     const out: ChainLiquidation[] = [];
     for (const e of this.events) {
-      if (e.contract !== "vault" || e.name !== "return" || !e.subject) continue;
-      const [amount, drawn, profit, loss] = e.data.map(toBigInt);
-      if (amount === null || drawn === null || profit === null) continue;
-      if (drawn === 0n) continue; // a return with no outstanding draw is not a liquidation
+      if (e.contract !== "vault" || e.name !== "flash" || !e.subject) continue;
+      const [amount, returned, profit] = e.data.slice(0, 3).map(toBigInt);
+      if (amount === null || returned === null || profit === null) continue;
       out.push({
         keeper: e.subject,
-        drew: drawn,
-        proceeds: amount,
+        drew: amount,
+        proceeds: returned,
         profit,
-        loss: loss ?? 0n,
+        loss: 0n,
+        executor: typeof e.data[3] === "string" ? e.data[3] : null,
         responseTimeMs: rt.get(`${e.txHash}|${e.subject}`) ?? null,
         txHash: e.txHash,
         ledger: e.ledger,
@@ -292,15 +295,9 @@ export class ChainHistory {
           shares += d[0] ?? 0n;
           usdc += d[1] ?? 0n;
           break;
-        case "return":
-          usdc = usdc - (d[2] ?? 0n) + (d[3] ?? 0n);
+        case "flash":
+          usdc -= d[2] ?? 0n;
           break;
-        case "slash": {
-          const amount = d[0] ?? 0n, outstanding = d[1] ?? 0n;
-          const gain = amount > outstanding ? amount - outstanding : 0n;
-          usdc = usdc - gain + (d[2] ?? 0n);
-          break;
-        }
         default:
           continue;
       }

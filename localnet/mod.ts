@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Address, type Asset, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
+import { Address, type Asset, contract, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
 import type { ContractModule } from "../contracts/sdk.ts";
 import { loadAccount, newAccount, withAccount } from "./accounts.ts";
 import { Chain, type Snapshot } from "./ledger.ts";
@@ -47,6 +47,16 @@ export interface Localnet {
   deployContract(
     module: ContractModule,
     args?: Record<string, unknown> | unknown[],
+    opts?: { salt?: Uint8Array },
+  ): Promise<string>;
+  /**
+   * Uploads a Soroban Wasm and creates a contract from it directly (no tx; the root account is
+   * the deployer), running `__constructor` with `args`: ScVals, or native values encoded with
+   * the Wasm's own `contractspecv0`. The upload is validated as UploadContractWasm is.
+   */
+  deployWasm(
+    wasm: Uint8Array,
+    args?: xdr.ScVal[] | Record<string, unknown> | unknown[],
     opts?: { salt?: Uint8Array },
   ): Promise<string>;
   /** Deploys the SAC of a classic asset (id = asset.contractId(passphrase)); idempotent. */
@@ -238,6 +248,49 @@ function start(opts: LocalnetOptions): Localnet {
         });
         chain.applyDirect(r.changes, (r.events ?? []).map(normalizeEvent), r.liveUntil);
         return r.contractId;
+      }),
+    deployWasm: (wasm, args, o) =>
+      attempt(() => {
+        const run = (hostFunction: xdr.HostFunction) => {
+          const res = host.invokeHostFunction({
+            reader: chain.store,
+            ledger: chain.hostLedger(),
+            source: rootId,
+            hostFunction,
+            auth: [],
+            mode: "record_allow_nonroot",
+          });
+          if (!res.ok) throw new Error(res.errorString ?? res.error?.message ?? "failed");
+          chain.applyDirect(res.changes, res.events.map(normalizeEvent), res.liveUntil);
+          return res.returnValue!;
+        };
+        const wasmHash = run(xdr.HostFunction.hostFunctionTypeUploadContractWasm(wasm as never));
+        const isScVals = Array.isArray(args) && args.length > 0 &&
+          args.every((a) => a instanceof Object && typeof (a as xdr.ScVal).toXDR === "function");
+        const constructorArgs = !args ? [] : isScVals ? args as xdr.ScVal[] : host.encodeArgs(
+          new contract.Spec(hostModule.specOfWasm(wasm)),
+          "__constructor",
+          args as unknown[],
+        );
+        const salt = o?.salt ?? crypto.getRandomValues(new Uint8Array(32));
+        const id = run(
+          xdr.HostFunction.hostFunctionTypeCreateContractV2(
+            new xdr.CreateContractArgsV2({
+              contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAddress(
+                new xdr.ContractIdPreimageFromAddress({
+                  address: Address.fromString(rootId).toScAddress(),
+                  salt: salt as never,
+                }),
+              ),
+              executable: xdr.ContractExecutable.contractExecutableWasm(
+                ((wasmHash as unknown as { bytes: { value?: Uint8Array } }).bytes.value ??
+                  (wasmHash as unknown as { bytes: Uint8Array }).bytes) as never,
+              ),
+              constructorArgs,
+            }),
+          ),
+        );
+        return Address.fromScVal(id).toString();
       }),
     deployAsset: (asset) =>
       attempt(() => {

@@ -120,6 +120,7 @@ export function applySorobanOp(
           auth: op.auth,
           mode: "enforce",
           footprint: { readOnly: new Set(soroban.readOnly), readWrite: new Set(soroban.readWrite) },
+          instructionLimit: soroban.data.resources.instructions,
         }));
       } catch (e) {
         // A host bug must not leave a half-applied transaction: fail the op instead.
@@ -131,7 +132,18 @@ export function applySorobanOp(
           ),
         ]);
       }
-      if (!res.ok) return trapped(res.diagnosticEvents);
+      if (!res.ok) {
+        // Running out of the declared instructions is a resource failure, as in core.
+        if (res.error?.type === "Budget" && res.error.code === "ExceededLimit") {
+          return {
+            ok: false,
+            result: { op_inner: { invoke_host_function: "resource_limit_exceeded" } },
+            events: [],
+            diagnosticEvents: res.diagnosticEvents,
+          };
+        }
+        return trapped(res.diagnosticEvents);
+      }
       const declared = soroban.data.resources;
       const used = res.resources;
       if (

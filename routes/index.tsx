@@ -17,7 +17,6 @@ interface Data {
   state: VaultState | null;
   chainError: string | null;
   keepers: number | null;
-  activeDraws: number | null;
   liquidations: number | null;
   ret: ReturnType<typeof describeReturn>;
   api: ApiState | null;
@@ -39,7 +38,6 @@ export const handler: Handlers<Data> = {
       state: st.value,
       chainError: st.error,
       keepers: keepers.value?.length ?? null,
-      activeDraws: keepers.value ? keepers.value.filter((k) => k.has_active_draw).length : null,
       liquidations: history.lastError ? null : history.liquidations().length,
       ret: describeReturn(vaultReturn(series.points)),
       api: apiState,
@@ -95,9 +93,7 @@ export default function Home({ data, state }: PageProps<Data>) {
           id="keepers"
           label="Keepers"
           value={formatCount(data.keepers)}
-          sub={data.activeDraws === null
-            ? "registered"
-            : `registered · ${data.activeDraws} with a draw out`}
+          sub="registered"
         />
         <Tile
           id="liquidations"
@@ -116,13 +112,15 @@ export default function Home({ data, state }: PageProps<Data>) {
         </li>
         <li>
           <strong>Keepers fill auctions.</strong>{" "}
-          Registered keepers draw idle capital, fill lending-pool liquidation auctions and swap the
-          collateral back to USDC.
+          Registered keepers borrow vault capital as a flash loan, fill lending-pool liquidation
+          auctions and swap the collateral back to USDC — all in one transaction that repays the
+          vault or reverts.
         </li>
         <li>
           <strong>Profit raises the price.</strong>{" "}
-          Proceeds return to the vault; profit = proceeds − drew is booked on chain. A keeper that
-          keeps capital too long is slashed.
+          Proceeds return to the vault in the same transaction; profit = returned − lent is booked
+          on chain. Capital is never out between transactions, so there is nothing to steal or
+          slash.
         </li>
       </ol>
 

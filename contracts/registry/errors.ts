@@ -2,13 +2,13 @@
  * The error codes of Vigil's two contracts (vault and keeper registry).
  *
  * Both contracts share ONE numbering and both specs list the whole table, because errors cross
- * the contract boundary unchanged: when the vault's `draw` calls the registry's `get_keeper` and
+ * the contract boundary unchanged: when the vault's `flash` calls the registry's `get_keeper` and
  * that fails with `NotRegistered`, the vault's transaction fails with the registry's code. With a
  * shared table a vault client decodes it as `NotRegistered` too (Nectar's vault reused the
  * registry's codes 4/5/7 for other meanings, so its clients mis-decoded them).
  *
  * The codes start at 100 so they never collide with the Stellar Asset Contract's codes (2–15):
- * a token-transfer failure inside `register`/`deposit`/`return_proceeds` (e.g. `#10` balance)
+ * a token-transfer failure inside `register`/`deposit`/`flash` (e.g. `#10` balance)
  * surfaces as `Error(Contract, #10)`, which is then NOT one of our typed errors and a
  * `contract.Client` reports it as a host error, as the spec requires.
  *
@@ -44,7 +44,21 @@ export const VigilError = {
   ZeroShares: 145,
   ZeroPayout: 146,
   PoolInsolvent: 147,
+  FlashNotRepaid: 148,
+  // Liquidator executor (160–179)
+  LiquidationShortfall: 160,
+  InvalidPlan: 161,
 } as const;
+
+/**
+ * Codes no contract raises any more (issue 12 removed draws, slashing and the draw timer). They
+ * stay in the table so that a number is never reused for another meaning.
+ */
+export const RETIRED_ERRORS: readonly VigilErrorName[] = [
+  "ActiveDraw",
+  "NoActiveDraw",
+  "SlashTooEarly",
+];
 
 /** Name of an error code. */
 export type VigilErrorName = keyof typeof VigilError;
@@ -59,20 +73,24 @@ const MESSAGES: Record<VigilErrorName, string> = {
   InvalidAmount: "amount out of range (negative, zero where positive is required)",
   InvalidConfig: "configuration value out of its allowed bounds",
   MathOverflow: "arithmetic result does not fit in i128",
-  ActiveDraw: "keeper has an outstanding draw",
-  NoActiveDraw: "keeper has no outstanding draw",
-  SlashTooEarly: "slash_timeout has not passed since the oldest outstanding draw",
-  StakeBelowMinimum: "keeper stake is below min_stake (slashed): cannot take new draws",
+  ActiveDraw: "retired (issue 12): draws no longer exist",
+  NoActiveDraw: "retired (issue 12): draws and slashing no longer exist",
+  SlashTooEarly: "retired (issue 12): slashing no longer exists",
+  StakeBelowMinimum: "keeper stake is below min_stake (the admin raised it): cannot flash",
   InvalidName: "keeper name must be 1 to 64 bytes",
   RegistryFull: "the registry holds the maximum number of keepers",
   DepositCapExceeded: "deposit would take total_usdc above deposit_cap",
   WithdrawCooldown: "shares are still within withdraw_cooldown of their deposit",
   InsufficientShares: "withdrawal exceeds the depositor's shares",
-  InsufficientLiquidity: "amount exceeds idle capital (total_usdc - active_liq)",
-  DrawLimitExceeded: "keeper's outstanding draws would exceed max_draw_per_keeper",
+  InsufficientLiquidity: "amount exceeds idle capital (total_usdc)",
+  DrawLimitExceeded: "flash amount exceeds max_draw_per_keeper (0 stops all flashes)",
   ZeroShares: "deposit too small: it would mint zero shares",
   ZeroPayout: "withdrawal too small: it would pay out zero USDC",
   PoolInsolvent: "pool has shares but no assets: deposits are refused",
+  FlashNotRepaid: "the vault's USDC balance is lower after the flash than before it",
+  LiquidationShortfall: "the liquidation produced less USDC than it spent: nothing to repay with",
+  InvalidPlan:
+    "liquidation plan malformed (unknown swap kind, path shorter than 2, negative amount)",
 };
 
 /** The error table in `SpecDef.errors` form (shared by both contracts' specs). */

@@ -1,17 +1,11 @@
 /**
- * Vigil's keeper registry: keeper directory, staking, permissionless slashing and performance
- * counters. See `contracts/README.md` for the full contract documentation.
+ * Vigil's keeper registry: keeper directory, staking and performance counters. See
+ * `contracts/README.md` for the full contract documentation.
  *
- * Decisions beyond the spec (documented in the README):
- * - `deregister` is refused while a draw is outstanding and pays back the whole remaining stake.
- * - The slash clock starts at the OLDEST outstanding draw: `mark_draw` on a keeper that already
- *   has an active draw leaves `draw_marked_at` unchanged (Nectar re-stamped it, so a 1-stroop
- *   draw each hour postponed slashing forever).
- * - `slash` rounds the slashed amount UP (in favour of the pool), moves it to the vault and has
- *   the vault write the outstanding draw off (`book_slash`); the keeper's active-draw flag is
- *   cleared because the vault no longer has an outstanding draw for it.
- * - `mark_draw` refuses keepers whose stake is below `min_stake` (i.e. slashed ones), so a
- *   defaulted keeper cannot draw again before deregistering and staking afresh.
+ * Issue 12 removed draws from the vault (a flash is repaid inside its own invocation), and with
+ * them `mark_draw`, `clear_draw`, `slash` and the draw timer: nothing can be outstanding, so there
+ * is nothing to slash. `deregister` pays the whole stake back at any time. `record_execution` is
+ * called only by a settled flash and clamps the self-reported response time to one hour.
  *
  * @module
  */
@@ -32,7 +26,7 @@ import type { xdr } from "@stellar/stellar-sdk";
 import { VigilError as E } from "./errors.ts";
 import { type KeeperInfo, REGISTRY_SPEC, type RegistryConfig } from "./spec.ts";
 import * as S from "./storage.ts";
-import { checked, I64_MAX, mulDivCeil, saturatingAdd, U128_MAX, U64_MAX } from "../vault/math.ts";
+import { I64_MAX, saturatingAdd, U128_MAX, U64_MAX } from "../vault/math.ts";
 
 export type { KeeperInfo, RegistryConfig } from "./spec.ts";
 export { REGISTRY_SPEC } from "./spec.ts";
@@ -40,9 +34,10 @@ export { REGISTRY_SPEC } from "./spec.ts";
 /** Bounds of the registry's configuration (constructor and admin `set_config`). */
 export const REGISTRY_BOUNDS = {
   minStake: { min: 1n, max: I64_MAX },
-  slashTimeout: { min: 60n, max: 30n * 86400n },
-  slashRateBps: { min: 1, max: 10_000 },
 } as const;
+
+/** Largest response time `record_execution` books (1 h); larger reports are clamped to it. */
+export const MAX_RESPONSE_TIME_MS = 3_600_000n;
 
 /** Most keepers the registry holds (keeps `get_keepers`' single list entry within entry-size limits). */
 export const MAX_KEEPERS = 1000;
@@ -52,12 +47,6 @@ export const MAX_NAME_BYTES = 64;
 function validateConfig(c: RegistryConfig): void {
   const b = REGISTRY_BOUNDS;
   if (c.min_stake < b.minStake.min || c.min_stake > b.minStake.max) fail(E.InvalidConfig);
-  if (c.slash_timeout < b.slashTimeout.min || c.slash_timeout > b.slashTimeout.max) {
-    fail(E.InvalidConfig);
-  }
-  if (c.slash_rate_bps < b.slashRateBps.min || c.slash_rate_bps > b.slashRateBps.max) {
-    fail(E.InvalidConfig);
-  }
 }
 
 /** Fails unless `caller` is the stored vault AND authorized this call (the invoker rule). */
@@ -101,19 +90,15 @@ function register(env: Env, a: { operator: string; name: string }): KeeperInfo {
   const now = env.ledger.timestamp;
   const info: KeeperInfo = {
     avg_response_time_ms: 0n,
-    draw_marked_at: 0n,
-    has_active_draw: false,
     name: a.name,
     operator: a.operator,
     registered_at: now,
     response_count: 0n,
-    slash_count: 0,
     stake: cfg.min_stake,
     successful_fills: 0n,
     total_executions: 0n,
     total_profit: 0n,
     total_response_time_ms: 0n,
-    total_slashed: 0n,
   };
   S.setKeeper(env, info);
   list.push(a.operator);
@@ -133,7 +118,6 @@ function register(env: Env, a: { operator: string; name: string }): KeeperInfo {
 function deregister(env: Env, a: { operator: string }): bigint {
   env.requireAuth(a.operator);
   const info = mustGetKeeper(env, a.operator);
-  if (info.has_active_draw) fail(E.ActiveDraw);
   S.removeKeeper(env, a.operator);
   const list = S.getList(env);
   const i = list.indexOf(a.operator);
@@ -159,35 +143,6 @@ function get_keeper(env: Env, a: { operator: string }): KeeperInfo {
   return mustGetKeeper(env, a.operator);
 }
 
-function mark_draw(env: Env, a: { caller: string; keeper: string }): void {
-  requireVault(env, a.caller);
-  const info = mustGetKeeper(env, a.keeper);
-  const cfg = S.getConfig(env);
-  if (info.stake < cfg.min_stake) fail(E.StakeBelowMinimum);
-  // The slash clock runs from the oldest outstanding draw: a further draw must not postpone it.
-  if (!info.has_active_draw) {
-    info.has_active_draw = true;
-    info.draw_marked_at = env.ledger.timestamp;
-  }
-  S.setKeeper(env, info);
-  emit(env, "mark_draw", a.keeper, vec(u64(info.draw_marked_at)));
-}
-
-function clear_draw(env: Env, a: { caller: string; keeper: string }): void {
-  requireVault(env, a.caller);
-  const info = mustGetKeeper(env, a.keeper);
-  info.has_active_draw = false;
-  info.draw_marked_at = 0n;
-  S.setKeeper(env, info);
-  emit(env, "clear_draw", a.keeper, vec());
-}
-
-/**
- * Longest response time a return counts (ms): one day. A larger report (up to u64::MAX) is
- * clamped to it, so a single absurd value cannot swamp a keeper's average.
- */
-export const MAX_RESPONSE_TIME_MS = 86_400_000n;
-
 function record_execution(
   env: Env,
   a: { caller: string; keeper: string; success: boolean; profit: bigint; response_time_ms: bigint },
@@ -195,9 +150,8 @@ function record_execution(
   requireVault(env, a.caller);
   const info = mustGetKeeper(env, a.keeper);
   if (a.profit < 0n) fail(E.InvalidAmount);
-  const responseMs = a.response_time_ms > MAX_RESPONSE_TIME_MS
-    ? MAX_RESPONSE_TIME_MS
-    : a.response_time_ms;
+  // The keeper reports its own latency: one absurd value must not own the average forever.
+  const rt = a.response_time_ms > MAX_RESPONSE_TIME_MS ? MAX_RESPONSE_TIME_MS : a.response_time_ms;
   // Statistics saturate instead of failing: a counter must never block a keeper's repayment.
   info.total_executions = saturatingAdd(info.total_executions, 1n, U64_MAX);
   if (a.success) {
@@ -205,7 +159,7 @@ function record_execution(
     info.total_profit = saturatingAdd(info.total_profit, a.profit, (1n << 127n) - 1n);
     info.total_response_time_ms = saturatingAdd(
       info.total_response_time_ms,
-      responseMs,
+      rt,
       U128_MAX,
     );
     info.response_count = saturatingAdd(info.response_count, 1n, U64_MAX);
@@ -216,51 +170,13 @@ function record_execution(
     env,
     "execution",
     a.keeper,
-    vec(bool(a.success), i128(a.profit), u64(responseMs), u64(info.total_executions)),
+    vec(bool(a.success), i128(a.profit), u64(rt), u64(info.total_executions)),
   );
 }
 
-function slash(env: Env, a: { keeper: string }): bigint {
-  const vault = S.getVault(env);
-  if (vault === undefined) fail(E.NotInit);
-  const info = mustGetKeeper(env, a.keeper);
-  if (!info.has_active_draw) fail(E.NoActiveDraw);
-  const cfg = S.getConfig(env);
-  const now = env.ledger.timestamp;
-  // "more than slash_timeout seconds since the draw was marked": strictly greater.
-  if (now - info.draw_marked_at <= cfg.slash_timeout) fail(E.SlashTooEarly);
-  const amount = mulDivCeil(info.stake, BigInt(cfg.slash_rate_bps), 10_000n);
-  info.stake = checked(info.stake - amount);
-  info.has_active_draw = false;
-  info.draw_marked_at = 0n;
-  info.slash_count += 1;
-  info.total_slashed = checked(info.total_slashed + amount);
-  S.setKeeper(env, info);
-  if (amount > 0n) {
-    env.call(cfg.usdc_token, "transfer", { from: env.currentContract, to: vault, amount });
-  }
-  // The vault books the stake and writes the keeper's outstanding draw off; its failure
-  // reverts the slash (books and token balance can never diverge).
-  const writtenOff = env.call<bigint>(vault, "book_slash", {
-    caller: env.currentContract,
-    keeper: a.keeper,
-    amount,
-  });
-  emit(env, "slash", a.keeper, vec(i128(amount), i128(info.stake), i128(writtenOff)));
-  return amount;
-}
-
-function set_config(
-  env: Env,
-  a: { min_stake: bigint; slash_timeout: bigint; slash_rate_bps: number },
-): void {
+function set_config(env: Env, a: { min_stake: bigint }): void {
   env.requireAuth(S.getAdmin(env));
-  const cfg: RegistryConfig = {
-    ...S.getConfig(env),
-    min_stake: a.min_stake,
-    slash_timeout: a.slash_timeout,
-    slash_rate_bps: a.slash_rate_bps,
-  };
+  const cfg: RegistryConfig = { ...S.getConfig(env), min_stake: a.min_stake };
   validateConfig(cfg);
   S.setConfig(env, cfg);
   S.bumpInstance(env);
@@ -280,10 +196,7 @@ export const registryContract: ContractModule = {
     get_config: (env: Env) => S.getConfig(env),
     get_vault: (env: Env) => S.getVault(env) ?? fail(E.NotInit),
     get_admin: (env: Env) => S.getAdmin(env),
-    mark_draw,
-    clear_draw,
     record_execution,
-    slash,
     set_config,
   },
 };

@@ -12,8 +12,6 @@ import { VIGIL_SPEC_ERRORS } from "./errors.ts";
 /** `RegistryConfig` as the contract stores and returns it. */
 export interface RegistryConfig {
   min_stake: bigint;
-  slash_rate_bps: number;
-  slash_timeout: bigint;
   usdc_token: string;
 }
 
@@ -21,23 +19,17 @@ export interface RegistryConfig {
 export interface KeeperInfo {
   /** Avg of response_time_ms over successful executions, floor(total/count); 0 with no samples. */
   avg_response_time_ms: bigint;
-  /** Ledger time the oldest outstanding draw was marked (the slash clock); 0 when none. */
-  draw_marked_at: bigint;
-  has_active_draw: boolean;
   name: string;
   operator: string;
   registered_at: bigint;
   /** Number of successful executions with a response time (the avg's denominator). */
   response_count: bigint;
-  slash_count: number;
   stake: bigint;
   successful_fills: bigint;
   total_executions: bigint;
   total_profit: bigint;
   /** Sum of response_time_ms over successful executions (the avg's numerator; u128: cannot overflow). */
   total_response_time_ms: bigint;
-  /** Total stake moved to the vault by slashes. */
-  total_slashed: bigint;
 }
 
 const A = T.address;
@@ -58,8 +50,7 @@ export const REGISTRY_SPEC = defineSpec({
     },
     {
       name: "deregister",
-      doc:
-        "Removes operator (operator auth); refused while a draw is outstanding. Returns the stake paid back.",
+      doc: "Removes operator (operator auth) and pays the whole stake back. Returns it.",
       inputs: [["operator", A]],
       output: T.i128,
     },
@@ -77,24 +68,14 @@ export const REGISTRY_SPEC = defineSpec({
     { name: "get_config", doc: "The registry configuration.", output: T.udt("RegistryConfig") },
     {
       name: "get_vault",
-      doc: "The vault address allowed to call mark_draw/clear_draw/record_execution.",
+      doc: "The vault address allowed to call record_execution.",
       output: A,
     },
     { name: "get_admin", doc: "The admin address (bounded set_config only).", output: A },
     {
-      name: "mark_draw",
-      doc:
-        "Vault only: marks an outstanding draw. The slash clock starts at the oldest outstanding draw.",
-      inputs: [["caller", A], ["keeper", A]],
-    },
-    {
-      name: "clear_draw",
-      doc: "Vault only: clears the outstanding-draw flag and the slash clock.",
-      inputs: [["caller", A], ["keeper", A]],
-    },
-    {
       name: "record_execution",
-      doc: "Vault only: books one execution into the keeper's counters.",
+      doc:
+        "Vault only (called by a settled flash): books one execution into the keeper's counters; response_time_ms is clamped to at most 3,600,000 (1 h).",
       inputs: [
         ["caller", A],
         ["keeper", A],
@@ -104,40 +85,27 @@ export const REGISTRY_SPEC = defineSpec({
       ],
     },
     {
-      name: "slash",
-      doc:
-        "Permissionless. With an active draw older than slash_timeout: moves ceil(stake*bps/10000) to the vault, which writes the outstanding draw off; clears the draw. Returns the amount slashed.",
-      inputs: [["keeper", A]],
-      output: T.i128,
-    },
-    {
       name: "set_config",
-      doc: "Admin only: changes min_stake, slash_timeout, slash_rate_bps within fixed bounds.",
-      inputs: [["min_stake", T.i128], ["slash_timeout", T.u64], ["slash_rate_bps", T.u32]],
+      doc: "Admin only: changes min_stake within [1, i64::MAX].",
+      inputs: [["min_stake", T.i128]],
     },
   ],
   structs: {
     RegistryConfig: [
       ["min_stake", T.i128],
-      ["slash_rate_bps", T.u32],
-      ["slash_timeout", T.u64],
       ["usdc_token", A],
     ],
     KeeperInfo: [
       ["avg_response_time_ms", T.u64],
-      ["draw_marked_at", T.u64],
-      ["has_active_draw", T.bool],
       ["name", T.string],
       ["operator", A],
       ["registered_at", T.u64],
       ["response_count", T.u64],
-      ["slash_count", T.u32],
       ["stake", T.i128],
       ["successful_fills", T.u64],
       ["total_executions", T.u64],
       ["total_profit", T.i128],
       ["total_response_time_ms", T.u128],
-      ["total_slashed", T.i128],
     ],
   },
   errors: VIGIL_SPEC_ERRORS,

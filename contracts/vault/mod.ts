@@ -1,18 +1,18 @@
 /**
- * Vigil's vault: pooled USDC deposits with share accounting, keeper capital draws and returns.
+ * Vigil's vault: pooled USDC deposits with share accounting and keeper flash loans.
  * See `contracts/README.md` for the full contract documentation.
  *
- * Books: `total_usdc` (owned capital, idle + deployed), `total_shares`, `total_profit`,
- * `active_liq` (deployed). After every call the vault's USDC token balance equals
- * `total_usdc - active_liq` (unsolicited token transfers aside, which are never counted).
+ * Books: `total_usdc` (owned capital), `total_shares`, `total_profit`, `active_liq` (always 0:
+ * a flash is repaid inside its own invocation). After every call the vault's USDC token balance
+ * is at least `total_usdc` (unsolicited token transfers are never counted).
  *
  * Rules beyond the spec (documented in the README):
  * - Shares: deposit mints floor(amount·S/U), withdraw pays floor(shares·U/S): both round toward
  *   the pool. The first deposit mints 1:1 and locks MIN_LIQUIDITY of those shares in the
  *   vault's own depositor record forever (the share-inflation defence, with ZeroShares).
- * - Only ledgers flows move funds: deposit (in), withdraw (out, idle capital only), draw (out
- *   to a registered keeper), return_proceeds (in), slashed stake (in, via the registry). No
- *   admin path moves funds; the admin changes bounded configuration only.
+ * - Only three flows move funds: deposit (in), withdraw (out), flash (out to a registered
+ *   keeper and at least as much back in the same invocation). No admin path moves funds; the
+ *   admin changes bounded configuration only.
  *
  * @module
  */
@@ -199,109 +199,67 @@ function withdraw(env: Env, a: { depositor: string; shares: bigint }): bigint {
   return amount;
 }
 
-function draw(env: Env, a: { keeper: string; amount: bigint }): bigint {
+/**
+ * `flash`: lends `amount` to the keeper account, calls the keeper's executor, and requires the
+ * vault's USDC balance to be no lower afterwards (see contracts/README.md, "Flash").
+ */
+function flash(
+  env: Env,
+  a: {
+    keeper: string;
+    executor: string;
+    amount: bigint;
+    data: xdr.ScVal;
+    response_time_ms: bigint;
+  },
+): bigint {
+  // 1. Wiring, amount, keeper auth.
   const registry = mustGetRegistry(env);
-  if (a.amount < 0n) fail(E.InvalidAmount);
+  if (a.amount <= 0n) fail(E.InvalidAmount);
   env.requireAuth(a.keeper);
-  // Registration check before any transfer; NotRegistered from the registry reverts the
-  // whole draw. The returned record is discarded (stake checks live in mark_draw).
-  env.call(registry, "get_keeper", { operator: a.keeper });
-  const prev = S.getDraw(env, a.keeper);
-  if (a.amount === 0n) return prev;
-
+  // 2. Registration (NotRegistered from the registry reverts) and the current stake rule.
+  const info = env.call<{ stake: bigint }>(registry, "get_keeper", { operator: a.keeper });
+  const regCfg = env.call<{ min_stake: bigint }>(registry, "get_config", {});
+  if (info.stake < regCfg.min_stake) fail(E.StakeBelowMinimum);
+  // 3. Liquidity and the per-flash cap.
   const st = S.getState(env);
   if (a.amount > st.total_usdc - st.active_liq) fail(E.InsufficientLiquidity);
-  const cfg = S.getConfig(env);
-  const outstanding = add(prev, a.amount);
-  // The cap applies to the keeper's cumulative outstanding draws, not to one call.
-  if (outstanding > cfg.max_draw_per_keeper) fail(E.DrawLimitExceeded);
-
-  S.setDraw(env, a.keeper, outstanding);
-  st.active_liq = add(st.active_liq, a.amount);
-  S.setState(env, st);
+  if (a.amount > S.getConfig(env).max_draw_per_keeper) fail(E.DrawLimitExceeded);
+  // 4. Lend to the authenticated keeper ACCOUNT (never to the executor): every transfer the
+  //    executor makes with this money needs the keeper's own signature.
+  const usdc = S.getUsdc(env);
+  const self = env.currentContract;
+  const before = env.call<bigint>(usdc, "balance", { id: self });
+  env.call(usdc, "transfer", { from: self, to: a.keeper, amount: a.amount });
+  // 5. The keeper-chosen executor (positional: the vault does not know its parameter names).
+  //    It cannot call back into the vault: the host refuses re-entry.
+  env.call(a.executor, "exec", [a.keeper, self, usdc, a.amount, a.data]);
+  // 6. The only thing the vault trusts: its own balance.
+  const after = env.call<bigint>(usdc, "balance", { id: self });
+  if (after < before) fail(E.FlashNotRepaid);
+  // 7. Everything above the loan is depositors' profit (no keeper share).
+  const profit = after - before;
+  const st2 = S.getState(env);
+  st2.total_usdc = add(st2.total_usdc, profit);
+  st2.total_profit = add(st2.total_profit, profit);
+  S.setState(env, st2);
   S.bumpInstance(env);
-
-  env.call(S.getUsdc(env), "transfer", {
-    from: env.currentContract,
-    to: a.keeper,
-    amount: a.amount,
+  // 8. Counters (only a settled flash gets here).
+  env.call(registry, "record_execution", {
+    caller: self,
+    keeper: a.keeper,
+    success: true,
+    profit,
+    response_time_ms: a.response_time_ms,
   });
-  env.call(registry, "mark_draw", { caller: env.currentContract, keeper: a.keeper });
-  emit(env, "draw", a.keeper, vec(i128(a.amount), i128(outstanding)));
-  return outstanding;
-}
-
-/**
- * Clears a keeper's whole outstanding draw (`drawn`) against the USDC that came back for it
- * (`received`: proceeds returned, or a slashed stake): a surplus is booked as profit, a
- * shortfall is a realized loss shared by all depositors (the documented loss path of the
- * share price).
- */
-function settleDraw(
-  env: Env,
-  keeper: string,
-  drawn: bigint,
-  received: bigint,
-): { gain: bigint; loss: bigint } {
-  const gain = received > drawn ? received - drawn : 0n;
-  const loss = drawn > received ? drawn - received : 0n;
-  const st = S.getState(env);
-  st.active_liq = sub(st.active_liq, drawn);
-  st.total_usdc = sub(add(st.total_usdc, gain), loss);
-  st.total_profit = add(st.total_profit, gain);
-  S.setState(env, st);
-  if (loss > 0n) S.setLoss(env, add(S.getLoss(env), loss));
-  S.setDraw(env, keeper, 0n);
-  S.bumpInstance(env);
-  return { gain, loss };
-}
-
-function return_proceeds(
-  env: Env,
-  a: { keeper: string; amount: bigint; response_time_ms: bigint },
-): bigint {
-  const registry = mustGetRegistry(env);
-  if (a.amount < 0n) fail(E.InvalidAmount);
-  env.requireAuth(a.keeper);
-  const drawn = S.getDraw(env, a.keeper);
-  // Returning nothing against nothing is not an operation.
-  if (a.amount === 0n && drawn === 0n) fail(E.InvalidAmount);
-
-  // The draw is settled in full (spec: any return clears it).
-  const { gain: profit, loss } = settleDraw(env, a.keeper, drawn, a.amount);
-
-  if (a.amount > 0n) {
-    env.call(S.getUsdc(env), "transfer", {
-      from: a.keeper,
-      to: env.currentContract,
-      amount: a.amount,
-    });
-  }
-  if (drawn > 0n) {
-    env.call(registry, "clear_draw", { caller: env.currentContract, keeper: a.keeper });
-    env.call(registry, "record_execution", {
-      caller: env.currentContract,
-      keeper: a.keeper,
-      success: true,
-      profit,
-      response_time_ms: a.response_time_ms,
-    });
-  }
-  emit(env, "return", a.keeper, vec(i128(a.amount), i128(drawn), i128(profit), i128(loss)));
+  // 9.
+  emit(
+    env,
+    "flash",
+    a.keeper,
+    vec(i128(a.amount), i128(add(a.amount, profit)), i128(profit), addr(a.executor)),
+  );
   return profit;
-}
-
-function book_slash(env: Env, a: { caller: string; keeper: string; amount: bigint }): bigint {
-  const registry = mustGetRegistry(env);
-  if (a.caller !== registry) fail(E.Unauthorized);
-  env.requireAuth(a.caller);
-  if (a.amount < 0n) fail(E.InvalidAmount);
-  // The registry has already transferred `amount` to the vault. The keeper's outstanding draw
-  // is written off; the slashed stake offsets it. Net effect on total_usdc: amount - outstanding.
-  const outstanding = S.getDraw(env, a.keeper);
-  const { loss } = settleDraw(env, a.keeper, outstanding, a.amount);
-  emit(env, "slash", a.keeper, vec(i128(a.amount), i128(outstanding), i128(loss)));
-  return outstanding;
 }
 
 function balance(env: Env, a: { depositor: string }): DepositorBalance {
@@ -320,15 +278,12 @@ export const vaultContract: ContractModule = {
     set_config,
     deposit,
     withdraw,
-    draw,
-    return_proceeds,
-    book_slash,
+    flash,
     get_state: (env: Env) => S.getState(env),
     get_config: (env: Env) => S.getConfig(env),
     get_depositor: (env: Env, a: { depositor: string }): Depositor =>
       S.getDepositor(env, a.depositor) ?? S.emptyDepositor(),
     balance,
-    get_keeper_draw: (env: Env, a: { keeper: string }) => S.getDraw(env, a.keeper),
     get_registry: (env: Env) => S.getRegistry(env) ?? null,
     get_usdc: (env: Env) => S.getUsdc(env),
     get_admin: (env: Env) => S.getAdmin(env),

@@ -11,9 +11,12 @@ import { VIGIL_SPEC_ERRORS } from "../registry/errors.ts";
 
 /** `VaultState`: the vault's books. */
 export interface VaultState {
-  /** Capital currently out with keepers (sum of outstanding draws). */
+  /**
+   * Capital out with keepers between transactions: always 0, because a flash lends and gets
+   * repaid inside one invocation. Kept so the struct and API shapes stay.
+   */
   active_liq: bigint;
-  /** Cumulative realized profit (return_proceeds above the draw; slash income above a write-off). */
+  /** Cumulative realized profit: the vault balance increase of every flash. */
   total_profit: bigint;
   /** LP shares outstanding (including the locked minimum-liquidity shares). */
   total_shares: bigint;
@@ -25,7 +28,7 @@ export interface VaultState {
 export interface VaultConfig {
   /** Upper bound of total_usdc after a deposit. */
   deposit_cap: bigint;
-  /** Upper bound of one keeper's cumulative outstanding draws (0 disables draws). */
+  /** Largest amount one flash may lend (0 = circuit breaker: no flash at all). */
   max_draw_per_keeper: bigint;
   /** Seconds newly minted shares stay locked. */
   withdraw_cooldown: bigint;
@@ -92,24 +95,16 @@ export const VAULT_SPEC = defineSpec({
       output: T.i128,
     },
     {
-      name: "draw",
+      name: "flash",
       doc:
-        "Keeper auth. Checks registration (registry get_keeper), transfers amount of idle capital to the keeper, marks the draw; returns the keeper's outstanding draw.",
-      inputs: [["keeper", A], ["amount", T.i128]],
-      output: T.i128,
-    },
-    {
-      name: "return_proceeds",
-      doc:
-        "Keeper auth. Pulls amount USDC back, settles the outstanding draw; profit = max(0, amount - drawn), a shortfall is a realized loss. Returns the profit.",
-      inputs: [["keeper", A], ["amount", T.i128], ["response_time_ms", T.u64]],
-      output: T.i128,
-    },
-    {
-      name: "book_slash",
-      doc:
-        "Registry only: books slashed stake already transferred to the vault and writes the keeper's outstanding draw off. Returns the amount written off.",
-      inputs: [["caller", A], ["keeper", A], ["amount", T.i128]],
+        "Keeper auth; registered keeper with stake >= min_stake. Lends amount of idle USDC to the keeper account, calls executor.exec(keeper, vault, usdc, amount, data), then requires the vault's USDC balance to be at least what it was (else FlashNotRepaid, everything reverts). The increase is depositors' profit. Returns the profit.",
+      inputs: [
+        ["keeper", A],
+        ["executor", A],
+        ["amount", T.i128],
+        ["data", T.val],
+        ["response_time_ms", T.u64],
+      ],
       output: T.i128,
     },
     { name: "get_state", doc: "The vault's books.", output: T.udt("VaultState") },
@@ -126,12 +121,6 @@ export const VAULT_SPEC = defineSpec({
       inputs: [["depositor", A]],
       output: T.udt("DepositorBalance"),
     },
-    {
-      name: "get_keeper_draw",
-      doc: "The keeper's outstanding draw (0 if none).",
-      inputs: [["keeper", A]],
-      output: T.i128,
-    },
     { name: "get_registry", doc: "The registry address, if wired.", output: T.option(A) },
     { name: "get_usdc", doc: "The USDC token contract.", output: A },
     {
@@ -142,7 +131,7 @@ export const VAULT_SPEC = defineSpec({
     {
       name: "get_total_loss",
       doc:
-        "Cumulative realized losses (return shortfalls, slash write-offs above the slashed stake).",
+        "Cumulative realized losses: always 0 since flash (no loss path remains); kept for API stability.",
       output: T.i128,
     },
   ],

@@ -3,12 +3,12 @@
  *
  * Keys are encoded as a Rust `#[contracttype] enum VaultKey` would be (`Vec[Symbol(variant), …]`):
  * - instance: `Admin`, `Usdc`, `Registry` → Address; `Config` → VaultConfig; `State` → VaultState;
- *   `TotalLoss` → i128
- * - persistent: `Depositor(Address)` → Depositor; `KeeperDraw(Address)` → i128 (outstanding)
+ *   `TotalLoss` → i128 (read only: never written since issue 12 removed the loss paths)
+ * - persistent: `Depositor(Address)` → Depositor (`KeeperDraw(Address)` was retired by issue 12)
  *
  * @module
  */
-import { addr, type Env, i128, T, variant } from "../sdk.ts";
+import { addr, type Env, T, variant } from "../sdk.ts";
 import type { xdr } from "@stellar/stellar-sdk";
 import type { Depositor, VaultConfig, VaultState } from "./spec.ts";
 
@@ -25,8 +25,6 @@ const KEY_STATE = variant("State");
 const KEY_LOSS = variant("TotalLoss");
 /** Persistent key `Depositor(address)`. */
 export const keyDepositor = (a: string): xdr.ScVal => variant("Depositor", addr(a));
-/** Persistent key `KeeperDraw(address)`. */
-export const keyDraw = (a: string): xdr.ScVal => variant("KeeperDraw", addr(a));
 
 function getI<R>(env: Env, key: xdr.ScVal, type: string | Record<string, unknown>): R | undefined {
   const v = env.storage.instance.get(key);
@@ -69,8 +67,6 @@ export const setState = (env: Env, s: VaultState): void =>
 
 /** Cumulative realized losses. */
 export const getLoss = (env: Env): bigint => getI<bigint>(env, KEY_LOSS, T.i128) ?? 0n;
-/** Stores cumulative realized losses. */
-export const setLoss = (env: Env, v: bigint): void => env.storage.instance.set(KEY_LOSS, i128(v));
 
 /** An all-zero depositor record. */
 export const emptyDepositor = (): Depositor => ({
@@ -96,22 +92,5 @@ export function getDepositor(env: Env, a: string): Depositor | undefined {
 export function setDepositor(env: Env, a: string, d: Depositor): void {
   const k = keyDepositor(a);
   env.storage.persistent.set(k, env.toScVal(d, T.udt("Depositor")));
-  env.storage.persistent.extendTtl(k, TTL_THRESHOLD, TTL_EXTEND_TO);
-}
-
-/** A keeper's outstanding draw (0 if none). */
-export function getDraw(env: Env, keeper: string): bigint {
-  const v = env.storage.persistent.get(keyDraw(keeper));
-  return v === undefined ? 0n : env.fromScVal<bigint>(v, T.i128);
-}
-
-/** Stores a keeper's outstanding draw, removing the entry at 0. */
-export function setDraw(env: Env, keeper: string, amount: bigint): void {
-  const k = keyDraw(keeper);
-  if (amount === 0n) {
-    if (env.storage.persistent.has(k)) env.storage.persistent.remove(k);
-    return;
-  }
-  env.storage.persistent.set(k, i128(amount));
   env.storage.persistent.extendTtl(k, TTL_THRESHOLD, TTL_EXTEND_TO);
 }

@@ -17,10 +17,18 @@
  *   `invokeContract`, `getLedgerEntries`, …).
  * - Keep no state that correctness depends on: the keeper can be killed at any point and must
  *   rebuild everything from the chain. Caches are fine when a cold start rebuilds them.
- * - Vault capital is reached only through the {@link VaultClient} handed to `execute`: draw
- *   what the task needs, and return every unit of it (plus profit) with `returnProceeds`.
- *   Report the measured amounts in the {@link Result}. An adapter that needs no capital
- *   returns 0 from {@link Adapter.estimateCapital} and never touches the vault client.
+ * - Vault capital is reached only through the {@link VaultClient} handed to `execute`, and only
+ *   as a **flash loan** (issue 12): `vault.flash(executor, amount, data, responseTimeMs)` sends
+ *   `amount` USDC to the keeper account, calls your executor contract's
+ *   `exec(keeper, vault, usdc, amount, data)` and requires the vault's USDC balance to be no
+ *   lower when it returns — all in ONE transaction. Your executor does the protocol work under
+ *   the keeper's signature and pays the vault back keeper → vault with the USDC SAC (a run-time
+ *   amount via `approve` with fixed arguments + `transfer_from`, as `contracts/liquidator/` does);
+ *   everything above `amount` is depositors' profit. If anything fails the whole transaction
+ *   reverts: nothing is ever outstanding, so there is nothing to recover after a crash and an
+ *   operator risks only fees. `flash` simulates first and sends only when the simulated profit
+ *   reaches `minProfit` (default 1 unit); `simulateFlash` just simulates. An adapter that needs
+ *   no capital returns 0 from {@link Adapter.estimateCapital} and never touches the vault client.
  * - Amounts are `bigint` in the token's smallest unit (USDC: 7 decimals, 1 USDC = 10^7).
  *
  * A minimal adapter:
@@ -36,7 +44,7 @@
  *
  * @module
  */
-import type { Keypair } from "@stellar/stellar-sdk";
+import type { Account, Keypair, xdr } from "@stellar/stellar-sdk";
 import type { ChainRpc } from "../chain/rpc.ts";
 
 export type { ChainRpc };
@@ -62,19 +70,18 @@ export interface Task<D = unknown> {
 
 /** What executing one task did. */
 export interface Result {
-  /** Vault capital drawn (0 when none). */
+  /** Vault capital lent by the flash (0 when none). */
   drew: bigint;
-  /** Capital returned to the vault with `returnProceeds`. */
+  /** USDC the flash put back in the vault (drew + profit; 0 when no flash settled). */
   proceeds: bigint;
-  /** max(0, proceeds − drew). */
+  /** max(0, proceeds − drew): the vault's booked profit. */
   profit: bigint;
   /** Latency forwarded to the registry's counters (ms). */
   responseTimeMs: number;
   /**
-   * What happened: "filled" (a liquidation filled and settled), "rebalanced", "lost"
-   * (another keeper won the race; the draw was returned unchanged), "held" (filled, but the
-   * seized collateral is held and nothing was booked), "waiting" (not profitable yet), or
-   * "skipped". Optional; adapters may use their own words.
+   * What happened: "filled" (a liquidation settled in one flash), "rebalanced", "lost_race"
+   * (another keeper won: our simulation or transaction reverted, nothing moved), "waiting"
+   * (not profitable yet), or "skipped". Optional; adapters may use their own words.
    */
   status?: string;
   /** Hash of the main transaction (the fill, the rebalance), when there is one. */
@@ -83,15 +90,55 @@ export interface Result {
   details?: Record<string, string | number | boolean | null>;
 }
 
-/** Capital access handed to {@link Adapter.execute}: the vault's two keeper operations. */
+/** A settled flash. */
+export interface FlashOutcome {
+  /** The vault's booked profit (its USDC balance increase), from the transaction's return value. */
+  profit: bigint;
+  txHash: string;
+  /** Ledger the transaction was included in. */
+  ledger: number;
+}
+
+/** Options of {@link VaultClient.flash}. */
+export interface FlashOptions {
+  /** Send only when the simulated profit is at least this (default 1 unit: strictly positive). */
+  minProfit?: bigint;
+  /** The keeper account with its current sequence number (saves a read on a latency-critical path). */
+  account?: Account;
+}
+
+/**
+ * Capital access handed to {@link Adapter.execute}: the vault's flash loan, signed by the keeper
+ * (see the module doc). `data` is forwarded unchanged to `executor.exec` as its last argument.
+ */
 export interface VaultClient {
-  /** Draws `amount` USDC from the vault's idle capital to the keeper. */
-  draw(amount: bigint): Promise<void>;
+  /** Simulates `vault.flash(...)`; resolves to the profit the vault would book, throws if it would fail. */
+  simulateFlash(
+    executor: string,
+    amount: bigint,
+    data: xdr.ScVal,
+    responseTimeMs: number,
+  ): Promise<bigint>;
   /**
-   * Returns `amount` USDC to the vault, settling the keeper's outstanding draw; the vault books
-   * max(0, amount − drawn) as profit and the registry records `responseTimeMs`.
+   * Simulates, and sends `vault.flash(...)` only when the simulated profit ≥ `minProfit`
+   * (otherwise {@link FlashUnprofitableError}, nothing sent). A failed simulation or transaction
+   * throws (and moved nothing: the flash reverts as a whole).
    */
-  returnProceeds(amount: bigint, responseTimeMs: number): Promise<void>;
+  flash(
+    executor: string,
+    amount: bigint,
+    data: xdr.ScVal,
+    responseTimeMs: number,
+    opts?: FlashOptions,
+  ): Promise<FlashOutcome>;
+}
+
+/** The simulated flash profit is below the minimum: nothing was sent. */
+export class FlashUnprofitableError extends Error {
+  constructor(readonly simulatedProfit: bigint, readonly minProfit: bigint) {
+    super(`simulated flash profit ${simulatedProfit} is below the minimum ${minProfit}`);
+    this.name = "FlashUnprofitableError";
+  }
 }
 
 /** A protocol adapter (the keeper SDK interface). */
@@ -131,8 +178,9 @@ export function sortTasks<D>(tasks: Task<D>[]): Task<D>[] {
 }
 
 /**
- * An execute failure that still moved capital: the cycle logs it AND records `result` (e.g. a
- * fill that failed after the draw was returned). Throw a plain Error when nothing happened.
+ * An execute failure that comes with a result worth recording: the cycle logs it AND records
+ * `result`. Throw a plain Error when nothing happened (with flash loans, a failure never moves
+ * vault capital).
  */
 export class TaskError extends Error {
   constructor(message: string, readonly result: Result, cause?: unknown) {

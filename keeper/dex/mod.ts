@@ -52,6 +52,22 @@ export interface SwapClientOptions {
   balanceOf?: (chain: ChainRpc, token: string, holder: string) => Promise<bigint>;
 }
 
+/** One swap planned for the liquidator's flash (`SwapLeg` of contracts/liquidator). */
+export interface PlannedLeg {
+  router: string;
+  /** 0 = Soroswap router, 1 = Phoenix multihop (the liquidator's `SwapKind`). */
+  kind: number;
+  path: string[];
+  amountIn: bigint;
+  /** max(oracle floor, quote less SLIPPAGE_BPS): enforced on chain by the router. */
+  minOut: bigint;
+  venue: string;
+  quote: bigint;
+  floor: bigint;
+  /** Venues whose quote failed before this one. */
+  failures: { venue: string; error: string }[];
+}
+
 /** floor = refValue × (10000 − bps) / 10000, rounded down. */
 export function slippageFloor(refValue: bigint, bps: number): bigint {
   return (refValue * BigInt(10_000 - bps)) / 10_000n;
@@ -97,6 +113,48 @@ export class SwapClient {
         : undefined,
     ]);
     return new SwapClient({ ...opts, primary, fallback });
+  }
+
+  /**
+   * Plans a swap of `amountIn` of `tokenIn` to USDC to run inside the liquidator's flash (one
+   * transaction), with this module's venue rules: venues in order, the next one only after a
+   * transient quote failure, a quote below the oracle floor stops (ErrSlippageExceeded), no
+   * venue → ErrNoRoute. Only venues with a known router ABI (`kind`) are used.
+   */
+  async planLeg(
+    chain: ChainRpc,
+    tokenIn: string,
+    amountIn: bigint,
+    refValue: bigint,
+  ): Promise<PlannedLeg> {
+    if (tokenIn === this.usdc) throw new Error("planLeg: input is already USDC");
+    if (amountIn <= 0n) throw new RangeError("planLeg: amount must be positive");
+    const floor = slippageFloor(refValue, this.slippageBps);
+    const failures: { venue: string; error: string }[] = [];
+    for (const venue of this.venues) {
+      if (!venue.kind) continue;
+      let quote: bigint;
+      try {
+        quote = await venue.quote(chain, tokenIn, this.usdc, amountIn);
+      } catch (err) {
+        this.#failed(failures, venue, err);
+        continue;
+      }
+      if (quote < floor) throw new ErrSlippageExceeded(venue.name, quote, floor);
+      const fromQuote = slippageFloor(quote, this.slippageBps);
+      return {
+        router: venue.contractId,
+        kind: venue.kind === "phoenix" ? 1 : 0,
+        path: [tokenIn, this.usdc],
+        amountIn,
+        minOut: fromQuote > floor ? fromQuote : floor,
+        venue: venue.name,
+        quote,
+        floor,
+        failures,
+      };
+    }
+    throw new ErrNoRoute(failures);
   }
 
   /**

@@ -27,6 +27,8 @@ export interface Venue {
   /** Label for logs, e.g. "primary (soroswap)". */
   readonly name: string;
   readonly contractId: string;
+  /** The router ABI, for swaps inside the liquidator's flash (absent: usable only directly). */
+  readonly kind?: "soroswap" | "phoenix";
   /** Expected output of swapping `amountIn` of `tokenIn` for `tokenOut` (read-only). */
   quote(chain: ChainRpc, tokenIn: string, tokenOut: string, amountIn: bigint): Promise<bigint>;
   /** Swaps exactly `amountIn`, failing on chain if the output is below `minOut`. */
@@ -48,6 +50,7 @@ export function soroswapVenue(label: string, router: string, opts: InvokeOptions
   return {
     name: `${label} (soroswap)`,
     contractId: router,
+    kind: "soroswap",
     async quote(chain, tokenIn, tokenOut, amountIn) {
       const r = await simulateRead(chain, router, "router_get_amounts_out", [
         sv.i128(amountIn),
@@ -82,6 +85,7 @@ export function phoenixVenue(label: string, multihop: string, opts: InvokeOption
   return {
     name: `${label} (phoenix)`,
     contractId: multihop,
+    kind: "phoenix",
     async quote(chain, tokenIn, tokenOut, amountIn) {
       const r = await simulateRead(chain, multihop, "simulate_swap", [
         ops(tokenIn, tokenOut),

@@ -246,6 +246,11 @@ export class AuthManager {
   allowAll = false;
   /** Auth call stack: contract frames and create-contract host function frames. */
   private readonly stack: { contract: string; fn: string }[] = [];
+  /**
+   * Invoker-contract authorizations (`authorize_as_curr_contract`): trees a contract authorized
+   * for calls deeper than its direct ones, valid while the frame that added them is running.
+   */
+  private invokerTrackers: { address: string; depth: number; it: InvocationTracker }[] = [];
 
   constructor(private readonly host: AuthHost, readonly mode: AuthMode) {}
 
@@ -283,12 +288,27 @@ export class AuthManager {
   pushFrame(contract: string, fn: string): void {
     this.stack.push({ contract, fn });
     for (const t of this.trackers) t.it.pushFrame();
+    for (const t of this.invokerTrackers) t.it.pushFrame();
+  }
+
+  /** `authorize_as_curr_contract`: `address` (the current contract) authorizes these trees. */
+  addInvokerAuth(address: string, roots: xdr.SorobanAuthorizedInvocation[]): void {
+    const depth = this.stack.length;
+    for (const r of roots) {
+      const it = new InvocationTracker(nodeFromXdr(r));
+      it.stack = new Array(depth).fill(null);
+      this.invokerTrackers.push({ address, depth, it });
+    }
   }
 
   /** Call when a contract frame is popped. */
   popFrame(): void {
     this.stack.pop();
     for (const t of this.trackers) t.it.popFrame();
+    for (const t of this.invokerTrackers) t.it.popFrame();
+    if (this.invokerTrackers.length > 0) {
+      this.invokerTrackers = this.invokerTrackers.filter((t) => t.depth <= this.stack.length);
+    }
   }
 
   /** `require_auth` of the deployer for a create-contract host function (its own auth frame). */
@@ -338,6 +358,9 @@ export class AuthManager {
   /** `require_auth(address)` for `fn` (the current frame's contract and function). */
   requireAuth(address: string, fn: AuthFn): void {
     if (this.allowAll || this.invokerAuthorizes(address)) return;
+    for (const t of this.invokerTrackers) {
+      if (t.address === address && t.it.maybePushMatching(fn, true)) return;
+    }
     if (this.mode === "enforce") this.requireEnforcing(address, fn);
     else this.requireRecording(address, fn);
   }

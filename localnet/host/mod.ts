@@ -3,6 +3,7 @@
  *
  * - {@link invokeHostFunction}: runs one InvokeHostFunction (invoke a contract, upload code,
  *   create a contract) against a read-only ledger view and returns what it would change.
+ *   Contracts are real Soroban Wasm (`wasm/`), TypeScript modules, or the built-in SAC.
  * - {@link registerModule}, {@link stubWasm}: TypeScript contract modules and their stub Wasm.
  * - {@link deployContract}, {@link deployStellarAsset}: in-process deployments.
  * - {@link encodeArgs}, {@link decodeResult}, {@link specFor}: native ↔ ScVal helpers.
@@ -26,6 +27,8 @@ import { contractCodeKey } from "./xdr_fast.ts";
 
 export type * from "./types.ts";
 export { registerModule, stubWasm };
+/** The spec entries in a Wasm's `contractspecv0` section. */
+export { specFromWasm as specOfWasm };
 export { HostErr } from "./host.ts";
 export { CodecError } from "./codec.ts";
 export { SAC_SPEC_ENTRIES } from "./sac.ts";

@@ -55,6 +55,11 @@ export interface InvokeRequest {
    * recorded.
    */
   footprint?: { readOnly: Set<string>; readWrite: Set<string> };
+  /**
+   * CPU instruction budget (the transaction's declared instructions when applying; default the
+   * network limit, 100M). Wasm execution stops with `Error(Budget, ExceededLimit)` past it.
+   */
+  instructionLimit?: number;
 }
 
 /** A host error, as Soroban's `Error(<type>, <code>)`. */

@@ -97,7 +97,6 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
   const top = [...(data.keepers ?? [])].sort((a, b) =>
     Number((b.total_profit ?? -1n) - (a.total_profit ?? -1n))
   ).slice(0, 5);
-  const activeDraws = data.keepers?.filter((k) => k.has_active_draw).length ?? null;
   return (
     <>
       <PageHead
@@ -127,7 +126,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
           id="keepers"
           label="Keepers"
           value={formatCount(data.keepers?.length)}
-          sub={activeDraws === null ? undefined : `${activeDraws} with a draw out`}
+          sub="registered"
         />
         <Tile
           id="depositors"
@@ -165,7 +164,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
         />
         <p class="hint">
           {data.seriesSource === "chain"
-            ? "Rebuilt from the vault's on-chain events: one point per deposit, withdrawal, return or slash."
+            ? "Rebuilt from the vault's on-chain events: one point per deposit, withdrawal or flash."
             : data.seriesSource === "keeper"
             ? "From the keeper API's recorded series (the chain history had fewer than two points)."
             : "No share-price history yet."}

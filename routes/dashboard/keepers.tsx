@@ -183,7 +183,6 @@ export default function Keepers({ data }: PageProps<Data>) {
                         </th>
                       );
                     })}
-                    <th>Draw</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -213,18 +212,6 @@ export default function Keepers({ data }: PageProps<Data>) {
                         {k.registered_at === null
                           ? DASH
                           : formatTime(Number(k.registered_at) * 1000)}
-                      </td>
-                      <td data-label="Draw">
-                        {k.has_active_draw === null
-                          ? DASH
-                          : k.has_active_draw
-                          ? (
-                            <span class="badge local">
-                              out{k.draw_marked_at !== null &&
-                                ` since ${formatTime(Number(k.draw_marked_at) * 1000)}`}
-                            </span>
-                          )
-                          : "none"}
                       </td>
                     </tr>
                   ))}

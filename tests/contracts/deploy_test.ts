@@ -1,7 +1,8 @@
 /**
  * The deployment as `main.ts localnet` performs it (`startDevNetwork`, the function behind the
- * command and `localnet.json`): `vault` and `registry` are in the out file's contracts, wired to
- * each other and to the dev USDC, with the spec's testnet limits. Read over JSON-RPC with
+ * command and `localnet.json`): `vault`, `registry` and `liquidator` are in the out file's
+ * contracts, the first two wired to each other and to the dev USDC with the spec's testnet
+ * limits, the liquidator exposing `exec`. Read over JSON-RPC with
  * `contract.Client`, so what is checked is what a keeper or the frontend would see.
  */
 import assert from "node:assert/strict";
@@ -13,13 +14,14 @@ import { ok } from "./vigil_fixture.ts";
 // deno-lint-ignore no-explicit-any
 type AnyClient = contract.Client & Record<string, any>;
 
-Deno.test("deployment: localnet.json names a wired vault and registry with the testnet limits", async () => {
+Deno.test("deployment: localnet.json names a wired vault, registry and the liquidator with the testnet limits", async () => {
   const { net, out } = await startDevNetwork({ port: 0, accounts: [] });
   try {
-    const { vault, registry, usdc } = out.contracts;
+    const { vault, registry, usdc, liquidator } = out.contracts;
     assert.match(vault, /^C[A-Z2-7]{55}$/);
     assert.match(registry, /^C[A-Z2-7]{55}$/);
-    assert.notEqual(vault, registry);
+    assert.match(liquidator, /^C[A-Z2-7]{55}$/);
+    assert.equal(new Set([vault, registry, liquidator]).size, 3);
     const client = (contractId: string) =>
       contract.Client.from({
         contractId,
@@ -42,12 +44,12 @@ Deno.test("deployment: localnet.json names a wired vault and registry with the t
       withdraw_cooldown: 3600n,
       max_draw_per_keeper: 10_000n * USDC,
     });
-    assert.deepEqual(ok(await r.get_config()), {
-      min_stake: 1_000_000_000n,
-      slash_timeout: 3600n,
-      slash_rate_bps: 1000,
-      usdc_token: usdc,
-    });
+    assert.deepEqual(ok(await r.get_config()), { min_stake: 1_000_000_000n, usdc_token: usdc });
+    // The liquidator serves its spec (exec only) to clients, as a dapp would read it.
+    const l = await client(liquidator);
+    assert.equal(typeof l.exec, "function");
+    assert.equal(l.deposit, undefined);
+    assert.equal(l.flash, undefined);
     assert.equal(TESTNET_LIMITS.min_stake, 100n * USDC);
 
     // A fresh pair: empty books, no keepers.

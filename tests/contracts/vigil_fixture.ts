@@ -1,6 +1,7 @@
 /**
  * Test fixture for the Vigil contracts over JSON-RPC: a fresh local node, a USDC issued
- * asset with its SAC, funded users with trustlines, a wired vault + registry, and
+ * asset with its SAC, funded users with trustlines, a wired vault + registry + liquidator, a
+ * scriptable test executor, and
  * `contract.Client`s that sign with the users' real keys.
  *
  * @module
@@ -9,6 +10,7 @@ import assert from "node:assert/strict";
 import { Asset, contract, Keypair, Operation, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
+import { script, scriptedExecutor, type Step } from "../fixtures/scripted_executor.ts";
 import {
   VIGIL_SPEC_ERRORS,
   VigilError,
@@ -35,6 +37,10 @@ export interface VigilFixture {
   admin: Keypair;
   vault: string;
   registry: string;
+  /** Vigil's liquidator (flash executor). */
+  liquidator: string;
+  /** A scriptable test executor (`tests/fixtures/scripted_executor.ts`). */
+  executor: string;
   /** A funded account with a USDC trustline and `usdc` units of USDC. */
   user(usdc?: bigint): Promise<Keypair>;
   /** A contract.Client for `contractId` signing as `kp`. */
@@ -59,7 +65,12 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
     const usdc = await node.deployAsset(asset);
     const admin = Keypair.random();
     await node.fund(admin.publicKey());
-    const { vault, registry } = await deployVigil(node, { usdc, admin: admin.publicKey(), config });
+    const { vault, registry, liquidator } = await deployVigil(node, {
+      usdc,
+      admin: admin.publicKey(),
+      config,
+    });
+    const executor = await node.deployContract(scriptedExecutor, {});
 
     const mint = async (to: string, amount: bigint) => {
       await node.invoke(usdc, "mint", { to, amount }, { source: issuer.publicKey() });
@@ -102,6 +113,8 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
       admin,
       vault,
       registry,
+      liquidator,
+      executor,
       user,
       client,
       balance,
@@ -220,4 +233,27 @@ export async function expectAuthFailure(
     status = (await f.server.pollTransaction(sent.hash, { attempts: 50 })).status;
   }
   assert.equal(status, "FAILED", "a missing authorization must fail the transaction");
+}
+
+/** `vault.flash` arguments through the scriptable test executor. */
+export function flashArgs(
+  f: VigilFixture,
+  keeper: string,
+  amount: bigint,
+  steps: Step[],
+  responseTimeMs = 0n,
+): {
+  keeper: string;
+  executor: string;
+  amount: bigint;
+  data: ReturnType<typeof script>;
+  response_time_ms: bigint;
+} {
+  return {
+    keeper,
+    executor: f.executor,
+    amount,
+    data: script(...steps),
+    response_time_ms: responseTimeMs,
+  };
 }

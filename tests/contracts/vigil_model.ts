@@ -1,20 +1,24 @@
 /**
- * Model-based property testing of the vault + registry pair.
+ * Model-based property testing of the vault + registry pair after issue 12 (flash loans).
  *
- * A random sequence of operations (deposits, withdrawals, draws, returns with profit / exact /
- * partial / nothing, slashes, (de)registrations and time moves, over several depositors and
- * keepers) runs against the real contracts through a {@link VigilChain} (the local node's
- * in-process `invoke`, auth mocked). Before each operation an independent model predicts its
- * outcome (success and return value, or the exact typed error); after each operation the
- * chain's state is compared with the model and the issue's invariants are checked:
- * - the vault's USDC token balance (read from the SAC) equals total_usdc − active_liq;
+ * A random sequence of operations (deposits, withdrawals, flashes by any party — registered
+ * keepers and depositors alike — whose executor repays with profit, exactly, short, nothing, or
+ * tries to re-enter the vault; (de)registrations, admin changes of min_stake and time moves) runs
+ * against the real contracts through a {@link VigilChain} (the local node's in-process `invoke`,
+ * auth mocked; the auth-dependent attacks run over JSON-RPC in `attack_test.ts`). Before each
+ * operation an independent model predicts its outcome (success and return value, or the exact
+ * typed error, or a host error for re-entry); after each operation the chain's state is compared
+ * with the model and the invariants are checked:
+ * - the vault's USDC token balance (read from the SAC) equals total_usdc, and active_liq = 0;
+ * - get_total_loss() = 0: there is no loss path;
  * - the sum of depositor shares (including the locked minimum liquidity) equals total_shares;
- * - a withdrawal pays at most the pro-rata value of the shares burnt; while no profit or loss
- *   was ever booked, no depositor ever got out more than they put in;
- * - the share price total_usdc/total_shares never falls except on a booked loss (a return
- *   shortfall or a slash write-off), and then by exactly the booked loss;
- * - the registry holds exactly the stakes of its keepers; a keeper's active-draw flag is set
- *   exactly when the vault has an outstanding draw for it.
+ * - a withdrawal pays at most the pro-rata value of the shares burnt; while no profit was ever
+ *   booked, no depositor ever got out more than they put in;
+ * - **the share price total_usdc/total_shares never falls, after any operation by anyone**;
+ * - no party gains from the vault: every keeper's USDC balance is exactly what it was given,
+ *   less the stake it holds in the registry, less the profit its flashes paid to depositors;
+ * - the registry holds exactly the stakes of its keepers, and its counters count exactly the
+ *   settled flashes.
  *
  * @module
  */
@@ -25,11 +29,15 @@ import type { KeeperInfo } from "../../contracts/registry/mod.ts";
 import type { Depositor, DepositorBalance, VaultState } from "../../contracts/vault/mod.ts";
 import { MIN_LIQUIDITY } from "../../contracts/vault/mod.ts";
 import { TESTNET_LIMITS, USDC } from "../../contracts/deploy.ts";
+import { script, type Step } from "../fixtures/scripted_executor.ts";
+import { addr, i128 } from "../../contracts/sdk.ts";
 
 /** What the property tests need from a chain with a freshly deployed vault and registry. */
 export interface VigilChain {
   vault: string;
   registry: string;
+  /** The scriptable test executor (`tests/fixtures/scripted_executor.ts`). */
+  executor: string;
   usdc: string;
   depositors: string[];
   keepers: string[];
@@ -47,15 +55,25 @@ export interface VigilChain {
   now(): Promise<bigint>;
 }
 
+/** What a flash's executor does with the loan. */
+export type FlashKind = "profit" | "exact" | "short" | "none" | "reenter";
+
 /** One operation of a random sequence. */
 export type Op =
   | { t: "deposit"; who: number; amount: bigint }
   | { t: "withdraw"; who: number; bps: number; extra: bigint }
-  | { t: "draw"; who: number; bps: number; abs: bigint | null }
-  | { t: "return"; who: number; kind: "profit" | "exact" | "partial" | "zero"; x: bigint }
-  | { t: "slash"; who: number }
+  | {
+    t: "flash";
+    /** Index into keepers, then depositors (any party may try). */
+    who: number;
+    bps: number;
+    abs: bigint | null;
+    kind: FlashKind;
+    x: bigint;
+  }
   | { t: "register"; who: number }
   | { t: "deregister"; who: number }
+  | { t: "min_stake"; high: boolean }
   | { t: "time"; seconds: number };
 
 const bigAmount = fc.oneof(
@@ -82,44 +100,45 @@ export function opArb(nd: number, nk: number): fc.Arbitrary<Op> {
       }),
     },
     {
-      weight: 5,
+      weight: 8,
       arbitrary: fc.record({
-        t: fc.constant("draw" as const),
-        who: k,
-        // Mostly a fraction of the idle capital (capped by the per-keeper limit in practice),
-        // sometimes an absolute amount (0, dust, or above what is idle).
+        t: fc.constant("flash" as const),
+        // Mostly a keeper, sometimes a depositor (not registered).
+        who: fc.oneof(
+          { weight: 4, arbitrary: k },
+          { weight: 1, arbitrary: fc.integer({ min: nk, max: nk + nd - 1 }) },
+        ),
+        // Mostly a fraction of the vault's capital, sometimes an absolute amount (0, dust, or
+        // above the per-flash cap or the pool).
         bps: fc.integer({ min: 0, max: 11_000 }),
         abs: fc.option(
-          fc.oneof(fc.bigInt({ min: 0n, max: 100n }), fc.bigInt({ min: 1n, max: 20_000n * USDC })),
+          fc.oneof(fc.bigInt({ min: -2n, max: 100n }), fc.bigInt({ min: 1n, max: 20_000n * USDC })),
           { freq: 4 },
         ),
-      }),
-    },
-    {
-      weight: 5,
-      arbitrary: fc.record({
-        t: fc.constant("return" as const),
-        who: k,
         kind: fc.constantFrom(
           "profit" as const,
+          "profit" as const,
           "exact" as const,
-          "partial" as const,
-          "zero" as const,
+          "short" as const,
+          "none" as const,
+          "reenter" as const,
         ),
         x: fc.oneof(fc.bigInt({ min: 0n, max: 10n }), fc.bigInt({ min: 0n, max: 500n * USDC })),
       }),
     },
-    { weight: 2, arbitrary: fc.record({ t: fc.constant("slash" as const), who: k }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant("register" as const), who: k }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant("deregister" as const), who: k }) },
     {
-      weight: 4,
+      weight: 1,
+      arbitrary: fc.record({ t: fc.constant("min_stake" as const), high: fc.boolean() }),
+    },
+    {
+      weight: 3,
       arbitrary: fc.record({
         t: fc.constant("time" as const),
         seconds: fc.oneof(
           fc.integer({ min: 1, max: 120 }),
           fc.integer({ min: 600, max: 4000 }),
-          fc.integer({ min: 3000, max: 8000 }),
         ),
       }),
     },
@@ -135,12 +154,12 @@ interface MDep {
 }
 interface MKeeper {
   stake: bigint;
-  active: boolean;
-  markedAt: bigint;
+  fills: bigint;
+  profit: bigint;
 }
 
-/** Outcome: a value, or a typed error code. */
-type Outcome = { ok: true; value?: bigint } | { ok: false; code: number };
+/** Outcome: a value, a typed error code, or a host error (code undefined). */
+type Outcome = { ok: true; value?: bigint } | { ok: false; code: number | undefined };
 
 /** Seconds around a time boundary within which the model accepts either outcome. */
 const TIME_SLACK = 5n;
@@ -152,18 +171,43 @@ function errCode(e: unknown): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** The executor script for a flash of `amount` by `keeper`. */
+export function flashScript(
+  vault: string,
+  keeper: string,
+  amount: bigint,
+  kind: FlashKind,
+  x: bigint,
+): ReturnType<typeof script> {
+  const steps: Step[] = kind === "profit"
+    ? [{ op: "pay", to: vault, amount: amount + x + 1n }]
+    : kind === "exact"
+    ? [{ op: "repay_all" }]
+    : kind === "short"
+    ? [{ op: "pay", to: vault, amount: amount - 1n - (x % (amount > 0n ? amount : 1n)) }]
+    : kind === "none"
+    ? []
+    : [
+      // Re-entry: turn the loan into shares, then repay. The host refuses the call.
+      { op: "call", contract: vault, fn: "deposit", args: [addr(keeper), i128(amount)] },
+      { op: "repay_all" },
+    ];
+  return script(...steps.filter((st) => st.op !== "pay" || st.amount > 0n));
+}
+
 /** The model plus the runner of one sequence. */
 export class VigilModel {
   U = 0n;
   S = 0n;
   P = 0n;
-  L = 0n;
-  loss = 0n;
-  everProfitOrLoss = false;
+  everProfit = false;
   deps = new Map<string, MDep>();
   ownShares = 0n;
-  draws = new Map<string, bigint>();
   keepers = new Map<string, MKeeper>();
+  /** USDC each keeper was given (mints), stakes and profits aside: its net must stay ≤ 0. */
+  given = new Map<string, bigint>();
+  paidProfit = new Map<string, bigint>();
+  minStake: bigint = TESTNET_LIMITS.min_stake;
   readonly cfg = TESTNET_LIMITS;
   /** Statistics, to show the sequences exercise every path. */
   static stats: Record<string, number> = {};
@@ -174,8 +218,9 @@ export class VigilModel {
     VigilModel.stats[k] = (VigilModel.stats[k] ?? 0) + 1;
   }
 
-  /** Registers the initial keepers (each keeper holds USDC from the chain's setup). */
+  /** Registers the initial keepers and records what each keeper already holds. */
   async init(): Promise<void> {
+    for (const k of this.c.keepers) this.given.set(k, await this.c.balance(k));
     for (const k of this.c.keepers) {
       await this.step({ t: "register", who: this.c.keepers.indexOf(k) });
     }
@@ -190,15 +235,20 @@ export class VigilModel {
     return d;
   }
 
+  private async give(who: string, amount: bigint): Promise<void> {
+    if (amount <= 0n) return;
+    await this.c.mint(who, amount);
+    if (this.given.has(who)) this.given.set(who, this.given.get(who)! + amount);
+  }
+
   /** Runs one op: predicts, executes, compares, checks invariants. */
   async step(op: Op): Promise<void> {
     const c = this.c;
     const before = { U: this.U, S: this.S };
-    let bookedLoss = 0n;
     if (op.t === "time") {
       await c.advanceTime(op.seconds);
       this.count("time");
-      await this.check(before, 0n);
+      await this.check(before);
       return;
     }
     const now = await c.now();
@@ -206,7 +256,7 @@ export class VigilModel {
     let expect: Outcome[] = [];
     let run: () => Promise<unknown> = () => Promise.resolve();
     let apply: (value: unknown) => void = () => {};
-    const err = (code: number): Outcome => ({ ok: false, code });
+    const err = (code: number | undefined): Outcome => ({ ok: false, code });
 
     switch (op.t) {
       case "deposit": {
@@ -247,7 +297,7 @@ export class VigilModel {
         const amount = this.S === 0n ? 0n : (shares * this.U) / this.S;
         const rest: Outcome = amount === 0n
           ? err(E.ZeroPayout)
-          : amount > this.U - this.L
+          : amount > this.U
           ? err(E.InsufficientLiquidity)
           : { ok: true, value: amount };
         const lockedNow = now < d.unlockAt ? d.locked : 0n;
@@ -270,101 +320,41 @@ export class VigilModel {
         };
         break;
       }
-      case "draw": {
-        const who = c.keepers[op.who];
+      case "flash": {
+        const all = [...c.keepers, ...c.depositors];
+        const who = all[op.who];
         const k = this.keepers.get(who);
-        const prev = this.draws.get(who) ?? 0n;
-        const idle = this.U - this.L;
-        const a = op.abs ?? (idle * BigInt(op.bps)) / 10_000n;
-        if (a < 0n) expect = [err(E.InvalidAmount)];
+        const a = op.abs ?? (this.U * BigInt(op.bps)) / 10_000n;
+        const profit = op.kind === "profit" ? op.x + 1n : 0n;
+        if (a <= 0n) expect = [err(E.InvalidAmount)];
         else if (!k) expect = [err(E.NotRegistered)];
-        else if (a === 0n) expect = [{ ok: true, value: prev }];
-        else if (a > this.U - this.L) expect = [err(E.InsufficientLiquidity)];
-        else if (prev + a > this.cfg.max_draw_per_keeper) expect = [err(E.DrawLimitExceeded)];
-        else if (k.stake < this.cfg.min_stake) expect = [err(E.StakeBelowMinimum)];
-        else expect = [{ ok: true, value: prev + a }];
-        run = () => c.invoke(c.vault, "draw", { keeper: who, amount: a });
-        apply = () => {
-          if (a === 0n) return;
-          this.draws.set(who, prev + a);
-          this.L += a;
-          if (!k!.active) {
-            k!.active = true;
-            k!.markedAt = this.observedNow!;
-          }
-        };
-        break;
-      }
-      case "return": {
-        const who = c.keepers[op.who];
-        const drawn = this.draws.get(who) ?? 0n;
-        const amount = op.kind === "profit"
-          ? drawn + op.x + 1n
-          : op.kind === "exact"
-          ? drawn
-          : op.kind === "partial"
-          ? (drawn * (op.x % 10_000n)) / 10_000n
-          : 0n;
-        // The keeper earns its profit elsewhere (the liquidation): top its balance up.
-        const held = await c.balance(who);
-        if (held < amount) await c.mint(who, amount - held);
-        const profit = amount > drawn ? amount - drawn : 0n;
-        const loss = drawn > amount ? drawn - amount : 0n;
-        expect = [
-          amount === 0n && drawn === 0n ? err(E.InvalidAmount) : { ok: true, value: profit },
-        ];
+        else if (k.stake < this.minStake) expect = [err(E.StakeBelowMinimum)];
+        else if (a > this.U) expect = [err(E.InsufficientLiquidity)];
+        else if (a > this.cfg.max_draw_per_keeper) expect = [err(E.DrawLimitExceeded)];
+        else if (op.kind === "short" || op.kind === "none") expect = [err(E.FlashNotRepaid)];
+        else if (op.kind === "reenter") expect = [err(undefined)]; // host: re-entry refused
+        else expect = [{ ok: true, value: profit }];
+        // The keeper earns its profit elsewhere (the liquidation): give it that USDC first.
+        if (profit > 0n) {
+          const held = await c.balance(who);
+          if (held < profit) await this.give(who, profit - held);
+        }
         run = () =>
-          c.invoke(c.vault, "return_proceeds", {
+          c.invoke(c.vault, "flash", {
             keeper: who,
-            amount,
+            executor: c.executor,
+            amount: a,
+            data: flashScript(c.vault, who, a > 0n ? a : 0n, op.kind, op.x),
             response_time_ms: op.x % 100_000n,
           });
         apply = () => {
-          this.L -= drawn;
-          this.U += profit - loss;
+          this.U += profit;
           this.P += profit;
-          this.loss += loss;
-          bookedLoss = loss;
-          if (profit > 0n || loss > 0n) this.everProfitOrLoss = true;
-          this.draws.delete(who);
-          const k = this.keepers.get(who);
-          if (k && drawn > 0n) {
-            k.active = false;
-            k.markedAt = 0n;
-          }
-          this.count(`return_${op.kind}${drawn === 0n ? "_nodraw" : ""}`);
-        };
-        break;
-      }
-      case "slash": {
-        const who = c.keepers[op.who];
-        const k = this.keepers.get(who);
-        const timeout = this.cfg.slash_timeout;
-        let amount = 0n;
-        if (!k) expect = [err(E.NotRegistered)];
-        else if (!k.active) expect = [err(E.NoActiveDraw)];
-        else {
-          amount = (k.stake * BigInt(this.cfg.slash_rate_bps) + 9_999n) / 10_000n;
-          const elapsed = now - k.markedAt;
-          if (elapsed - timeout > TIME_SLACK) expect = [{ ok: true, value: amount }];
-          else if (timeout - elapsed >= TIME_SLACK) expect = [err(E.SlashTooEarly)];
-          else expect = [err(E.SlashTooEarly), { ok: true, value: amount }];
-        }
-        run = () => c.invoke(c.registry, "slash", { keeper: who });
-        apply = () => {
-          const out = this.draws.get(who) ?? 0n;
-          const gain = amount > out ? amount - out : 0n;
-          const loss = out > amount ? out - amount : 0n;
-          this.L -= out;
-          this.U += gain - loss;
-          this.P += gain;
-          this.loss += loss;
-          bookedLoss = loss;
-          this.everProfitOrLoss = true;
-          this.draws.delete(who);
-          k!.stake -= amount;
-          k!.active = false;
-          k!.markedAt = 0n;
+          if (profit > 0n) this.everProfit = true;
+          k!.fills += 1n;
+          k!.profit += profit;
+          this.paidProfit.set(who, (this.paidProfit.get(who) ?? 0n) + profit);
+          this.count(`flash_${op.kind}`);
         };
         break;
       }
@@ -372,20 +362,26 @@ export class VigilModel {
         const who = c.keepers[op.who];
         expect = [this.keepers.has(who) ? err(E.AlreadyRegistered) : { ok: true }];
         const held = await c.balance(who);
-        if (held < this.cfg.min_stake) await c.mint(who, this.cfg.min_stake - held);
+        if (held < this.minStake) await this.give(who, this.minStake - held);
+        const stake = this.minStake;
         run = () => c.invoke(c.registry, "register", { operator: who, name: `keeper-${op.who}` });
-        apply = () =>
-          this.keepers.set(who, { stake: this.cfg.min_stake, active: false, markedAt: 0n });
+        apply = () => this.keepers.set(who, { stake, fills: 0n, profit: 0n });
         break;
       }
       case "deregister": {
         const who = c.keepers[op.who];
         const k = this.keepers.get(who);
-        if (!k) expect = [err(E.NotRegistered)];
-        else if (k.active) expect = [err(E.ActiveDraw)];
-        else expect = [{ ok: true, value: k.stake }];
+        // Nothing can be outstanding: deregistration always pays the stake back.
+        expect = [k ? { ok: true, value: k.stake } : err(E.NotRegistered)];
         run = () => c.invoke(c.registry, "deregister", { operator: who });
         apply = () => this.keepers.delete(who);
+        break;
+      }
+      case "min_stake": {
+        const v = op.high ? 150n * USDC : this.cfg.min_stake;
+        expect = [{ ok: true }];
+        run = () => c.invoke(c.registry, "set_config", { min_stake: v });
+        apply = () => (this.minStake = v);
         break;
       }
     }
@@ -396,7 +392,7 @@ export class VigilModel {
     } catch (e) {
       result = { ok: false, code: errCode(e), e };
     }
-    this.count(`${op.t}:${result.ok ? "ok" : result.code}`);
+    this.count(`${op.t}:${result.ok ? "ok" : result.code ?? "host"}`);
     const what = JSON.stringify(op, big);
     if (result.ok) {
       const match = expect.find((o) => o.ok);
@@ -412,7 +408,7 @@ export class VigilModel {
         `${what}: expected ${JSON.stringify(expect, big)}, got ${result.e}`,
       );
     }
-    await this.check(before, bookedLoss);
+    await this.check(before);
   }
 
   /** The timestamp the last successful call saw, learnt from the records it wrote. */
@@ -424,27 +420,23 @@ export class VigilModel {
       return (await c.view<Depositor>(c.vault, "get_depositor", { depositor: who }))
         .last_deposit_at;
     }
-    if (op.t === "draw") {
-      const who = c.keepers[op.who];
-      return (await c.view<KeeperInfo>(c.registry, "get_keeper", { operator: who })).draw_marked_at;
-    }
     return estimate;
   }
 
   /** Compares the chain with the model and checks the invariants. */
-  async check(before: { U: bigint; S: bigint }, bookedLoss: bigint): Promise<void> {
+  async check(before: { U: bigint; S: bigint }): Promise<void> {
     const c = this.c;
     const st = await c.view<VaultState>(c.vault, "get_state");
     assert.deepEqual(st, {
       total_usdc: this.U,
       total_shares: this.S,
       total_profit: this.P,
-      active_liq: this.L,
+      active_liq: 0n,
     });
-    assert.equal(await c.view(c.vault, "get_total_loss"), this.loss);
+    assert.equal(await c.view(c.vault, "get_total_loss"), 0n, "no loss path");
 
-    // Token balance invariant, read from the USDC SAC itself.
-    assert.equal(await c.balance(c.vault), st.total_usdc - st.active_liq, "vault balance != U - L");
+    // Token balance invariant, read from the USDC SAC itself: every unit is accounted for.
+    assert.equal(await c.balance(c.vault), st.total_usdc, "vault balance != total_usdc");
 
     // Sum of depositor shares == total_shares (the vault's own record holds the locked minimum).
     let sum = (await c.view<Depositor>(c.vault, "get_depositor", { depositor: c.vault })).shares;
@@ -465,42 +457,41 @@ export class VigilModel {
         b.usdc_value * st.total_shares <= b.shares * st.total_usdc || st.total_shares === 0n,
       );
       values += b.usdc_value;
-      // Rounding never pays out more than was put in (while no profit/loss was booked).
-      if (!this.everProfitOrLoss) {
+      // Rounding never pays out more than was put in (while no profit was booked).
+      if (!this.everProfit) {
         assert.ok(d.withdrawn + b.usdc_value <= d.deposited, "rounding paid out");
       }
     }
     assert.equal(sum, st.total_shares, "sum of shares != total_shares");
     assert.ok(values <= st.total_usdc);
-    // Conservation: the books are deposits - withdrawals + profit - loss.
+    // Conservation: the books are deposits - withdrawals + profit.
     let dep = 0n, wd = 0n;
     for (const m of this.deps.values()) {
       dep += m.deposited;
       wd += m.withdrawn;
     }
-    assert.equal(st.total_usdc, dep - wd + this.P - this.loss, "total_usdc conservation");
+    assert.equal(st.total_usdc, dep - wd + this.P, "total_usdc conservation");
 
-    // Share price: never falls except by a booked loss, and then exactly by it.
+    // THE property: the share price never falls, whatever anyone did.
     if (before.S > 0n && st.total_shares > 0n) {
-      if (bookedLoss === 0n) {
-        assert.ok(st.total_usdc * before.S >= before.U * st.total_shares, "share price fell");
-      } else {
-        assert.equal(st.total_shares, before.S, "a loss does not move shares");
-      }
+      assert.ok(st.total_usdc * before.S >= before.U * st.total_shares, "share price fell");
     }
 
-    // Registry: stakes held, flags mirror the vault's outstanding draws.
+    // Registry: stakes held, counters = settled flashes.
     let stakes = 0n;
     for (const who of c.keepers) {
-      const draw = await c.view<bigint>(c.vault, "get_keeper_draw", { keeper: who });
-      assert.equal(draw, this.draws.get(who) ?? 0n, "keeper draw");
       const m = this.keepers.get(who);
+      // No keeper gains from the vault: balance = given − stake held − profit paid in.
+      const held = await c.balance(who);
+      const expected = (this.given.get(who) ?? 0n) - (m?.stake ?? 0n) -
+        (this.paidProfit.get(who) ?? 0n);
+      assert.equal(held, expected, "a keeper's USDC moved other than by stake and profit paid");
       if (!m) continue;
       const k = await c.view<KeeperInfo>(c.registry, "get_keeper", { operator: who });
       assert.equal(k.stake, m.stake);
-      assert.equal(k.has_active_draw, m.active);
-      assert.equal(k.has_active_draw, draw > 0n, "flag mirrors outstanding draw");
-      if (m.active) assert.equal(k.draw_marked_at, m.markedAt, "slash clock = oldest draw");
+      assert.equal(k.successful_fills, m.fills, "fills = settled flashes");
+      assert.equal(k.total_executions, m.fills);
+      assert.equal(k.total_profit, m.profit);
       stakes += k.stake;
     }
     assert.equal(await c.balance(c.registry), stakes, "registry balance != sum of stakes");
@@ -520,7 +511,7 @@ export function propertyRuns(ciDefault: number): number {
 export interface AttackCase {
   /** The attacker's first deposit. */
   first: bigint;
-  /** What the attacker donates to inflate the share price (booked as keeper profit). */
+  /** What the attacker donates to inflate the share price (a flash that repays extra). */
   donation: bigint;
   /** Victims' deposits that follow. */
   victims: bigint[];
@@ -541,8 +532,8 @@ export const attackArb: fc.Arbitrary<AttackCase> = fc.record({
 
 /**
  * Runs the classic attack on a fresh deployment: the attacker (keeper 0, also a depositor)
- * makes the first deposit, inflates the share price by drawing 1 unit and returning it with
- * `donation` on top, lets the victims deposit, waits out the cooldown and withdraws everything.
+ * makes the first deposit, inflates the share price with a flash of 1 unit repaid with
+ * `donation` on top (the only way left to raise total_usdc without minting shares), lets the victims deposit, waits out the cooldown and withdraws everything.
  * Asserts the attacker ends with no more than it put in, and that each victim lost less than
  * one share's worth (or was refused with ZeroShares and lost nothing).
  */
@@ -556,13 +547,14 @@ export async function runInflationAttack(c: VigilChain, k: AttackCase): Promise<
     assert.equal(errCode(e), VigilError.ZeroShares); // first deposit at or below the minimum
     return;
   }
-  await c.invoke(c.vault, "draw", { keeper: attacker, amount: 1n });
   const held = await c.balance(attacker);
-  if (held < 1n + k.donation) await c.mint(attacker, 1n + k.donation - held);
-  const topUp = held < 1n + k.donation ? 1n + k.donation - held : 0n;
-  await c.invoke(c.vault, "return_proceeds", {
+  if (held < k.donation) await c.mint(attacker, k.donation - held);
+  const topUp = held < k.donation ? k.donation - held : 0n;
+  await c.invoke(c.vault, "flash", {
     keeper: attacker,
-    amount: 1n + k.donation,
+    executor: c.executor,
+    amount: 1n,
+    data: flashScript(c.vault, attacker, 1n, "profit", k.donation - 1n),
     response_time_ms: 1n,
   });
   for (const [i, v] of k.victims.entries()) {

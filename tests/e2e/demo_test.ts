@@ -2,9 +2,12 @@
  * `main.ts demo` end to end, as a newcomer runs it: a child process started from another working
  * directory, observed only through its public interfaces (the keepers' HTTP APIs), then stopped
  * with SIGTERM. Checks that liquidations happen (each keeper fills, or they race), that the vault's
- * share price rises, and that nothing is left running.
+ * share price rises, that nothing is left running, and (issue 12) that across the demo's
+ * liquidations every transaction taking USDC out of the vault put at least as much back in the
+ * same transaction — read from the chain's SAC transfer events.
  */
 import assert from "node:assert/strict";
+import { type AuditReport, auditVaultTransfers } from "../helpers/transfer_audit.ts";
 import { denoRunArgs } from "../../lib/deno_child.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url);
@@ -117,6 +120,7 @@ Deno.test({
     /** When the first keeper started (its /api/state `keeper.started_at`). */
     let startedAt: number | undefined;
     let ok = false;
+    let audit: AuditReport | undefined;
     try {
       const start = Date.now();
       while (Date.now() - start < DEADLINE_MS) {
@@ -157,6 +161,11 @@ Deno.test({
           break;
         }
       }
+      if (ok) {
+        // The money audit, while the node still runs: ids from the demo's localnet.json.
+        const out = JSON.parse(await Deno.readTextFile(`${cwd}/localnet.json`));
+        audit = await auditVaultTransfers(out.rpcUrl, out.contracts.usdc, out.contracts.vault);
+      }
     } finally {
       try {
         child.kill("SIGTERM");
@@ -183,6 +192,20 @@ Deno.test({
       }
     }
     assert.ok(ok, "no liquidation by each keeper (or race) with a rising share price in time");
+    // Every USDC outflow from the vault (no depositor withdraws in the demo) was a flash that put
+    // at least as much back in the same transaction.
+    assert.ok(audit, "no transfer audit");
+    assert.ok(audit.outflows >= 1, "the audit saw no liquidation");
+    assert.deepEqual(audit.violations, [], "a transaction took USDC out without returning it");
+    for (const t of audit.txs.filter((t) => t.out > 0n && !t.withdrawal)) {
+      assert.ok(t.flash, `outflow ${t.txHash} is not a flash`);
+    }
+    console.log(
+      `demo: transfer audit: ${audit.outflows} vault outflows, all repaid in-transaction; ` +
+        `returned − lent = ${
+          audit.txs.filter((t) => t.flash).reduce((n, t) => n + t.in - t.out, 0n)
+        } units`,
+    );
     assert.ok(lastPrice! > firstPrice!, `share price ${firstPrice} → ${lastPrice}`);
     // The registry's own counters agree that keepers filled on chain.
     const onChainFills = perfs[0].keepers.reduce(

@@ -3,7 +3,7 @@
  * 60/40, funds seeded idle), with the keeper as a child process and made the vault's rebalance
  * manager: drift below ALLOCATION_DRIFT_BPS → no rebalance; above → one rebalance to the
  * targets, after which drift is below the threshold and nothing more happens. No Vigil capital
- * is ever drawn.
+ * is ever lent (no flash).
  */
 import assert from "node:assert/strict";
 import {
@@ -77,7 +77,7 @@ Deno.test("allocation: drift above the threshold → one rebalance; below → no
     await untilCycles(url, c0 + 2);
     assert.equal(rebalances(k).length, 1, "no rebalance once drift is below the threshold");
     // Never drew Vigil capital.
-    assert.equal((await events(w, w.vault, "draw")).length, 0);
+    assert.equal((await events(w, w.vault, "flash")).length, 0);
     const vaultAfter = await vaultState(w);
     assert.equal(vaultAfter.total_usdc, vaultBefore.total_usdc);
     assert.equal(vaultAfter.active_liq, 0n);

@@ -193,10 +193,9 @@ Deno.test({
                 is_self: a === me,
                 stake: String(r.stake),
                 active: r.active ?? null,
-                has_active_draw: r.has_active_draw,
-                draw_marked_at: Number(r.draw_marked_at) > 0
-                  ? new Date(Number(r.draw_marked_at) * 1000).toISOString()
-                  : null,
+                // Removed from KeeperInfo by issue 12 (no draws): the API keeps the fields, null.
+                has_active_draw: null,
+                draw_marked_at: null,
                 registered_at: new Date(Number(r.registered_at) * 1000).toISOString(),
                 total_executions: String(r.total_executions),
                 successful_fills: String(r.successful_fills),
@@ -446,7 +445,7 @@ Deno.test({
           }
           const fillEvents = await events(w, w.pool, "fill_auction");
           const auctionEvents = await events(w, w.pool, "new_auction");
-          const returns = await events(w, w.vault, "return");
+          const flashes = await events(w, w.vault, "flash");
           const server = new rpc.Server(w.node.rpcUrl, { allowHttp: true });
           let drew = 0n, proceeds = 0n, profit = 0n;
           for (const l of fills) {
@@ -485,14 +484,15 @@ Deno.test({
               ),
               `a new_auction of ${l.user} at block ${l.auction_block}`,
             );
-            // Drew and proceeds are the amounts the vault booked for this keeper.
+            // Drew and proceeds are the amounts the vault's flash booked, in the same transaction.
             assert.ok(
-              returns.some((r) => {
-                const [amount, drawn, prof] = r.value as bigint[];
-                return r.topics.includes(me) && amount === BigInt(l.proceeds) &&
-                  drawn === BigInt(l.drew) && prof === BigInt(l.profit);
+              flashes.some((r) => {
+                const [amount, returned, prof] = r.value as bigint[];
+                return r.topics.includes(me) && r.txHash === l.tx_hash &&
+                  returned === BigInt(l.proceeds) && amount === BigInt(l.drew) &&
+                  prof === BigInt(l.profit);
               }),
-              `a vault return event for ${l.drew} → ${l.proceeds}`,
+              `a vault flash event for ${l.drew} → ${l.proceeds} in ${l.tx_hash}`,
             );
             drew += BigInt(l.drew);
             proceeds += BigInt(l.proceeds);

@@ -1,10 +1,10 @@
 /**
- * Cycle orchestration with fake adapters and a fake vault (no chain): the spec's order,
- * stable priority sort, errors never abort the cycle, recovery rules, capital gating while a
- * draw is outstanding, and a task that leaves a draw open.
+ * Cycle orchestration with fake adapters and a fake vault (no chain): the order (adapters,
+ * then refresh; issue 12 removed the recovery step), stable priority sort, errors never abort
+ * the cycle, every adapter gets the same flash-only vault client, abort between tasks.
  */
 import assert from "node:assert/strict";
-import { Keypair } from "@stellar/stellar-sdk";
+import { Keypair, xdr } from "@stellar/stellar-sdk";
 import {
   type Adapter,
   type Result,
@@ -13,55 +13,27 @@ import {
   TaskError,
   type VaultClient,
 } from "../../keeper/adapters/adapter.ts";
-import { ContractCallError } from "../../keeper/chain/errors.ts";
 import type { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { type CycleHooks, recoverStaleDraw, runCycle, type VaultLike } from "../../keeper/cycle.ts";
-import type { TaskTally } from "../../keeper/vault_client.ts";
+import { type CycleHooks, runCycle, type VaultLike } from "../../keeper/cycle.ts";
 
 const chain = {} as ChainRpc;
 const kp = Keypair.random();
-const USDC = "CUSDC";
 
 interface FakeVault extends VaultLike {
-  outstanding: bigint;
-  returns: bigint[];
-  draws: bigint[];
-  hasDrawFn: boolean | undefined;
-  failReturn: boolean;
+  flashes: bigint[];
 }
 
-function fakeVault(outstanding = 0n): FakeVault {
+function fakeVault(): FakeVault {
   const v: FakeVault = {
-    outstanding,
-    returns: [],
-    draws: [],
-    hasDrawFn: true,
-    failReturn: false,
-    hasFunction: (fn: string) => Promise.resolve(fn === "get_keeper_draw" ? v.hasDrawFn : true),
-    getKeeperDraw: () => Promise.resolve(v.outstanding),
-    returnProceeds: (amount: bigint) => {
-      if (v.failReturn) return Promise.reject(new Error("txInsufficientBalance"));
-      v.returns.push(amount);
-      v.outstanding = 0n; // Vigil's vault settles the draw (a shortfall is a realized loss)
-      return Promise.resolve({ hash: "r", ledger: 1, confirmMs: 1 });
-    },
-    forTask() {
-      const tally: TaskTally = { drawn: 0n, returned: 0n, open: false, txHashes: [] };
-      const client: VaultClient = {
-        draw: (a) => {
-          v.draws.push(a);
-          v.outstanding += a;
-          tally.drawn += a;
-          tally.open = true;
-          return Promise.resolve();
-        },
-        returnProceeds: async (a, rt) => {
-          await v.returnProceeds(a, rt);
-          tally.returned += a;
-          tally.open = false;
+    flashes: [],
+    client(): VaultClient {
+      return {
+        simulateFlash: () => Promise.resolve(1n),
+        flash: (_executor, amount) => {
+          v.flashes.push(amount);
+          return Promise.resolve({ profit: 1n, txHash: "f", ledger: 1 });
         },
       };
-      return { client, tally };
     },
   };
   return v;
@@ -125,10 +97,10 @@ Deno.test("sortTasks: highest priority first, stable for ties, out-of-range prio
   assert.deepEqual(sortTasks(tasks).map((x) => x.label), ["b", "d", "f", "c", "a", "e", "g"]);
 });
 
-Deno.test("cycle order: recovery, adapters in registration order with sorted tasks, refresh last", async () => {
+Deno.test("cycle order: adapters in registration order with sorted tasks, refresh last (no recovery step)", async () => {
   const trace: string[] = [];
   const h = hooks();
-  const vault = fakeVault(0n);
+  const vault = fakeVault();
   const a1 = adapter({ name: "lending_pool", tasks: [t("x", 1), t("y", 7), t("z", 10)] }, trace);
   const a2 = adapter({ name: "allocation", tasks: [t("w", 3)] }, trace);
   const r = await runCycle({
@@ -136,9 +108,7 @@ Deno.test("cycle order: recovery, adapters in registration order with sorted tas
     keypair: kp,
     vault,
     adapters: [a1, a2],
-    usdc: USDC,
     hooks: h,
-    balanceOf: () => Promise.resolve(0n),
   });
   assert.deepEqual(trace, [
     "getTasks lending_pool",
@@ -171,9 +141,7 @@ Deno.test("a failing getTasks skips only that adapter; a failing execute skips o
     keypair: kp,
     vault: fakeVault(),
     adapters: [bad, flaky],
-    usdc: USDC,
     hooks: h,
-    balanceOf: () => Promise.resolve(0n),
   });
   assert.deepEqual(trace, [
     "getTasks bad",
@@ -188,172 +156,35 @@ Deno.test("a failing getTasks skips only that adapter; a failing execute skips o
   assert.equal(h.refreshed, 1);
 });
 
-Deno.test("recoverStaleDraw: returns USDC on hand capped at the outstanding draw", async () => {
-  const h = hooks();
-  const v = fakeVault(700n);
-  const r = await recoverStaleDraw({
-    chain,
-    keypair: kp,
-    vault: v,
-    usdc: USDC,
-    hooks: h,
-    balanceOf: () => Promise.resolve(1_000n),
-  });
-  assert.deepEqual(v.returns, [700n]);
-  assert.equal(r.returned, 700n);
-  const v2 = fakeVault(700n);
-  const r2 = await recoverStaleDraw({
-    chain,
-    keypair: kp,
-    vault: v2,
-    usdc: USDC,
-    hooks: h,
-    balanceOf: () => Promise.resolve(300n),
-  });
-  assert.deepEqual(v2.returns, [300n]);
-  assert.equal(r2.outstanding, 700n);
-});
-
-Deno.test("recoverStaleDraw is a no-op without USDC_CONTRACT, without a draw, or without get_keeper_draw", async () => {
-  const h = hooks();
-  const bal = () => Promise.resolve(1_000n);
-  const v = fakeVault(500n);
-  assert.match(
-    (await recoverStaleDraw({ chain, keypair: kp, vault: v, usdc: null, hooks: h, balanceOf: bal }))
-      .skipped!,
-    /USDC/,
-  );
-  const none = fakeVault(0n);
-  assert.match(
-    (await recoverStaleDraw({
-      chain,
-      keypair: kp,
-      vault: none,
-      usdc: USDC,
-      hooks: h,
-      balanceOf: bal,
-    })).skipped!,
-    /no outstanding/,
-  );
-  const old = fakeVault(500n);
-  old.hasDrawFn = false;
-  assert.match(
-    (await recoverStaleDraw({
-      chain,
-      keypair: kp,
-      vault: old,
-      usdc: USDC,
-      hooks: h,
-      balanceOf: bal,
-    })).skipped!,
-    /no get_keeper_draw/,
-  );
-  // Spec unreadable and the call fails as a non-contract host error (function missing).
-  const older = fakeVault(500n);
-  older.hasDrawFn = undefined;
-  older.getKeeperDraw = () =>
-    Promise.reject(
-      new ContractCallError(
-        "CV",
-        "get_keeper_draw",
-        { type: "WasmVm", code: "MissingValue" },
-        "",
-        "simulation",
-      ),
-    );
-  assert.match(
-    (await recoverStaleDraw({
-      chain,
-      keypair: kp,
-      vault: older,
-      usdc: USDC,
-      hooks: h,
-      balanceOf: bal,
-    })).skipped!,
-    /no get_keeper_draw/,
-  );
-  assert.deepEqual([...v.returns, ...none.returns, ...old.returns, ...older.returns], []);
-});
-
-Deno.test("while a draw stays outstanding (recovery failed), capital tasks are skipped, others run", async () => {
+Deno.test("every task gets the flash-only vault client; a TaskError's result is recorded, later tasks still run", async () => {
   const trace: string[] = [];
   const h = hooks();
-  const v = fakeVault(900n);
-  v.failReturn = true; // e.g. no native balance for fees
-  const lend = adapter({ name: "lending_pool", tasks: [t("liq", 10)], capital: 500n }, trace);
-  const alloc = adapter({ name: "allocation", tasks: [t("reb", 3)], capital: 0n }, trace);
-  const r = await runCycle({
-    chain,
-    keypair: kp,
-    vault: v,
-    adapters: [lend, alloc],
-    usdc: USDC,
-    hooks: h,
-    balanceOf: () => Promise.resolve(900n),
-  });
-  assert.deepEqual(trace, [
-    "getTasks lending_pool",
-    "getTasks allocation",
-    "execute allocation:reb",
-  ]);
-  assert.ok(h.log.some((l) => l.startsWith("error recovery")));
-  assert.ok(h.log.some((l) => l.includes("capital are skipped")));
-  assert.equal(r.errors, 1);
-  // Next cycle, fees are back: recovery returns the draw and the capital task runs.
-  v.failReturn = false;
-  trace.length = 0;
-  const r2 = await runCycle({
-    chain,
-    keypair: kp,
-    vault: v,
-    adapters: [lend, alloc],
-    usdc: USDC,
-    hooks: h,
-    balanceOf: () => Promise.resolve(900n),
-  });
-  assert.deepEqual(v.returns, [900n]);
-  assert.deepEqual(trace, [
-    "getTasks lending_pool",
-    "execute lending_pool:liq",
-    "getTasks allocation",
-    "execute allocation:reb",
-  ]);
-  assert.equal(r2.errors, 0);
-});
-
-Deno.test("a task that draws and fails with a TaskError: result recorded, draw flagged, later capital tasks skipped", async () => {
-  const trace: string[] = [];
-  const h = hooks();
-  const v = fakeVault(0n);
-  const lend = adapter({
+  const vault = fakeVault();
+  const a = adapter({
     name: "lending_pool",
     capital: 100n,
-    tasks: [t("first", 10), t("second", 5)],
-    run: async (task, vault) => {
-      await vault.draw(100n);
-      throw new TaskError(`fill failed for ${task.label}`, {
+    tasks: [t("1", 5), t("2", 4), t("3", 3)],
+    run: async (task, v) => {
+      assert.deepEqual(Object.keys(v).sort(), ["flash", "simulateFlash"]);
+      const out = await v.flash("CEXEC", 100n, xdr.ScVal.scvVoid(), 5);
+      const r: Result = {
         drew: 100n,
-        proceeds: 0n,
-        profit: 0n,
+        proceeds: 100n + out.profit,
+        profit: out.profit,
         responseTimeMs: 5,
-        status: "failed",
-      });
+        status: "filled",
+      };
+      if (task.label === "2") throw new TaskError("boom after the flash", r);
+      return r;
     },
   }, trace);
-  const r = await runCycle({
-    chain,
-    keypair: kp,
-    vault: v,
-    adapters: [lend],
-    usdc: USDC,
-    hooks: h,
-    balanceOf: () => Promise.resolve(0n),
-  });
-  assert.deepEqual(trace, ["getTasks lending_pool", "execute lending_pool:first"]);
-  assert.equal(h.results.length, 1);
-  assert.equal(h.results[0][2].status, "failed");
-  assert.ok(h.log.some((l) => l.includes("left a draw outstanding")));
-  assert.equal(r.outstandingDraw, 100n);
+  const r = await runCycle({ chain, keypair: kp, vault, adapters: [a], hooks: h });
+  assert.deepEqual(vault.flashes, [100n, 100n, 100n], "no task is skipped for capital");
+  assert.equal(h.results.length, 3);
+  assert.equal(r.errors, 1);
+  assert.equal(r.executed, 2);
+  assert.ok(h.log.some((l) => l.startsWith("error execute lending_pool") && l.includes("boom")));
+  assert.equal(h.refreshed, 1);
 });
 
 Deno.test("an aborted signal stops between tasks; refresh still runs", async () => {
@@ -374,10 +205,8 @@ Deno.test("an aborted signal stops between tasks; refresh still runs", async () 
     keypair: kp,
     vault: fakeVault(),
     adapters: [a, b],
-    usdc: USDC,
     hooks: h,
     signal: ctrl.signal,
-    balanceOf: () => Promise.resolve(0n),
   });
   assert.deepEqual(trace, ["getTasks a", "execute a:1"]);
   assert.equal(h.refreshed, 1);

@@ -1,8 +1,10 @@
 /**
- * DEX conversion on the local node with the keeper as a child process:
- * - primary router transient failure → the fallback router converts the lot;
- * - quote below the slippage floor → no fallback, collateral held, nothing booked as profit;
- * - no DEX configured with non-USDC collateral → held, nothing booked as profit.
+ * DEX conversion inside the liquidator's flash (issue 12), with the keeper as a child process:
+ * - primary router transient failure (its quote fails) → the flash swaps on the fallback
+ *   (Phoenix multihop) router;
+ * - quote below the slippage floor → no fallback, no flash: nothing filled, lent or booked;
+ * - no DEX configured with non-USDC collateral → skipped with a log line: no auction, no flash.
+ * The held-collateral path is gone: a lot that cannot be sold is never seized.
  */
 import assert from "node:assert/strict";
 import {
@@ -22,7 +24,7 @@ import {
 import type { KeeperChild } from "./keeper_process.ts";
 
 /** Shocks XLM so borrower_xlm_1 (XLM collateral, USDC debt) is underwater and fast-forwards. */
-async function liquidateOne(w: World, env: Record<string, string>) {
+async function liquidateOne(w: World, env: Record<string, string>, fill = true) {
   const user = w.market.borrowers.find((b) => b.name === "borrower_xlm_1")!.public;
   // −5 %: borrower_xlm_1 → HF ≈ 0.98 (borrower_mixed, HF 1.02 with XLM in its collateral, may
   // go under too).
@@ -30,7 +32,9 @@ async function liquidateOne(w: World, env: Record<string, string>) {
   const { k } = await startKeeper(env);
   await until(async () => (await events(w, w.pool, "new_auction")).length > 0, 60_000, "auction");
   await w.node.closeLedgers(150);
-  await until(async () => (await events(w, w.pool, "fill_auction")).length > 0, 90_000, "fill");
+  if (fill) {
+    await until(async () => (await events(w, w.pool, "fill_auction")).length > 0, 90_000, "fill");
+  }
   return { k, user };
 }
 
@@ -51,16 +55,16 @@ Deno.test("DEX: a transient primary failure falls back to the fallback venue", a
     }, { source: w.market.accounts.market_admin.public });
     const before = await vaultState(w);
     ({ k } = await liquidateOne(w, keeperEnv(w, keeper)));
-    const returns = await until(
+    const flashes = await until(
       async () => {
-        const r = await events(w, w.vault, "return");
+        const r = await events(w, w.vault, "flash");
         return r.length > 0 ? r : undefined;
       },
       30_000,
-      "return",
+      "flash",
     );
-    const [amount, drawn, profit] = returns[0].value as bigint[];
-    assert.ok(profit > 0n && amount - drawn === profit);
+    const [amount, returned, profit] = flashes[0].value as bigint[];
+    assert.ok(profit > 0n && returned - amount === profit);
     const after = await vaultState(w);
     assert.equal(after.total_profit - before.total_profit, profit);
     await waitLog(k, (l) => /liquidation filled/.test(String(l.msg)));
@@ -76,7 +80,7 @@ Deno.test("DEX: a transient primary failure falls back to the fallback venue", a
   }
 });
 
-Deno.test("DEX: a quote below the slippage floor stops the swap — no fallback, collateral held, no profit", async () => {
+Deno.test("DEX: a quote below the slippage floor stops — no fallback, no flash, nothing booked", async () => {
   const w = await startWorld({ ledgerMs: 250 });
   const keeper = w.keepers[0];
   let k: KeeperChild | undefined;
@@ -86,45 +90,20 @@ Deno.test("DEX: a quote below the slippage floor stops the swap — no fallback,
       mode: { tag: "Skew", values: [5000] },
     }, { source: w.market.accounts.market_admin.public });
     const before = await vaultState(w);
-    const xlmBefore = await balance(w, w.xlm, keeper.publicKey());
-    ({ k } = await liquidateOne(w, keeperEnv(w, keeper)));
-    const returns = await until(
-      async () => {
-        const r = await events(w, w.vault, "return");
-        return r.length > 0 ? r : undefined;
-      },
-      30_000,
-      "return",
-    );
-    // The draw is settled at exactly its amount from USDC on hand: no profit, no loss.
-    const [amount, drawn, profit, loss] = returns[0].value as bigint[];
-    assert.equal(amount, drawn);
-    assert.equal(profit, 0n);
-    assert.equal(loss, 0n);
-    // The shock also sinks borrower_mixed (part XLM collateral), so a second draw may be out
-    // when the first return lands: wait until every draw is settled, then read the books.
-    const after = await until(
-      async () => {
-        const s = await vaultState(w);
-        return s.active_liq === 0n ? s : undefined;
-      },
-      60_000,
-      "all draws settled",
-    );
-    assert.equal(after.total_profit, before.total_profit);
-    assert.equal(after.total_usdc, before.total_usdc);
-    // The keeper holds the seized XLM (minus fees), not sold anywhere.
-    const xlmAfter = await balance(w, w.xlm, keeper.publicKey());
-    assert.ok(xlmAfter - xlmBefore > 1_000n * 10_000_000n, `XLM held: ${xlmAfter - xlmBefore}`);
-    // The dashboard line follows the on-chain return; wait for it before reading the log.
-    await waitLog(k, (l) => /collateral held/.test(String(l.msg)));
+    const usdcBefore = await balance(w, w.usdc, keeper.publicKey());
+    ({ k } = await liquidateOne(w, keeperEnv(w, keeper), false));
+    await waitLog(k, (l) => /lot cannot be converted to USDC/.test(String(l.msg)), 60_000);
     const text = k.stderr();
     assert.match(text, /ErrSlippageExceeded/);
     assert.doesNotMatch(text, /on fallback \(phoenix\)/);
     assert.doesNotMatch(text, /DEX venue failed: fallback/);
-    assert.match(text, /collateral held/);
+    // Nothing was filled, lent or booked; the keeper holds no seized collateral.
+    assert.equal((await events(w, w.pool, "fill_auction")).length, 0);
+    assert.equal((await events(w, w.vault, "flash")).length, 0);
+    assert.deepEqual(await vaultState(w), before);
+    assert.equal(await balance(w, w.usdc, keeper.publicKey()), usdcBefore - 100n * 10_000_000n);
     const info = await keeperInfo(w, keeper.publicKey());
-    assert.equal(BigInt(info.total_profit as bigint), 0n);
+    assert.equal(BigInt(info.total_executions as bigint), 0n);
   } catch (e) {
     dump(k);
     throw e;
@@ -134,37 +113,23 @@ Deno.test("DEX: a quote below the slippage floor stops the swap — no fallback,
   }
 });
 
-Deno.test("no DEX configured and non-USDC collateral: held, nothing booked as profit", async () => {
+Deno.test("no DEX configured and non-USDC collateral: skipped with a log line, no auction, no flash", async () => {
   const w = await startWorld({ ledgerMs: 250 });
   const keeper = w.keepers[0];
   let k: KeeperChild | undefined;
   try {
     const before = await vaultState(w);
-    const xlmBefore = await balance(w, w.xlm, keeper.publicKey());
-    ({ k } = await liquidateOne(
-      w,
+    await shock(w, w.xlm, -500);
+    ({ k } = await startKeeper(
       keeperEnv(w, keeper, { PRIMARY_DEX_ROUTER: "", FALLBACK_DEX_ROUTER: "" }),
     ));
-    const returns = await until(
-      async () => {
-        const r = await events(w, w.vault, "return");
-        return r.length > 0 ? r : undefined;
-      },
-      30_000,
-      "return",
-    );
-    const [amount, drawn, profit] = returns[0].value as bigint[];
-    assert.equal(amount, drawn);
-    assert.equal(profit, 0n);
-    const after = await vaultState(w);
-    assert.equal(after.total_profit, before.total_profit);
-    assert.equal(after.total_usdc, before.total_usdc);
-    assert.ok((await balance(w, w.xlm, keeper.publicKey())) - xlmBefore > 1_000n * 10_000_000n);
-    await waitLog(k, (l) => /collateral held/.test(String(l.msg)));
+    await waitLog(k, (l) => /only USDC lots can be filled/.test(JSON.stringify(l)), 60_000);
     const text = k.stderr();
-    assert.match(text, /no DEX configured/);
     assert.doesNotMatch(text, /DEX swap client ready/);
     assert.doesNotMatch(text, /swapped seized/);
+    assert.equal((await events(w, w.pool, "new_auction")).length, 0);
+    assert.equal((await events(w, w.vault, "flash")).length, 0);
+    assert.deepEqual(await vaultState(w), before);
   } catch (e) {
     dump(k);
     throw e;

@@ -1,6 +1,6 @@
 /**
- * Test fixture for the keeper's chain tests: a local node with the dev chain, Vigil's vault and
- * registry, the market scenario (Blend pool, oracle, DEXes, allocation vault) and a funded vault,
+ * Test fixture for the keeper's chain tests: a local node with the dev chain, Vigil's vault,
+ * registry and liquidator, the market scenario (Blend pool, oracle, DEXes, allocation vault) and a funded vault,
  * plus helpers to run the keeper as a real child process and to read the chain as a test would
  * (over JSON-RPC, independently of the keeper's code).
  *
@@ -22,6 +22,8 @@ export interface World {
   market: Market;
   vault: string;
   registry: string;
+  /** Vigil's flash executor. */
+  liquidator: string;
   usdc: string;
   xlm: string;
   weth: string;
@@ -49,7 +51,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   try {
     const dev = await setupDevChain(node);
     const usdc = dev.contracts.usdc;
-    const { vault, registry } = await deployVigil(node, { usdc });
+    const { vault, registry, liquidator } = await deployVigil(node, { usdc });
     const keepers = ["keeper1", "keeper2"].map((n) => Keypair.fromSecret(dev.accounts[n].secret));
     const market = await deployMarket(node, dev, {
       positions: opts.positions,
@@ -67,6 +69,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       market,
       vault,
       registry,
+      liquidator,
       usdc,
       xlm: market.contracts.xlm,
       weth: market.contracts.weth,
@@ -94,6 +97,7 @@ export function keeperEnv(
     VAULT_CONTRACT: w.vault,
     LENDING_POOL: w.pool,
     USDC_CONTRACT: w.usdc,
+    LIQUIDATOR_CONTRACT: w.liquidator,
     SOROBAN_RPC: w.node.rpcUrl,
     NETWORK_PASSPHRASE: w.node.networkPassphrase,
     POLL_INTERVAL: "3",

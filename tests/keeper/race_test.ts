@@ -1,6 +1,7 @@
 /**
  * Two keepers (two child processes, two registered operators) race the same auction: exactly one
- * fill; the loser gets ErrAlreadyFilled and returns its draw unchanged; no funds are lost.
+ * fill, in one `vault.flash` transaction; the loser's flash reverts (in simulation or on chain)
+ * so nothing is lent or booked for it; no funds are lost and no keeper's USDC moves.
  */
 import assert from "node:assert/strict";
 import {
@@ -17,8 +18,9 @@ import {
 } from "./keeper_fixture.ts";
 import { openBorrower } from "../../demo/market_driver.ts";
 import type { KeeperChild } from "./keeper_process.ts";
+import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
 
-Deno.test("two keepers race the same auctions: one fill each, the loser returns its draw unchanged", async () => {
+Deno.test("two keepers race the same auctions: one flash per fill, the loser's flash reverts, nothing lost", async () => {
   const w = await startWorld({ ledgerMs: 250 });
   const [a, b] = w.keepers;
   const ks: KeeperChild[] = [];
@@ -30,7 +32,7 @@ Deno.test("two keepers race the same auctions: one fill each, the loser returns 
     let price = BigInt((await shock(w, w.xlm, -500) as { price: string }).price);
     for (const kp of [a, b]) ks.push((await startKeeper(keeperEnv(w, kp))).k);
     // Both keepers aim at the same first profitable block, so they almost always collide; but
-    // a keeper that sees the fill before drawing never draws, and then no race is lost. So if a
+    // a keeper that sees the fill before sending never sends, and then no race is lost. So if a
     // round ends without a lost race, open a fresh borrower at HF 1.01 and push it under, up to
     // three rounds: the test still demands a lost race, it just gets more than one chance.
     const users = new Set<string>();
@@ -61,18 +63,13 @@ Deno.test("two keepers race the same auctions: one fill each, the loser returns 
         90_000,
         `fills (round ${round})`,
       );
-      // Every draw settled (winners' and losers'), then: was a race lost?
-      await until(
-        async () => ((await vaultState(w)).active_liq === 0n ? true : undefined),
-        60_000,
-        `draws settled (round ${round})`,
-      );
-      const returns = await events(w, w.vault, "return");
-      if (returns.length > users.size) break;
+      // Was a race lost? The loser says so (its flash reverted).
+      await new Promise((r) => setTimeout(r, 1500));
+      if (ks.some((k) => /auction already filled by another keeper/.test(k.stderr()))) break;
     }
     await new Promise((r) => setTimeout(r, 1500)); // let any stray transaction land, then count
     const fills = await events(w, w.pool, "fill_auction");
-    const returns = await events(w, w.vault, "return");
+    const flashes = await events(w, w.vault, "flash");
     for (const u of users) {
       assert.equal(
         fills.filter((f) => String(f.topics[2]) === u).length,
@@ -80,22 +77,22 @@ Deno.test("two keepers race the same auctions: one fill each, the loser returns 
         `exactly one fill for ${u}`,
       );
     }
+    // One flash per fill, in the fill's own transaction; a lost race leaves no flash at all.
+    assert.equal(flashes.length, fills.length, "one flash per fill");
+    assert.deepEqual(new Set(flashes.map((f) => f.txHash)), new Set(fills.map((f) => f.txHash)));
     let winnersProfit = 0n;
-    let lost = 0;
-    for (const r of returns) {
-      const [amount, drawn, profit, loss] = r.value as bigint[];
-      assert.equal(loss, 0n, "no loss booked");
-      assert.ok(drawn > 0n);
-      if (profit > 0n) winnersProfit += profit;
-      else {
-        assert.equal(amount, drawn, "the loser returned its draw unchanged");
-        lost++;
-      }
+    for (const f of flashes) {
+      const [amount, returned, profit] = f.value as bigint[];
+      assert.ok(profit > 0n, "every settled flash made a profit");
+      assert.equal(returned, amount + profit);
+      winnersProfit += profit;
     }
-    assert.equal(returns.length - lost, fills.length, "one profitable settlement per fill");
-    assert.ok(lost >= 1, "at least one keeper lost a race");
-    // No funds lost: the vault gained exactly the winners' profit, nothing is outstanding, and
-    // each keeper holds its starting USDC minus the stake (proceeds all went to the vault).
+    // No funds lost: the vault gained exactly the winners' profit, nothing is outstanding, no
+    // transaction took USDC out without putting it back, and each keeper holds its starting
+    // USDC minus the stake (a flash repays every unit it produced).
+    const audit = await auditVaultTransfers(w.node.rpcUrl, w.usdc, w.vault);
+    assert.deepEqual(audit.violations, []);
+    assert.equal(audit.outflows, flashes.length);
     const after = await vaultState(w);
     assert.equal(after.total_usdc - before.total_usdc, winnersProfit);
     assert.equal(after.total_profit - before.total_profit, winnersProfit);
@@ -109,7 +106,7 @@ Deno.test("two keepers race the same auctions: one fill each, the loser returns 
           ks.some((k) => /auction already filled by another keeper/.test(k.stderr())),
         ),
       10_000,
-      "the loser's log line",
+      "the loser's log line (a lost race)",
     );
     const profitA = BigInt((await keeperInfo(w, a.publicKey())).total_profit as bigint);
     const profitB = BigInt((await keeperInfo(w, b.publicKey())).total_profit as bigint);

@@ -1,11 +1,15 @@
 /**
- * Stateless recovery with the keeper as a real child process:
- * - SIGKILL after the draw and before the return: the restarted keeper returns the stale draw
- *   in its first cycle;
- * - native fee balance exhausted mid-fill: the draw stays outstanding, the keeper logs it, and
- *   recovery returns it once fees are available again;
- * - SIGTERM between a draw and its settlement: the cycle in progress settles the draw (fill and
- *   return, or the draw given back) before the process exits 0.
+ * Crashes and fee exhaustion with the keeper as a real child process, after issue 12 (one
+ * `vault.flash` transaction per liquidation, nothing outstanding between transactions):
+ * - SIGKILL at random points while the keeper creates auctions, waits for the profitable block
+ *   and sends its flashes, restarted each time: the vault's books and balance stay exact, no
+ *   transaction takes USDC out without putting at least as much back, the keeper's USDC is
+ *   untouched, and the restarted keeper still liquidates;
+ * - native fee balance exhausted: the flash cannot be sent, nothing is lent or booked; once fees
+ *   are back the keeper fills;
+ * - SIGTERM while waiting for the profitable block: exit 0, nothing outstanding.
+ *
+ * The old recovery path (`recoverStaleDraw`) is gone: there is nothing left to recover.
  */
 import assert from "node:assert/strict";
 import { Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
@@ -13,7 +17,6 @@ import {
   balance,
   events,
   keeperEnv,
-  logLines,
   shock,
   startKeeper,
   startWorld,
@@ -24,25 +27,9 @@ import {
   type World,
 } from "./keeper_fixture.ts";
 import type { KeeperChild } from "./keeper_process.ts";
+import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
 
-const drawOf = (w: World, keeper: string) =>
-  w.node.view<bigint>(w.vault, "get_keeper_draw", { keeper });
-
-/** Starts the keeper on an underwater borrower and returns once its draw is outstanding. */
-async function untilDrawn(w: World, keeper: Keypair): Promise<{ k: KeeperChild; drawn: bigint }> {
-  await shock(w, w.xlm, -500); // borrower_xlm_1 underwater
-  const { k } = await startKeeper(keeperEnv(w, keeper));
-  await until(async () => (await events(w, w.pool, "new_auction")).length > 0, 60_000, "auction");
-  await w.node.closeLedgers(150);
-  let drawn = 0n;
-  const deadline = Date.now() + 60_000;
-  while (drawn === 0n) {
-    if (Date.now() > deadline) throw new Error("no draw");
-    drawn = BigInt(await drawOf(w, keeper.publicKey()));
-    if (drawn === 0n) await new Promise((r) => setTimeout(r, 10));
-  }
-  return { k, drawn };
-}
+const STAKE = 100n * 10_000_000n;
 
 function dump(k: KeeperChild | undefined) {
   if (k) {
@@ -52,48 +39,58 @@ function dump(k: KeeperChild | undefined) {
   }
 }
 
-Deno.test("SIGKILL after the draw: the restarted keeper recovers the stale draw in its first cycle", async () => {
+/** The vault holds exactly its books, nothing is out, and every outflow came back in its tx. */
+async function assertVaultWhole(w: World, before: { total_usdc: bigint; total_profit: bigint }) {
+  const st = await vaultState(w);
+  assert.equal(st.active_liq, 0n, "nothing outstanding");
+  assert.equal(await balance(w, w.usdc, w.vault), st.total_usdc, "vault balance = books");
+  assert.ok(st.total_usdc >= before.total_usdc, "the vault lost USDC");
+  assert.equal(st.total_usdc - before.total_usdc, st.total_profit - before.total_profit);
+  const audit = await auditVaultTransfers(w.node.rpcUrl, w.usdc, w.vault);
+  assert.deepEqual(audit.violations, [], "a transaction took USDC out without returning it");
+  let flashProfit = 0n;
+  for (const f of await events(w, w.vault, "flash")) flashProfit += (f.value as bigint[])[2];
+  assert.equal(st.total_profit - before.total_profit, flashProfit, "profit = Σ flash profit");
+  return { st, audit };
+}
+
+Deno.test("kill -9 at random points while liquidating: the vault loses nothing, the restarted keeper fills", async () => {
   const w = await startWorld({ ledgerMs: 250 });
   const keeper = w.keepers[0];
   let k: KeeperChild | undefined;
-  let k2: KeeperChild | undefined;
+  // A fixed seed keeps the run reproducible; the kill points still land all over the flow.
+  let seed = 12;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const kills: number[] = [];
   try {
+    const before = await vaultState(w);
     const usdcStart = await balance(w, w.usdc, keeper.publicKey());
-    const got = await untilDrawn(w, keeper);
-    k = got.k;
+    await shock(w, w.xlm, -500); // borrower_xlm_1 and borrower_mixed underwater
+    for (let i = 0; i < 6; i++) {
+      ({ k } = await startKeeper(keeperEnv(w, keeper)));
+      if (i === 1) await w.node.closeLedgers(150); // into the profitable part of the curve
+      const ms = Math.round(rand() * 2500);
+      kills.push(ms);
+      await new Promise((r) => setTimeout(r, ms));
+      await stopKeeper(k, "SIGKILL");
+      k = undefined;
+      await assertVaultWhole(w, before);
+    }
+    // Restarted for good: it liquidates (no stale state to clear first).
+    ({ k } = await startKeeper(keeperEnv(w, keeper)));
+    await until(async () => (await events(w, w.vault, "flash")).length >= 1, 90_000, "a flash");
     await stopKeeper(k, "SIGKILL");
-    const drawn = got.drawn;
-    // Killed between draw and return: the draw is outstanding and the USDC is in the keeper's hands.
-    assert.equal(BigInt(await drawOf(w, keeper.publicKey())), drawn);
-    assert.equal((await vaultState(w)).active_liq, drawn);
-    assert.equal((await events(w, w.pool, "fill_auction")).length, 0, "killed before the fill");
-    const returnsBefore = (await events(w, w.vault, "return")).length;
-    // Restart: the first cycle returns USDC on hand capped at the outstanding draw. The first
-    // cycle runs at start-up and the next one only POLL_INTERVAL (300 s) later, far beyond the
-    // 30 s wait: a recovery seen within it can only be the first cycle's.
-    ({ k: k2 } = await startKeeper(keeperEnv(w, keeper, { POLL_INTERVAL: "300" })));
-    const line = await waitLog(k2, (l) => String(l.msg).startsWith("recovered stale draw"), 30_000);
-    assert.equal(line.returned, String(drawn));
-    const ret = (await events(w, w.vault, "return"))[returnsBefore];
-    const [amount, d, profit, loss] = ret.value as bigint[];
-    assert.equal(amount, drawn);
-    assert.equal(d, drawn);
-    assert.equal(profit, 0n);
-    assert.equal(loss, 0n);
-    // Recovery came first: it precedes any new draw of the restarted keeper.
-    const msgs = logLines(k2).map((l) => String(l.msg));
-    const iRecover = msgs.findIndex((m) => m.startsWith("recovered stale draw"));
-    const iFill = msgs.findIndex((m) => m.startsWith("liquidation filled"));
-    assert.ok(iFill === -1 || iRecover < iFill);
-    // Nothing lost: after recovery (and any later liquidation) the keeper paid only the stake.
-    await until(async () => BigInt(await drawOf(w, keeper.publicKey())) === 0n, 30_000, "no draw");
-    const usdcEnd = await balance(w, w.usdc, keeper.publicKey());
-    assert.ok(usdcEnd >= usdcStart - 100n * 10_000_000n, "keeper lost USDC beyond the stake");
+    k = undefined;
+    const { audit } = await assertVaultWhole(w, before);
+    assert.ok(audit.outflows >= 1);
+    // The keeper's own USDC moved only by the stake: a flash repays every unit it produced.
+    assert.equal(await balance(w, w.usdc, keeper.publicKey()), usdcStart - STAKE);
+    console.log(`kill points (ms after start): ${kills.join(", ")}; flashes: ${audit.outflows}`);
   } catch (e) {
-    dump(k2 ?? k);
+    dump(k);
     throw e;
   } finally {
-    if (k2) await stopKeeper(k2);
+    if (k) await stopKeeper(k);
     await w.close();
   }
 });
@@ -124,32 +121,28 @@ async function drainNative(w: World, keeper: Keypair): Promise<void> {
   );
 }
 
-Deno.test("native fee balance exhausted mid-fill: draw outstanding and logged, recovered once fees return", async () => {
+Deno.test("native fee balance exhausted: the flash is never sent, nothing lent or booked; funded again, it fills", async () => {
   const w = await startWorld({ ledgerMs: 250 });
   const keeper = w.keepers[0];
   let k: KeeperChild | undefined;
   try {
-    const got = await untilDrawn(w, keeper);
-    k = got.k;
+    const before = await vaultState(w);
+    await shock(w, w.xlm, -500);
+    ({ k } = await startKeeper(keeperEnv(w, keeper)));
+    await until(async () => (await events(w, w.pool, "new_auction")).length > 0, 60_000, "auction");
     await drainNative(w, keeper);
-    // The fill (and the attempt to give the draw back) fail for lack of fees; the keeper says so.
-    await waitLog(k, (l) => /left outstanding/.test(String(l.msg)), 30_000);
+    await w.node.closeLedgers(150);
+    // The flash cannot pay its fee: the execute fails, and nothing happened on chain.
+    await waitLog(k, (l) => /execute failed/.test(String(l.msg)), 60_000);
     assert.equal((await events(w, w.pool, "fill_auction")).length, 0);
-    // Following cycles: recovery keeps failing (no fees), capital tasks are skipped, draw stays.
-    await waitLog(k, (l) => /capital are skipped/.test(String(l.msg)), 30_000);
-    assert.equal(BigInt(await drawOf(w, keeper.publicKey())), got.drawn);
-    assert.equal((await vaultState(w)).active_liq, got.drawn);
-    // Fees are back: the next cycle's recovery returns the draw.
-    const returnsBefore = (await events(w, w.vault, "return")).length;
+    assert.equal((await events(w, w.vault, "flash")).length, 0);
+    await assertVaultWhole(w, before);
+    assert.deepEqual(await vaultState(w), before);
+    // Fees are back: a later cycle fills, in one flash.
     await w.node.fund(keeper.publicKey(), 100n);
-    const line = await waitLog(k, (l) => String(l.msg).startsWith("recovered stale draw"), 30_000);
-    assert.equal(line.returned, String(got.drawn));
-    const ret = (await events(w, w.vault, "return"))[returnsBefore];
-    const [amount, d, profit, loss] = ret.value as bigint[];
-    assert.equal(amount, got.drawn);
-    assert.equal(d, got.drawn);
-    assert.equal(profit, 0n);
-    assert.equal(loss, 0n);
+    await until(async () => (await events(w, w.vault, "flash")).length >= 1, 60_000, "a flash");
+    const { st } = await assertVaultWhole(w, before);
+    assert.ok(st.total_profit > before.total_profit);
   } catch (e) {
     dump(k);
     throw e;
@@ -159,34 +152,23 @@ Deno.test("native fee balance exhausted mid-fill: draw outstanding and logged, r
   }
 });
 
-Deno.test("SIGTERM with a draw outstanding: the keeper settles it before exiting 0", async () => {
+Deno.test("SIGTERM while waiting for the profitable block: exit 0, nothing outstanding", async () => {
   const w = await startWorld({ ledgerMs: 250 });
   const keeper = w.keepers[0];
   let k: KeeperChild | undefined;
   try {
     const before = await vaultState(w);
-    const got = await untilDrawn(w, keeper);
-    k = got.k;
-    // Stop at once, between the draw and its settlement: the fill in progress either completes
-    // (and returns its proceeds) or gives the draw back; nothing is left for recovery.
+    await shock(w, w.xlm, -500);
+    ({ k } = await startKeeper(keeperEnv(w, keeper)));
+    await until(async () => (await events(w, w.pool, "new_auction")).length > 0, 60_000, "auction");
+    await w.node.closeLedgers(120);
+    await new Promise((r) => setTimeout(r, 500));
     const out = await stopKeeper(k, "SIGTERM");
+    k = undefined;
     assert.equal(out.code, 0, out.stderr.slice(-3000));
     assert.doesNotMatch(out.stderr, /abandoning the cycle in progress/);
     assert.match(out.stderr, /keeper stopped/);
-    assert.equal(BigInt(await drawOf(w, keeper.publicKey())), 0n, "draw left outstanding");
-    const after = await vaultState(w);
-    assert.equal(after.active_liq, 0n);
-    const returns = await events(w, w.vault, "return");
-    assert.ok(returns.length >= 1, "the draw was settled by a return");
-    for (const r of returns) {
-      const [, drawn, , loss] = r.value as bigint[];
-      assert.ok(drawn > 0n);
-      assert.equal(loss, 0n, "no loss booked");
-    }
-    // The vault gained exactly what was booked as profit (0 when the draw was given back).
-    assert.equal(after.total_usdc - before.total_usdc, after.total_profit - before.total_profit);
-    assert.ok(after.total_usdc >= before.total_usdc);
-    k = undefined;
+    await assertVaultWhole(w, before);
   } catch (e) {
     dump(k);
     throw e;

@@ -1,6 +1,6 @@
 /**
- * "A steady-state cycle must not re-read every position": the keeper's real cycle (recovery,
- * lending-pool adapter, dashboard refresh) in-process against the local node over JSON-RPC, on
+ * "A steady-state cycle must not re-read every position": the keeper's real cycle (lending-pool
+ * adapter, dashboard refresh) in-process against the local node over JSON-RPC, on
  * the market scenario with and without extra seeded borrowers. With no new pool events, the RPC
  * requests of a cycle — by method, not only in total — must be the same however many borrowers
  * the pool has, and a price move must be absorbed by recomputing health factors in memory (no

@@ -17,7 +17,7 @@ const MIN_LIQ = 1000n;
 type Op =
   | { kind: "deposit"; who: 0 | 1; amount: bigint }
   | { kind: "withdraw"; who: 0 | 1; frac: number }
-  | { kind: "liq"; drew: bigint; back: bigint };
+  | { kind: "liq"; drew: bigint; profit: bigint };
 
 /** Forward model of the vault's books emitting the contract's events. */
 function simulate(ops: Op[]) {
@@ -68,17 +68,10 @@ function simulate(ops: Op[]) {
       });
     } else {
       if (shares === 0n || op.drew > usdc) continue;
-      const profit = op.back > op.drew ? op.back - op.drew : 0n;
-      const loss = op.drew > op.back ? op.drew - op.back : 0n;
-      ev({
-        contract: "vault",
-        name: "draw",
-        subject: K,
-        data: [op.drew, op.drew],
-        txHash: `x${seq}`,
-      });
-      usdc = usdc + profit - loss;
-      const tx = `r${seq + 1}`;
+      // One flash transaction: the registry's execution and the vault's flash event.
+      const profit = op.profit;
+      usdc = usdc + profit;
+      const tx = `f${seq + 1}`;
       ev({
         contract: "registry",
         name: "execution",
@@ -88,9 +81,9 @@ function simulate(ops: Op[]) {
       });
       ev({
         contract: "vault",
-        name: "return",
+        name: "flash",
         subject: K,
-        data: [op.back, op.drew, profit, loss],
+        data: [op.drew, op.drew + profit, profit, "CEXECUTOR"],
         txHash: tx,
       });
     }
@@ -113,7 +106,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({
     kind: fc.constant("liq" as const),
     drew: fc.bigInt({ min: 1n, max: 10n ** 10n }),
-    back: fc.bigInt({ min: 0n, max: 2n * 10n ** 10n }),
+    profit: fc.bigInt({ min: 0n, max: 10n ** 10n }),
   }),
 );
 
@@ -140,21 +133,22 @@ Deno.test("statePoints rebuilds the books after every event from the current sta
   );
 });
 
-Deno.test("liquidations come from vault returns, with the registry's response time", () => {
+Deno.test("liquidations come from vault flash events, with the registry's response time", () => {
   const { h } = simulate([
     { kind: "deposit", who: 0, amount: 1_000_000n },
-    { kind: "liq", drew: 200_000n, back: 210_000n },
-    { kind: "liq", drew: 100_000n, back: 90_000n },
+    { kind: "liq", drew: 200_000n, profit: 10_000n },
+    { kind: "liq", drew: 100_000n, profit: 0n },
   ]);
   const l = h.liquidations();
   assert.equal(l.length, 2);
-  // Newest first.
+  // Newest first; a flash never books a loss.
   assert.deepEqual([l[0].drew, l[0].proceeds, l[0].profit, l[0].loss], [
     100_000n,
-    90_000n,
+    100_000n,
     0n,
-    10_000n,
+    0n,
   ]);
+  assert.equal(l[0].executor, "CEXECUTOR");
   assert.deepEqual([l[1].drew, l[1].proceeds, l[1].profit, l[1].loss], [
     200_000n,
     210_000n,
@@ -172,7 +166,7 @@ Deno.test("liquidations come from vault returns, with the registry's response ti
 Deno.test("liquidation rows take the borrower from the keeper API by tx hash", () => {
   const { h } = simulate([
     { kind: "deposit", who: 0, amount: 1_000_000n },
-    { kind: "liq", drew: 200_000n, back: 210_000n },
+    { kind: "liq", drew: 200_000n, profit: 10_000n },
   ]);
   const chain = h.liquidations();
   const rows = liquidationRows(chain, [{

@@ -12,6 +12,7 @@ import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil, USDC } from "../../contracts/deploy.ts";
 import { runKeeper } from "../../keeper/main.ts";
+import { script, scriptedExecutor } from "../fixtures/scripted_executor.ts";
 import { createApi } from "../../keeper/api/mod.ts";
 import { createWebApp, mountWeb } from "../../web/mod.ts";
 import { clearSpecCache } from "../../lib/soroban.ts";
@@ -79,14 +80,17 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       });
       await node.advanceTime(600);
       await node.invoke(registry, "register", { operator: k1, name: "keeper-one" }, { source: k1 });
-      await node.invoke(vault, "draw", { keeper: k1, amount: 200n * USDC }, { source: k1 });
+      // A settled liquidation: one flash of 200 USDC repaid with 10 USDC profit (the scripted
+      // test executor stands in for the liquidator).
+      const executor = await node.deployContract(scriptedExecutor, {});
       await node.advanceTime(30);
-      await node.invoke(
-        vault,
-        "return_proceeds",
-        { keeper: k1, amount: 210n * USDC, response_time_ms: 1500n },
-        { source: k1 },
-      );
+      await node.invoke(vault, "flash", {
+        keeper: k1,
+        executor,
+        amount: 200n * USDC,
+        data: script({ op: "pay", to: vault, amount: 210n * USDC }),
+        response_time_ms: 1500n,
+      }, { source: k1 });
       await node.closeLedgers(1);
     }
 

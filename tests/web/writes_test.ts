@@ -1,7 +1,7 @@
 /**
  * The browser's write path (`writeCall`: build → simulate → assemble → sign → send → poll)
  * run in Deno against a local node, and the plain messages of the failures a depositor or
- * operator meets: insufficient idle liquidity, an outstanding draw blocking deregistration,
+ * operator meets: a flash that was not repaid (issue 12), deregistration at any time,
  * a stake the USDC balance cannot cover (the token's untyped error inside `register`),
  * an already-registered keeper, a wallet refusal.
  */
@@ -13,6 +13,7 @@ import { deployVigil, USDC } from "../../contracts/deploy.ts";
 import { clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
 import { plainError } from "../../lib/errors.ts";
 import { ContractCallError } from "../../lib/tx_errors.ts";
+import { script, scriptedExecutor } from "../fixtures/scripted_executor.ts";
 
 function signer(kp: Keypair, passphrase: string): TxSigner {
   return {
@@ -72,35 +73,26 @@ Deno.test("write path and plain error messages against the local node", async (t
     assert.equal(plainError(e, ctx), "This account is already registered as a keeper.");
   });
 
-  await t.step("withdrawal above idle capital: insufficient liquidity", async () => {
-    await node.advanceTime(3700);
-    await node.invoke(vault, "draw", { keeper: k1.publicKey(), amount: 450n * USDC }, {
-      source: k1.publicKey(),
-    });
-    const sh =
-      (await node.view<{ shares: bigint }>(vault, "balance", { depositor: alice.publicKey() }))
-        .shares;
+  await t.step("a flash that keeps the money: FlashNotRepaid in plain words", async () => {
+    const executor = await node.deployContract(scriptedExecutor, {});
     const e = await writeCall(
       net,
       vault,
-      "withdraw",
-      [alice.publicKey(), sh],
-      signer(alice, net.passphrase),
-    )
-      .then(() => null, (e) => e);
-    assert.match(plainError(e, ctx), /not have enough idle capital/);
-  });
-
-  await t.step("deregister with a draw out: refused in plain words", async () => {
-    const e = await writeCall(
-      net,
-      registry,
-      "deregister",
-      [k1.publicKey()],
+      "flash",
+      [k1.publicKey(), executor, 450n * USDC, script(), 0n],
       signer(k1, net.passphrase),
     )
       .then(() => null, (e) => e);
-    assert.match(plainError(e, ctx), /cannot deregister while it has capital drawn/);
+    assert.ok(e instanceof ContractCallError);
+    assert.equal(e.caseName, "FlashNotRepaid");
+    assert.match(plainError(e, ctx), /flash loan was not repaid in full; nothing happened/);
+  });
+
+  await t.step("deregister at any time: the whole stake comes back", async () => {
+    const before = await node.view<bigint>(usdc, "balance", { id: k1.publicKey() });
+    await writeCall(net, registry, "deregister", [k1.publicKey()], signer(k1, net.passphrase));
+    const after = await node.view<bigint>(usdc, "balance", { id: k1.publicKey() });
+    assert.equal(after - before, 100n * USDC);
   });
 
   await t.step("register without the stake in USDC: the token's error, named", async () => {

@@ -1,35 +1,34 @@
 /**
- * Executing one user liquidation on a Blend v2 pool:
+ * Executing one user liquidation on a Blend v2 pool, in ONE transaction (issue 12):
  *
  * 1. Use the user's open liquidation auction, or create one at 50 %. If the pool rejects 50 %
  *    for the health band (1213 too large / 1214 too small), binary-search by simulation for the
  *    nearest accepted percent on the side the error points to, and log it.
  * 2. Value the auction on Blend's 400-block curve with the pool's oracle and find the first
  *    block whose lot_value / bid_cost clears MIN_PROFIT. If that block is further away than one
- *    poll interval, stop (status "waiting", nothing drawn): a later cycle comes back.
- * 3. Draw the bid amount (plus a 0.1 % buffer for interest accrued until the fill, returned
- *    with the proceeds); when the vault's idle capital or the per-keeper cap is short, fill a
- *    smaller percent that fits instead of failing every cycle.
- * 4. Wait for the block before the target and submit ONE transaction — fill, repay the bid,
- *    withdraw the lot — so it lands in the first profitable block, not later.
- * 5. Swap non-USDC lot assets to USDC (SwapToUSDC); proceeds are the measured USDC delta
- *    since before the draw. `return_proceeds(proceeds, response time)`.
+ *    poll interval, stop (status "waiting"): a later cycle comes back.
+ * 3. Size the flash: the bid amount plus a 0.1 % buffer for interest accrued until the fill
+ *    (paid back with the rest); when the vault's idle capital or the per-flash cap is short, fill
+ *    a smaller percent that fits. Non-USDC lot assets need the DEX client (without one the
+ *    auction is skipped with a log line) and a trustline.
+ * 4. Plan the liquidator's work — one Blend `submit` (fill, repay the bid, withdraw the lot) and
+ *    one swap per non-USDC lot asset, each with the oracle-based slippage floor as `min_out` —
+ *    then wait for the block before the target and send `vault.flash(keeper, liquidator, amount,
+ *    plan, response_time_ms)`. `flash` simulates first and sends only when the simulated profit
+ *    is positive; the transaction lands in the first profitable block.
  *
- * Failure handling: a lost race (the auction is gone or was replaced when our fill fails) is
- * ErrAlreadyFilled — the untouched draw is returned unchanged, no profit or loss. Any other fill
- * failure returns the draw if it can; if even that fails (e.g. native fees exhausted) the draw
- * stays outstanding, the error says so, and the next cycle's recoverStaleDraw returns it.
- * Collateral that cannot be converted (no DEX, slippage floor, no route) is held and not booked as
- * profit: the draw is settled at exactly its amount from USDC on hand when possible.
+ * Failure handling: nothing is ever outstanding. A lost race (the auction is gone or was replaced
+ * when our simulation or transaction fails) is status "lost_race"; an unprofitable simulation is
+ * "skipped"; any other failure throws. In every case the flash reverted as a whole, so the vault
+ * lent nothing and booked nothing — a crash or `kill -9` at any point costs it nothing either.
  *
  * @module
  */
 import { AuctionData, type Positions } from "@blend-capital/blend-sdk";
-import type { Account, Keypair } from "@stellar/stellar-sdk";
+import type { Keypair, xdr } from "@stellar/stellar-sdk";
 import {
   ContractCallError,
   describeError,
-  ErrAlreadyFilled,
   ErrNoRoute,
   ErrSlippageExceeded,
   TxRejectedError,
@@ -38,13 +37,20 @@ import { latestLedger, type LedgerClock, waitForLedger } from "../../chain/ledge
 import type { ChainRpc } from "../../chain/rpc.ts";
 import { sv } from "../../chain/scval.ts";
 import { invokeContract, type InvokeOptions, simulateRead } from "../../chain/tx.ts";
-import type { SwapClient } from "../../dex/mod.ts";
-import { ensureTrustline, tokenBalance } from "../../token.ts";
-import { noCapitalResult, profitOf, type Result, TaskError, type VaultClient } from "../adapter.ts";
+import type { PlannedLeg, SwapClient } from "../../dex/mod.ts";
+import { ensureTrustline } from "../../token.ts";
+import {
+  type FlashOutcome,
+  FlashUnprofitableError,
+  noCapitalResult,
+  type Result,
+  type VaultClient,
+} from "../adapter.ts";
 import {
   type AuctionValue,
   bidAmounts,
   firstProfitableBlock,
+  lotAmounts,
   readAuction,
   valueAt,
 } from "./auction.ts";
@@ -72,6 +78,8 @@ export interface ExecuteDeps {
   poolId: string;
   /** USDC_CONTRACT (the vault's settlement token). */
   usdc: string;
+  /** LIQUIDATOR_CONTRACT: the flash executor that fills, swaps and repays. */
+  liquidator: string;
   minProfit: number;
   pollIntervalSec: number;
   dex?: SwapClient;
@@ -79,7 +87,7 @@ export interface ExecuteDeps {
   clock: LedgerClock;
   invoke?: InvokeOptions;
   log: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
-  /** Idle vault capital the keeper may draw now (vault idle and per-keeper cap); undefined = unknown. */
+  /** The largest flash the keeper may take now (vault idle and per-flash cap); undefined = unknown. */
   availableCapital?: () => Promise<bigint | undefined>;
   /** Called when positions changed because of us (re-read next sync). */
   touched?: (...users: string[]) => void;
@@ -117,6 +125,10 @@ export async function executeLiquidation(
     if (!task.positions.liabilities.has(state.reserveList.indexOf(deps.usdc))) {
       return noCapitalResult("skipped", { details: { reason: USDC_ONLY } });
     }
+    // Without a DEX client only USDC lots can be converted inside the flash.
+    if (!deps.dex && nonUsdcCollateral(state, task.positions, deps.usdc)) {
+      return noCapitalResult("skipped", { details: { reason: NO_DEX } });
+    }
     auction = await createAuction(chain, keypair, state, task, deps);
     if (!auction) {
       return noCapitalResult("skipped", {
@@ -137,8 +149,8 @@ export async function executeLiquidation(
     });
   }
   const spl = deps.clock.secondsPerLedger();
-  // One poll interval ahead, plus a few ledgers for the draw and trustline transactions, so the
-  // next cycle never arrives too late to draw before the target block.
+  // One poll interval ahead, plus a few ledgers for the trustline transactions, so the next
+  // cycle never arrives too late to send the flash before the target block.
   const maxWait = Math.ceil(deps.pollIntervalSec / spl) + 3;
   if (target.block - next > maxWait) {
     return noCapitalResult("waiting", {
@@ -152,7 +164,8 @@ export async function executeLiquidation(
     });
   }
 
-  // 3. Capital.
+  // 3. The flash amount.
+  const t0 = performance.now();
   const bids = bidAmounts(state, target);
   // An auction someone else created may bid other assets: not fillable from USDC capital.
   for (const asset of bids.keys()) {
@@ -160,48 +173,65 @@ export async function executeLiquidation(
       return noCapitalResult("skipped", { details: { reason: USDC_ONLY, bid_asset: asset } });
     }
   }
+  const lotAssets = [...auction.lot.keys()];
+  if (!deps.dex && lotAssets.some((a) => a !== deps.usdc)) {
+    deps.log("info", "auction lot holds non-USDC assets and no DEX is configured: skipped", {
+      user,
+      lot: lotAssets.join(","),
+    });
+    return noCapitalResult("skipped", { details: { reason: NO_DEX } });
+  }
   const need = bids.get(deps.usdc) ?? 0n;
   let percent = 100;
-  let drawAmount = need > 0n ? need + need / 1000n + 1n : 0n;
+  let amount = need + need / 1000n + 1n;
   const available = await deps.availableCapital?.();
-  if (available !== undefined && drawAmount > available) {
-    percent = Number((available * 100n) / drawAmount);
+  if (available !== undefined && amount > available) {
+    percent = Number((available * 100n) / amount);
     if (percent < 1) {
       return noCapitalResult("skipped", {
         details: {
           reason: "insufficient vault capital",
-          need: String(drawAmount),
+          need: String(amount),
           available: String(available),
         },
       });
     }
-    drawAmount = (need * BigInt(percent) + 99n) / 100n;
-    drawAmount += drawAmount / 1000n + 1n;
+    amount = (need * BigInt(percent) + 99n) / 100n;
+    amount += amount / 1000n + 1n;
     deps.log("info", `vault capital short: filling ${percent}% of the auction`, {
       user,
       need: String(need),
       available: String(available),
     });
   }
-  const lotAssets = [...auction.lot.keys()];
-  // The keeper must be able to receive every lot asset (classic assets need a trustline).
+  // The keeper account receives every lot asset (classic assets need a trustline).
   for (const a of lotAssets) {
     if ((await ensureTrustline(chain, keypair, a, deps.invoke)) === "created") {
       deps.log("info", `trustline created for lot asset ${a}`, { user });
     }
   }
-  const [usdcBefore, ...lotBefore] = await Promise.all([
-    tokenBalance(chain, deps.usdc, me),
-    ...lotAssets.map((a) => (a === deps.usdc ? Promise.resolve(0n) : tokenBalance(chain, a, me))),
-  ]);
-  const t0 = performance.now();
-  if (drawAmount > 0n) await vault.draw(drawAmount);
 
-  // 4. Fill in the target block.
+  // The swaps are planned (quotes, venue, slippage floors) before waiting, so nothing but the
+  // flash itself is left for the latency-critical moment.
+  let legs: PlannedLeg[];
+  try {
+    legs = await planSwaps(chain, state, target, percent, deps);
+  } catch (err) {
+    if (err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute) {
+      deps.log("warn", "lot cannot be converted to USDC above the slippage floor: skipped", {
+        user,
+        error: describeError(err),
+      });
+      return noCapitalResult("skipped", { details: { user, reason: err.name } });
+    }
+    throw err;
+  }
+
+  // 4. Wait for the block before the target, then send the flash.
   // Generous deadline (the pace estimate may be off); what matters is below: never fill early.
   const deadline = Date.now() +
     Math.max(2 * deps.pollIntervalSec, (target.block - next + 2) * spl * 2) * 1000 + 10_000;
-  // Read the sequence number now: the fill is latency-critical (it must land in the target
+  // Read the sequence number now: the flash is latency-critical (it must land in the target
   // block), and nothing else signs for this account meanwhile.
   const account = await chain.server.getAccount(me);
   const reached = await waitForLedger(chain, target.block - 1, deadline, {
@@ -211,136 +241,143 @@ export async function executeLiquidation(
   });
   if (reached.sequence + 1 < target.block) {
     // Shutting down, or the chain is slower than estimated: a fill now would land before the
-    // first profitable block (a loss). Give the capital back; a later cycle comes back.
-    const rt = Math.round(performance.now() - t0);
-    if (drawAmount > 0n) await vault.returnProceeds(drawAmount, rt);
-    return {
-      drew: drawAmount,
-      proceeds: drawAmount,
-      profit: 0n,
-      responseTimeMs: rt,
-      status: "skipped",
+    // first profitable block. Nothing was lent; a later cycle comes back.
+    return noCapitalResult("skipped", {
       details: {
         user,
         reason: deps.signal?.aborted
-          ? "shutdown before the profitable block; draw returned"
-          : "profitable block not reached in time; draw returned",
+          ? "shutdown before the profitable block"
+          : "profitable block not reached in time",
         target_block: target.block,
         latest: reached.sequence,
       },
-    };
+    });
   }
   const requests = [
     request(REQ_FILL_USER_LIQUIDATION, user, BigInt(percent)),
-    ...(drawAmount > 0n ? [request(REQ_REPAY, deps.usdc, drawAmount)] : []),
+    request(REQ_REPAY, deps.usdc, amount),
     ...lotAssets.map((a) => request(REQ_WITHDRAW_COLLATERAL, a, WITHDRAW_ALL)),
   ];
-  const submitFill = (acct?: Account) =>
-    invokeContract(chain, keypair, deps.poolId, "submit", [
-      sv.address(me),
-      sv.address(me),
-      sv.address(me),
-      sv.vec(requests),
-    ], { ...deps.invoke, account: acct });
-  let fill;
+  // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
+  // the flash cannot outlive: far beyond the transaction's own validity window.
+  const plan = liquidationPlan(deps.poolId, requests, legs, reached.sequence + ALLOWANCE_LEDGERS);
+  const responseTimeMs = Math.round(performance.now() - t0);
+  let out: FlashOutcome;
   try {
     try {
-      fill = await submitFill(account);
+      out = await vault.flash(deps.liquidator, amount, plan, responseTimeMs, { account });
     } catch (err) {
       // The prefetched sequence number went stale (something else signed for this account):
-      // nothing was included, so rebuilding with a fresh one is not a retry of the fill.
+      // nothing was included, so rebuilding with a fresh one is not a retry of the flash.
       if (!(err instanceof TxRejectedError && err.txCode === "txBadSeq")) throw err;
-      fill = await submitFill();
+      out = await vault.flash(deps.liquidator, amount, plan, responseTimeMs);
     }
   } catch (err) {
-    return await onFillFailure(chain, err, { user, auction, drawAmount, vault, deps, t0 });
+    return await onFlashFailure(chain, err, { user, auction, amount, deps, responseTimeMs });
   }
-  const responseTimeMs = Math.round(performance.now() - t0);
   deps.touched?.(user, me);
-
-  // 5. Convert the lot and settle.
-  const held: { asset: string; amount: string; reason: string }[] = [];
-  for (const [i, asset] of lotAssets.entries()) {
-    if (asset === deps.usdc) continue;
-    const got = (await tokenBalance(chain, asset, me)) - lotBefore[i];
-    if (got <= 0n) continue;
-    if (!deps.dex) {
-      held.push({ asset, amount: String(got), reason: "no DEX configured" });
-      continue;
-    }
-    try {
-      const ref = oracleRefValue(state, asset, got, deps.usdc);
-      const out = await deps.dex.swapToUSDC(chain, keypair, asset, got, ref);
-      deps.log("info", `swapped seized ${asset} to USDC on ${out.venue}`, {
-        amount_in: String(got),
-        proceeds: String(out.proceeds),
-        quote: String(out.quote),
-        floor: String(out.floor),
-        tx_hash: out.txHash,
-        failed_venues: out.failures.map((f) => `${f.venue}: ${f.error}`).join("; ") || undefined,
-      });
-    } catch (err) {
-      const reason = err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute
-        ? err.name
-        : describeError(err);
-      held.push({ asset, amount: String(got), reason });
-      deps.log("warn", `seized ${asset} not converted; held`, {
-        amount: String(got),
-        error: describeError(err),
-      });
-    }
+  for (const l of legs) {
+    deps.log("info", `swapped seized ${l.path[0]} to USDC on ${l.venue} inside the flash`, {
+      amount_in: String(l.amountIn),
+      min_out: String(l.minOut),
+      quote: String(l.quote),
+      floor: String(l.floor),
+      tx_hash: out.txHash,
+      failed_venues: l.failures.map((f) => `${f.venue}: ${f.error}`).join("; ") || undefined,
+    });
   }
-  const usdcAfter = await tokenBalance(chain, deps.usdc, me);
-  const proceeds = usdcAfter - usdcBefore;
-  const base = {
-    drew: drawAmount,
+  return {
+    drew: amount,
+    proceeds: amount + out.profit,
+    profit: out.profit,
     responseTimeMs,
-    txHash: fill.hash,
+    status: "filled",
+    txHash: out.txHash,
     details: {
       user,
       percent,
       auction_block: auction.block,
-      fill_ledger: fill.ledger,
+      fill_ledger: out.ledger,
       target_block: target.block,
       ratio: finite(target.ratio),
-      measured_usdc_delta: String(proceeds),
-    } as Record<string, string | number | boolean | null>,
+      swaps: legs.length,
+    },
   };
-  if (held.length === 0) {
-    if (drawAmount > 0n || proceeds > 0n) await vault.returnProceeds(proceeds, responseTimeMs);
-    return { ...base, proceeds, profit: profitOf(drawAmount, proceeds), status: "filled" };
-  }
-  base.details.held = held.map((h) => `${h.amount} ${h.asset} (${h.reason})`).join("; ");
-  if (proceeds >= drawAmount) {
-    // The converted part alone covers the draw: return it; only realized USDC is booked.
-    await vault.returnProceeds(proceeds, responseTimeMs);
-    return { ...base, proceeds, profit: profitOf(drawAmount, proceeds), status: "held" };
-  }
-  if (usdcAfter >= drawAmount) {
-    // Settle the draw at exactly its amount: the vault is whole, no profit is booked, the keeper
-    // owns the held collateral (what recoverStaleDraw would do one cycle later).
-    await vault.returnProceeds(drawAmount, responseTimeMs);
-    return { ...base, proceeds: drawAmount, profit: 0n, status: "held" };
-  }
-  deps.log("warn", "collateral held and USDC on hand is below the draw: draw left outstanding", {
-    draw: String(drawAmount),
-    usdc_on_hand: String(usdcAfter),
-  });
-  return { ...base, proceeds: 0n, profit: 0n, status: "held" };
 }
 
-async function onFillFailure(
+/** One swap leg per non-USDC lot asset, sized at the target block for `percent` of the lot. */
+async function planSwaps(
+  chain: ChainRpc,
+  state: PoolState,
+  target: AuctionValue,
+  percent: number,
+  deps: ExecuteDeps,
+): Promise<PlannedLeg[]> {
+  const legs: PlannedLeg[] = [];
+  for (const [asset, lot] of lotAmounts(state, target)) {
+    if (asset === deps.usdc) continue;
+    // The lot only grows with later blocks (and interest only raises the b-rate), so the amount
+    // at the target block, less a rounding margin (1 ppm + 10 units), is always there when the
+    // flash runs. A flash landing later than the target leaves the lot's growth since the target
+    // with the keeper (its amount is signed before landing: see contracts/README.md).
+    let amountIn = (lot * BigInt(percent)) / 100n;
+    amountIn -= amountIn / 1_000_000n + 10n;
+    if (amountIn <= 0n) continue;
+    const ref = oracleRefValue(state, asset, amountIn, deps.usdc);
+    legs.push(await deps.dex!.planLeg(chain, asset, amountIn, ref));
+  }
+  return legs;
+}
+
+/** Ledgers ahead the liquidator's in-invocation repayment allowance may live (see the contract). */
+export const ALLOWANCE_LEDGERS = 10_000;
+
+/**
+ * The liquidator's `LiquidationPlan { allowance_until, pool, requests, swaps }` (fields sorted by
+ * name).
+ */
+export function liquidationPlan(
+  pool: string,
+  requests: xdr.ScVal[],
+  legs: Pick<PlannedLeg, "amountIn" | "kind" | "minOut" | "path" | "router">[],
+  allowanceUntil: number,
+): xdr.ScVal {
+  return sv.struct({
+    allowance_until: sv.u32(allowanceUntil),
+    pool: sv.address(pool),
+    requests: sv.vec(requests),
+    swaps: sv.vec(legs.map((l) =>
+      sv.struct({
+        amount_in: sv.i128(l.amountIn),
+        kind: sv.u32(l.kind),
+        min_out: sv.i128(l.minOut),
+        path: sv.addresses(l.path),
+        router: sv.address(l.router),
+      })
+    )),
+  });
+}
+
+async function onFlashFailure(
   chain: ChainRpc,
   err: unknown,
   c: {
     user: string;
     auction: AuctionData;
-    drawAmount: bigint;
-    vault: VaultClient;
+    amount: bigint;
     deps: ExecuteDeps;
-    t0: number;
+    responseTimeMs: number;
   },
 ): Promise<Result> {
+  if (err instanceof FlashUnprofitableError) {
+    return noCapitalResult("skipped", {
+      details: {
+        user: c.user,
+        reason: "simulated flash profit not positive",
+        simulated_profit: String(err.simulatedProfit),
+      },
+    });
+  }
   let still: AuctionData | undefined;
   let readOk = true;
   try {
@@ -349,46 +386,26 @@ async function onFillFailure(
     readOk = false;
   }
   const lost = readOk && (!still || still.block !== c.auction.block);
-  const rt = Math.round(performance.now() - c.t0);
-  const fail = lost ? new ErrAlreadyFilled() : err;
-  if (c.drawAmount === 0n) {
-    if (lost) return noCapitalResult("lost_race", { details: { user: c.user } });
-    throw err;
+  if (lost) {
+    // Another keeper filled first: our flash reverted as a whole (or was never sent).
+    return noCapitalResult("lost_race", {
+      responseTimeMs: c.responseTimeMs,
+      details: { user: c.user, error: describeError(err) },
+    });
   }
-  try {
-    await c.vault.returnProceeds(c.drawAmount, rt);
-  } catch (retErr) {
-    throw new TaskError(
-      `fill failed (${describeError(err)}) and returning the draw failed (${
-        describeError(retErr)
-      }): ` +
-        `draw of ${c.drawAmount} left outstanding; recoverStaleDraw will return it`,
-      {
-        drew: c.drawAmount,
-        proceeds: 0n,
-        profit: 0n,
-        responseTimeMs: rt,
-        status: lost ? "lost_race" : "failed",
-        details: { user: c.user, outstanding: String(c.drawAmount) },
-      },
-      err,
-    );
-  }
-  const result: Result = {
-    drew: c.drawAmount,
-    proceeds: c.drawAmount,
-    profit: 0n,
-    responseTimeMs: rt,
-    status: lost ? "lost_race" : "failed",
-    details: { user: c.user, error: describeError(fail) },
-  };
-  if (lost) return result;
-  throw new TaskError(`fill failed: ${describeError(err)}; draw returned unchanged`, result, err);
+  throw err;
 }
 
 /** Why a position or auction is skipped when its debt is not in USDC. */
 export const USDC_ONLY =
   "debt not in USDC: only USDC-denominated bids are filled from vault capital";
+
+/** Why an auction with a non-USDC lot is skipped without a DEX client. */
+export const NO_DEX = "non-USDC lot and no DEX configured: only USDC lots can be filled";
+
+function nonUsdcCollateral(state: PoolState, positions: Positions, usdc: string): boolean {
+  return [...positions.collateral.keys()].some((i) => state.reserveList[i] !== usdc);
+}
 
 /** Creates the auction (50 %, or the nearest accepted percent); undefined if it vanished. */
 async function createAuction(

@@ -53,6 +53,8 @@ export interface LendingPoolOptions {
   keeper: string;
   /** USDC_CONTRACT; without it liquidations are not executed (nothing could be settled). */
   usdc: string | null;
+  /** LIQUIDATOR_CONTRACT (the flash executor); without it liquidations are not executed. */
+  liquidator?: string | null;
   minProfit: number;
   pollIntervalSec: number;
   dex?: SwapClient;
@@ -162,16 +164,18 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
     task: Task<LiquidationTask>,
     vault: VaultClient,
   ): Promise<Result> {
-    if (!this.#opts.usdc) {
+    if (!this.#opts.usdc || !this.#opts.liquidator) {
+      const missing = !this.#opts.usdc ? "USDC_CONTRACT" : "LIQUIDATOR_CONTRACT";
       if (!this.#warnedNoUsdc) {
-        this.#log("warn", "USDC_CONTRACT not set: liquidations are monitored, not executed");
+        this.#log("warn", `${missing} not set: liquidations are monitored, not executed`);
         this.#warnedNoUsdc = true;
       }
-      return noCapitalResult("skipped", { details: { reason: "USDC_CONTRACT not set" } });
+      return noCapitalResult("skipped", { details: { reason: `${missing} not set` } });
     }
     const result = await executeLiquidation(rpc, keypair, task.data, vault, {
       poolId: this.#opts.poolId,
       usdc: this.#opts.usdc,
+      liquidator: this.#opts.liquidator,
       minProfit: this.#opts.minProfit,
       pollIntervalSec: this.#opts.pollIntervalSec,
       dex: this.#opts.dex,
@@ -184,7 +188,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       touched: (...users) => this.index.markDirty(...users),
     });
     if (
-      result.status === "filled" || result.status === "held" || result.status === "lost_race" ||
+      result.status === "filled" || result.status === "lost_race" ||
       result.details?.reason === "no auction and no debt"
     ) {
       this.index.auctions.delete(task.data.user); // re-learned from events if it still exists

@@ -1,0 +1,470 @@
+/**
+ * Attacks on the vault, registry and liquidator over JSON-RPC, as an attacker with nothing but an
+ * account and some USDC would run them (`contract.Client` or hand-built transactions, real
+ * signatures). Each test ends by checking the attacker gained nothing and the share price did
+ * not fall.
+ *
+ * The first test is the security review's two-step theft (issue 12): it calls `draw` and
+ * `return_proceeds` exactly as the review did. On the pre-issue-12 contracts those calls succeed
+ * and the final balance assertions fail (the attacker is +6,000 USDC per round); on the flash
+ * vault they do not exist, and the same theft through `flash` reverts.
+ */
+import assert from "node:assert/strict";
+import {
+  Address,
+  Contract,
+  type Keypair,
+  nativeToScVal,
+  rpc,
+  TransactionBuilder,
+  xdr,
+} from "@stellar/stellar-sdk";
+import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
+import { clockPool, takingPool } from "../fixtures/scripted_executor.ts";
+import {
+  expectAuthFailure,
+  expectErr,
+  expectHostErr,
+  flashArgs,
+  ok,
+  send,
+  TX_OPTS,
+  USDC,
+  type VigilFixture,
+  withVigil,
+} from "./vigil_fixture.ts";
+
+const T = TX_OPTS;
+
+/** Alice's 50,000 USDC in the vault, and an attacker holding `attackerUsdc`. */
+async function setup(f: VigilFixture, attackerUsdc = 1_000n * USDC) {
+  const alice = await f.user(50_000n * USDC);
+  const av = await f.client(f.vault, alice);
+  await send(await av.deposit({ depositor: alice.publicKey(), amount: 50_000n * USDC }, T));
+  const eve = await f.user(attackerUsdc);
+  const eveVault = await f.client(f.vault, eve);
+  const eveReg = await f.client(f.registry, eve);
+  const snapshot = async () => ({
+    eve: await f.balance(eve.publicKey()),
+    vault: await f.balance(f.vault),
+    state: ok<Record<string, bigint>>(await av.get_state(T)),
+    alice: ok<Record<string, bigint>>(await av.balance({ depositor: alice.publicKey() }, T)),
+  });
+  return { alice, av, eve, eveVault, eveReg, snapshot };
+}
+
+/** Price comparison: total_usdc/total_shares now ≥ before. */
+function priceNotLower(before: Record<string, bigint>, after: Record<string, bigint>) {
+  assert.ok(
+    after.total_usdc * before.total_shares >= before.total_usdc * after.total_shares,
+    "share price fell",
+  );
+}
+
+/**
+ * Sends `contractId.fn(args)` signed by `kp` as a raw transaction (no client-side spec): returns
+ * "ok", or the reason it failed (simulation or on-chain).
+ */
+async function rawCall(
+  f: VigilFixture,
+  kp: Keypair,
+  contractId: string,
+  fn: string,
+  args: xdr.ScVal[],
+): Promise<string> {
+  try {
+    const account = await f.server.getAccount(kp.publicKey());
+    const tx = new TransactionBuilder(account, { fee: "1000", networkPassphrase: f.passphrase })
+      .addOperation(new Contract(contractId).call(fn, ...args))
+      .setTimeout(T.timeoutInSeconds)
+      .build();
+    const prepared = await f.server.prepareTransaction(tx);
+    prepared.sign(kp);
+    const sent = await f.server.sendTransaction(prepared);
+    if (sent.status !== "PENDING") return `send: ${sent.status}`;
+    const done = await f.server.pollTransaction(sent.hash, { attempts: 50 });
+    return done.status === rpc.Api.GetTransactionStatus.SUCCESS ? "ok" : `tx: ${done.status}`;
+  } catch (e) {
+    return `refused: ${e instanceof Error ? e.message.slice(0, 200) : e}`;
+  }
+}
+
+const a = (s: string) => new Address(s).toScVal();
+const n = (v: bigint) => nativeToScVal(v, { type: "i128" });
+const u64 = (v: bigint) => nativeToScVal(v, { type: "u64" });
+
+Deno.test("ATTACK: the review's two-step theft (draw, return_proceeds(0), slash, re-register) leaves the attacker +0 USDC and the share price unchanged", async () => {
+  await withVigil(async (f) => {
+    const { eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    const before = await snapshot();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    for (let round = 0; round < 2; round++) {
+      // The review's exact calls. On the old vault these succeeded (+6,000 USDC each round).
+      assert.notEqual(await rawCall(f, eve, f.vault, "draw", [a(e), n(6_000n * USDC)]), "ok");
+      assert.notEqual(
+        await rawCall(f, eve, f.vault, "return_proceeds", [a(e), n(0n), u64(0n)]),
+        "ok",
+      );
+      // The same theft through the only entry point left: borrow and keep (or forward) it.
+      expectErr(await eveVault.flash(flashArgs(f, e, 6_000n * USDC, []), T), "FlashNotRepaid");
+      const mule = await f.user();
+      expectErr(
+        await eveVault.flash(
+          flashArgs(f, e, 6_000n * USDC, [{
+            op: "pay",
+            to: mule.publicKey(),
+            amount: 6_000n * USDC,
+          }]),
+          T,
+        ),
+        "FlashNotRepaid",
+      );
+      assert.equal(await f.balance(mule.publicKey()), 0n);
+      // Keep a draw "past the slash timeout", slash, deregister, register again.
+      await f.advanceTime(3601);
+      assert.notEqual(await rawCall(f, eve, f.registry, "slash", [a(e)]), "ok");
+      await send(await eveReg.deregister({ operator: e }, T));
+      await send(await eveReg.register({ operator: e, name: "eve-again" }, T));
+    }
+    await send(await eveReg.deregister({ operator: e }, T));
+    const after = await snapshot();
+    assert.equal(after.eve, before.eve, "attacker +0 USDC");
+    assert.equal(after.vault, before.vault);
+    assert.deepEqual(after.state, before.state, "vault books unchanged");
+    assert.deepEqual(after.alice, before.alice, "the depositor's 50,000 USDC is still worth it");
+    priceNotLower(before.state, after.state);
+  });
+});
+
+Deno.test("ATTACK: return less, return nothing, flash twice, flash then deregister, re-register", async () => {
+  await withVigil(async (f) => {
+    const { eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    const before = await snapshot();
+    const amount = 5_000n * USDC;
+    // Return one unit less; return nothing.
+    expectErr(
+      await eveVault.flash(
+        flashArgs(f, e, amount, [{ op: "pay", to: f.vault, amount: amount - 1n }]),
+        T,
+      ),
+      "FlashNotRepaid",
+    );
+    expectErr(await eveVault.flash(flashArgs(f, e, amount, []), T), "FlashNotRepaid");
+    // Flash twice: a nested flash from the executor is a re-entry of the vault (refused), and
+    // two flashes in a row each stand alone (the cap applies per flash, nothing accumulates).
+    const nested = flashArgs(f, e, 1n, [{ op: "repay_all" }]);
+    expectHostErr(
+      await eveVault.flash(
+        flashArgs(f, e, amount, [
+          {
+            op: "call",
+            contract: f.vault,
+            fn: "flash",
+            args: [addr(e), addr(f.executor), i128(1n), nested.data, u64(0n)],
+          },
+          { op: "repay_all" },
+        ]),
+        T,
+      ),
+      /re-entry|Context, InvalidAction/,
+    );
+    // Flash, then deregister inside it to take the stake back while the loan is out: keeping
+    // the loan reverts everything; repaying it reverts too (the settled flash's
+    // record_execution finds no keeper), and the stake stays in the registry.
+    const dereg = { op: "call" as const, contract: f.registry, fn: "deregister", args: [addr(e)] };
+    expectErr(await eveVault.flash(flashArgs(f, e, amount, [dereg]), T), "FlashNotRepaid");
+    expectErr(
+      await eveVault.flash(flashArgs(f, e, amount, [dereg, { op: "repay_all" }]), T),
+      "NotRegistered",
+    );
+    assert.equal(await f.balance(f.registry), 100n * USDC);
+    // Re-register: a fresh registration changes nothing about what a flash must repay.
+    await send(await eveReg.deregister({ operator: e }, T));
+    await send(await eveReg.register({ operator: e, name: "eve-2" }, T));
+    expectErr(await eveVault.flash(flashArgs(f, e, amount, []), T), "FlashNotRepaid");
+    const after = await snapshot();
+    assert.equal(after.eve, before.eve);
+    assert.deepEqual(after.state, before.state);
+    assert.deepEqual(after.alice, before.alice);
+    const info = ok<Record<string, bigint>>(await eveReg.get_keeper({ operator: e }, T));
+    assert.equal(info.successful_fills, 0n, "no reverted flash is counted");
+  });
+});
+
+Deno.test("ATTACK: hostile executors (keeps the money, re-enters, calls record_execution, transfers from the keeper or a depositor)", async () => {
+  await withVigil(async (f) => {
+    const { alice, eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    const before = await snapshot();
+    const amount = 2_000n * USDC;
+    // Keeps the money.
+    expectErr(await eveVault.flash(flashArgs(f, e, amount, []), T), "FlashNotRepaid");
+    // Re-enters the vault: deposit the loan as shares, or withdraw alice's shares.
+    for (
+      const call of [
+        { fn: "deposit", args: [addr(e), i128(amount)] },
+        { fn: "withdraw", args: [addr(alice.publicKey()), i128(1_000n * USDC)] },
+      ]
+    ) {
+      expectHostErr(
+        await eveVault.flash(
+          flashArgs(f, e, amount, [{ op: "call", contract: f.vault, ...call }, {
+            op: "repay_all",
+          }]),
+          T,
+        ),
+        /re-entry|Context, InvalidAction/,
+      );
+    }
+    // Calls the registry's record_execution with the vault as caller to fake a huge record:
+    // the vault did not authorize that call (only its own direct call would be).
+    const fake = {
+      op: "call" as const,
+      contract: f.registry,
+      fn: "record_execution",
+      args: [
+        addr(f.vault),
+        addr(e),
+        xdr.ScVal.scvBool(true),
+        i128(1_000_000n * USDC),
+        u64(1n),
+      ],
+    };
+    const rec = await eveVault.flash(flashArgs(f, e, amount, [fake, { op: "repay_all" }]), T);
+    assert.ok(rpc.Api.isSimulationError(rec.simulation!), "faked record_execution must fail");
+    assert.match(rec.simulation.error, /Auth|InvalidAction/);
+    // Transfers the loan from the keeper to a mule: not repaid → reverted.
+    const mule = await f.user();
+    expectErr(
+      await eveVault.flash(
+        flashArgs(f, e, amount, [{ op: "pay", to: mule.publicKey(), amount }]),
+        T,
+      ),
+      "FlashNotRepaid",
+    );
+    // "Repays" with a depositor's money: needs alice's signature, which eve does not have (the
+    // local node refuses the unrooted authorization already in simulation).
+    expectHostErr(
+      await eveVault.flash(
+        flashArgs(f, e, amount, [{
+          op: "pay_from",
+          from: alice.publicKey(),
+          to: f.vault,
+          amount,
+        }, { op: "pay", to: mule.publicKey(), amount }]),
+        T,
+      ),
+      /Error\(Auth, InvalidAction\)/,
+    );
+    assert.equal(await f.balance(mule.publicKey()), 0n);
+    const after = await snapshot();
+    assert.equal(after.eve, before.eve);
+    assert.deepEqual(after.state, before.state);
+    assert.deepEqual(after.alice, before.alice);
+    const info = ok<Record<string, bigint>>(await eveReg.get_keeper({ operator: e }, T));
+    assert.equal(info.total_executions, 0n);
+    assert.equal(info.total_profit, 0n);
+    // An executor that transfers from the keeper AND repays: the keeper (who signed it) loses
+    // its own money to the mule; the vault is whole. The executor can only spend the keeper's.
+    await send(
+      await eveVault.flash(
+        flashArgs(f, e, amount, [{ op: "pay", to: mule.publicKey(), amount: 10n * USDC }, {
+          op: "repay_all",
+        }]),
+        T,
+      ),
+    );
+    assert.equal(await f.balance(mule.publicKey()), 10n * USDC);
+    assert.equal(await f.balance(e), before.eve - 10n * USDC);
+    assert.deepEqual((await snapshot()).state, before.state);
+  });
+});
+
+type Req = { address: string; amount: bigint; type: number };
+type Leg = { amountIn: bigint; kind: number; minOut: bigint; path: string[]; router: string };
+
+/** A `LiquidationPlan` as `contract.Client` takes it (native, field names as in the spec). */
+function nativePlan(pool: string, requests: Req[], swaps: Leg[]) {
+  return {
+    allowance_until: 1_000_000,
+    pool,
+    requests: requests.map((r) => ({
+      address: r.address,
+      amount: r.amount,
+      request_type: r.type,
+    })),
+    swaps: swaps.map((s) => ({
+      amount_in: s.amountIn,
+      kind: s.kind,
+      min_out: s.minOut,
+      path: s.path,
+      router: s.router,
+    })),
+  };
+}
+
+/** A `LiquidationPlan` ScVal (what the vault forwards as `data`). */
+function plan(pool: string, requests: Req[], swaps: Leg[]): xdr.ScVal {
+  const map = (entries: [string, xdr.ScVal][]) =>
+    xdr.ScVal.scvMap(entries.map(([k, v]) => new xdr.ScMapEntry({ key: sym(k), val: v })));
+  return map([
+    ["allowance_until", u32(1_000_000)],
+    ["pool", addr(pool)],
+    [
+      "requests",
+      vec(
+        ...requests.map((r) =>
+          map([["address", addr(r.address)], ["amount", i128(r.amount)], [
+            "request_type",
+            u32(r.type),
+          ]])
+        ),
+      ),
+    ],
+    [
+      "swaps",
+      vec(...swaps.map((s) =>
+        map([
+          ["amount_in", i128(s.amountIn)],
+          ["kind", u32(s.kind)],
+          ["min_out", i128(s.minOut)],
+          ["path", vec(...s.path.map(addr))],
+          ["router", addr(s.router)],
+        ])
+      )),
+    ],
+  ]);
+}
+
+Deno.test("ATTACK: the liquidator called directly with hostile arguments moves only the caller's own money", async () => {
+  await withVigil(async (f) => {
+    const { eve, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    const keeper = await f.user(500n * USDC);
+    const k = keeper.publicKey();
+    const liq = await f.client(f.liquidator, eve);
+    const empty = nativePlan(f.usdc, [], []);
+    const before = await snapshot();
+    // Spend another keeper's USDC (pay it to eve): needs that keeper's signature.
+    await expectAuthFailure(
+      f,
+      await liq.exec({ keeper: k, vault: e, usdc: f.usdc, amount: 100n * USDC, data: empty }, T),
+      eve,
+      k,
+    );
+    // Spend the vault's USDC by naming the vault as the keeper: the vault authorizes nothing.
+    await expectAuthFailure(
+      f,
+      await liq.exec({ keeper: f.vault, vault: e, usdc: f.usdc, amount: 1n, data: empty }, T),
+      eve,
+      f.vault,
+    );
+    // With herself as the keeper, eve can only pay her own money to an address she names.
+    const other = await f.user();
+    assert.equal(
+      await send(
+        await liq.exec({
+          keeper: e,
+          vault: other.publicKey(),
+          usdc: f.usdc,
+          amount: 1n * USDC,
+          data: empty,
+        }, T),
+      ),
+      1n * USDC,
+    );
+    assert.equal(await f.balance(other.publicKey()), 1n * USDC);
+    assert.equal(await f.balance(e), before.eve - 1n * USDC);
+    // The repayment allowance the liquidator set for itself is gone when exec returns.
+    const usdcClient = await f.client(f.usdc, eve);
+    assert.equal(ok(await usdcClient.allowance({ from: e, spender: f.liquidator }, T)), 0n);
+    assert.equal(await f.balance(k), 500n * USDC);
+    // Malformed plans: InvalidPlan before anything moves.
+    const bad = (s: Partial<{ kind: number; path: string[]; amountIn: bigint; minOut: bigint }>) =>
+      nativePlan(f.usdc, [], [{
+        amountIn: 1n,
+        kind: 0,
+        minOut: 0n,
+        path: [f.usdc, f.usdc],
+        router: f.usdc,
+        ...s,
+      }]);
+    for (
+      const p of [
+        bad({ kind: 7 }),
+        bad({ path: [f.usdc] }),
+        bad({ amountIn: -1n }),
+        bad({
+          minOut: -1n,
+        }),
+      ]
+    ) {
+      expectErr(
+        await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: 0n, data: p }, T),
+        "InvalidPlan",
+      );
+    }
+    expectErr(
+      await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: -1n, data: empty }, T),
+      "InvalidPlan",
+    );
+    // A plan that spends more USDC than it produced: LiquidationShortfall.
+    const pool = await f.node.deployContract(takingPool, {});
+    const losing = nativePlan(pool, [{ address: f.usdc, amount: 3n * USDC, type: 5 }], []);
+    expectErr(
+      await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: 1n * USDC, data: losing }, T),
+      "LiquidationShortfall",
+    );
+    // Through the vault, a losing liquidation repays less than it borrowed: the flash reverts.
+    const eveReg = await f.client(f.registry, eve);
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    const eveVault = await f.client(f.vault, eve);
+    expectErr(
+      await eveVault.flash({
+        keeper: e,
+        executor: f.liquidator,
+        amount: 100n * USDC,
+        data: plan(pool, [{ address: f.usdc, amount: 1n, type: 5 }], []),
+        response_time_ms: 0n,
+      }, T),
+      "FlashNotRepaid",
+    );
+    const after = await snapshot();
+    assert.deepEqual(after.state, before.state);
+    assert.deepEqual(after.alice, before.alice);
+    assert.equal(after.vault, before.vault);
+  });
+});
+
+Deno.test("liquidator: a flash landing in a later ledger than simulated still settles (variable repayment, fixed authorization)", async () => {
+  await withVigil(async (f) => {
+    const { eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    const pool = await f.node.deployContract(clockPool, {});
+    await f.mint(pool, 1_000n * USDC);
+    const before = await snapshot();
+    // Simulated (and signed) now; the repayment depends on the ledger second it lands in.
+    const tx = await eveVault.flash({
+      keeper: e,
+      executor: f.liquidator,
+      amount: 100n * USDC,
+      data: plan(pool, [{ address: f.usdc, amount: 1n * USDC, type: 5 }], []),
+      response_time_ms: 0n,
+    }, T);
+    const simulated = ok<bigint>(tx);
+    await f.advanceTime(500); // a later ledger, another second: another repayment amount
+    const profit = await send<bigint>(tx);
+    assert.notEqual(profit, simulated, "the repayment amount moved between simulation and landing");
+    assert.ok(profit >= 0n && profit < 997n, `profit ${profit}`);
+    const after = await snapshot();
+    assert.equal(after.state.total_usdc, before.state.total_usdc + profit);
+    assert.equal(after.eve, before.eve, "the keeper's own USDC is untouched");
+    const usdcClient = await f.client(f.usdc, eve);
+    assert.equal(ok(await usdcClient.allowance({ from: e, spender: f.liquidator }, T)), 0n);
+  });
+});

@@ -1,0 +1,295 @@
+/**
+ * Wasm contracts with the rest of the node, over JSON-RPC with `contract.Client`: calls both
+ * ways between Wasm and TypeScript contracts, try_call rollback, auth trees with a nested
+ * call (recorded, then enforced with signed entries), authorize_as_curr_contract, deployment
+ * from a contract with a constructor, upgrades, storage with TTL.
+ */
+import assert from "node:assert/strict";
+import {
+  Address,
+  Asset,
+  hash,
+  nativeToScVal,
+  Operation,
+  scValToNative,
+  xdr,
+} from "@stellar/stellar-sdk";
+import { startTestNode } from "../helpers/localnet.ts";
+import { counterContract } from "../../contracts/testing/counter.ts";
+import { type ContractModule, defineSpec, type Env, T } from "../../contracts/sdk.ts";
+import { contractIdFromAddress } from "../../localnet/host/keys.ts";
+import { contractDataKey } from "../../localnet/host/xdr_fast.ts";
+import { counterWasm, proxyWasm } from "./contracts.ts";
+import { forwarderWasm } from "./forwarder.ts";
+import { deployWasm, submit, upload } from "./deploy_helpers.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+const sym = (s: string) => xdr.ScVal.scvSymbol(s);
+const u32 = (n: number) => xdr.ScVal.scvU32(n);
+const addr = (s: string) => nativeToScVal(Address.fromString(s));
+/** A `val` result: contract.Client may hand back the ScVal or its native value. */
+const nat = (v: Any) => (v && typeof v === "object" && "toXdr" in v ? scValToNative(v) : v);
+
+/** A TypeScript contract calling Wasm contracts. */
+const wasmCaller: ContractModule = {
+  name: "wasm_caller",
+  spec: defineSpec({
+    functions: [
+      { name: "bump", inputs: [["target", T.address], ["by", T.u32]], output: T.u32 },
+      { name: "try_trap", inputs: [["target", T.address]], output: T.bool },
+    ],
+  }),
+  functions: {
+    bump(env: Env, { target, by }: { target: string; by: number }) {
+      return env.call<number>(target, "increment", [by]);
+    },
+    try_trap(env: Env, { target }: { target: string }) {
+      return env.tryCall(target, "trap", []).ok;
+    },
+  },
+};
+
+Deno.test("Wasm ↔ TypeScript calls, try_call rollback, deploy from a contract, upgrade", async () => {
+  await using node = await startTestNode();
+  const alice = await node.newAccount();
+  const proxyId = await deployWasm(node, alice, await proxyWasm());
+  const proxy2Id = await deployWasm(node, alice, await proxyWasm());
+  const tsCounter = await node.deployContract(counterContract, [alice.publicKey()]);
+  const proxy = await node.clientFor<Any>(proxyId, alice);
+
+  // Wasm → TypeScript, with alice's auth recorded for the nested TS call (non-root).
+  const viaWasm = await proxy.auth_call({
+    user: alice.publicKey(),
+    c: tsCounter,
+    f: "increment",
+    args: [addr(alice.publicKey()), u32(4)],
+  });
+  assert.equal(nat(viaWasm.result), 4);
+  const root = viaWasm.simulation.result.auth[0].rootInvocation;
+  assert.equal(root.function.contractFn.functionName.toString(), "auth_call");
+  assert.equal(root.subInvocations.length, 1);
+  assert.equal(root.subInvocations[0].function.contractFn.functionName.toString(), "increment");
+  await viaWasm.signAndSend();
+  const ts = await node.clientFor<Any>(tsCounter, alice);
+  assert.equal((await ts.get({ user: alice.publicKey() })).result.unwrap(), 4);
+
+  // TypeScript → Wasm: the Wasm counter's admin is the TS caller (invoker auth).
+  const caller = await node.deployContract(wasmCaller, []);
+  const wcounter = await deployWasm(node, alice, await counterWasm(), [addr(caller)]);
+  const callerClient = await node.clientFor<Any>(caller, alice);
+  const bump = await callerClient.bump({ target: wcounter, by: 6 });
+  assert.equal(bump.result, 6);
+  await bump.signAndSend();
+  assert.equal((await (await node.clientFor<Any>(wcounter, alice)).get()).result, 6);
+  // A TS tryCall of a trapping Wasm function is recoverable.
+  assert.equal((await callerClient.try_trap({ target: proxyId })).result, false);
+
+  // try_call: the callee's write is rolled back, its contract error comes back as a value.
+  const tried = await proxy.attempt({ c: proxy2Id, f: "put_then_fail", args: [] });
+  const err = nat((tried.result as Any[])[0]);
+  assert.equal(err.type, "contract");
+  assert.equal(err.code, 3);
+  await tried.signAndSend();
+  assert.equal((await (await node.clientFor<Any>(proxy2Id, alice)).has_x()).result, false);
+  // A trap is returned as Error(Context, InvalidAction).
+  const trapped = nat((await proxy.attempt({ c: proxy2Id, f: "trap", args: [] })).result[0]);
+  assert.deepEqual([trapped.type, trapped.value], ["system", "scecInvalidAction"]);
+  // A plain call that fails fails the caller with the callee's error.
+  await assert.rejects(
+    () => proxy.call({ c: proxy2Id, f: "put_then_fail", args: [] }).then((t: Any) => t.result),
+    /Error\(Contract, #3\)/,
+  );
+  // A contract error from a TS callee through try.
+  const tsErr = await proxy.attempt({
+    c: tsCounter,
+    f: "increment",
+    args: [addr(proxyId), u32(500)],
+  });
+  assert.equal(nat(tsErr.result[0]).code, 1);
+
+  // Deploy from a contract: create_contract_with_constructor with the proxy as deployer.
+  const counterHash = await upload(node, alice, await counterWasm());
+  const salt = new Uint8Array(32).fill(9);
+  const dep = await proxy.deploy({ hash: counterHash, salt, args: [addr(alice.publicKey())] });
+  const networkId = hash(new TextEncoder().encode(node.networkPassphrase) as Any) as Uint8Array;
+  assert.equal(dep.result, contractIdFromAddress(networkId, proxyId, salt));
+  await dep.signAndSend();
+  assert.equal(
+    (await (await node.clientFor<Any>(dep.result, alice)).admin()).result,
+    alice.publicKey(),
+  );
+  // v1 create_contract runs a constructor with no arguments (arity mismatch here → error).
+  await assert.rejects(
+    () => proxy.deploy1({ hash: counterHash, salt: new Uint8Array(32) }).then((t: Any) => t.result),
+    /WasmVm/,
+  );
+  const fwdHash = await upload(node, alice, await forwarderWasm());
+  const dep1 = await proxy.deploy1({ hash: fwdHash, salt: new Uint8Array(32).fill(1) });
+  await dep1.signAndSend();
+  // Same salt twice → the contract already exists.
+  await assert.rejects(
+    () =>
+      proxy.deploy1({ hash: fwdHash, salt: new Uint8Array(32).fill(1) }).then((t: Any) => t.result),
+    /ExistingValue/,
+  );
+
+  // Upgrade: proxy2 becomes the forwarder once its call succeeds.
+  const p2 = await node.clientFor<Any>(proxy2Id, alice);
+  await (await p2.upgrade({ hash: fwdHash })).signAndSend();
+  const sim = await submit(
+    node,
+    alice,
+    Operation.invokeContractFunction({ contract: proxy2Id, function: "x_7", args: [] }),
+  );
+  assert.equal(Address.fromScVal(sim.returnValue!).toString(), proxy2Id);
+});
+
+Deno.test("auth: signed address credentials for a nested Wasm call; authorize_as_curr_contract", async () => {
+  await using node = await startTestNode();
+  const alice = await node.newAccount();
+  const bob = await node.newAccount();
+  const proxyId = await deployWasm(node, alice, await proxyWasm());
+  const proxy2Id = await deployWasm(node, alice, await proxyWasm());
+  const tsCounter = await node.deployContract(counterContract, [alice.publicKey()]);
+  // alice sends; bob authorizes a tree proxy.auth_call → counter.increment with a signature.
+  const proxy = await node.clientFor<Any>(proxyId, alice);
+  const tx = await proxy.auth_call({
+    user: bob.publicKey(),
+    c: tsCounter,
+    f: "increment",
+    args: [addr(bob.publicKey()), u32(2)],
+  });
+  assert.deepEqual(tx.needsNonInvokerSigningBy(), [bob.publicKey()]);
+  // Sent without bob's signature (forced past the SDK's own check), the node refuses it.
+  const unsigned = await proxy.auth_call({
+    user: bob.publicKey(),
+    c: tsCounter,
+    f: "increment",
+    args: [addr(bob.publicKey()), u32(2)],
+  });
+  await assert.rejects(() => unsigned.signAndSend({ force: true }));
+  const bobSigner = (await import("@stellar/stellar-sdk")).contract.basicNodeSigner(
+    bob,
+    node.networkPassphrase,
+  );
+  await tx.signAuthEntries({ address: bob.publicKey(), signAuthEntry: bobSigner.signAuthEntry });
+  await tx.signAndSend();
+  const ts = await node.clientFor<Any>(tsCounter, alice);
+  assert.equal((await ts.get({ user: bob.publicKey() })).result.unwrap(), 2);
+
+  // proxy → proxy2.auth_call(user = proxy) → counter.increment(proxy): proxy2's call to the
+  // counter is not proxy's direct call, so it needs authorize_as_curr_contract.
+  const innerArgs = [
+    addr(proxyId),
+    addr(tsCounter),
+    sym("increment"),
+    xdr.ScVal.scvVec([addr(proxyId), u32(1)]),
+  ];
+  // Without it, proxy's authorization is not tied to a call proxy makes directly.
+  await assert.rejects(
+    () => proxy.call({ c: proxy2Id, f: "auth_call", args: innerArgs }).then((t: Any) => t.result),
+    /Error\(Auth, InvalidAction\)/,
+  );
+  // InvokerContractAuthEntry::Contract(SubContractInvocation { context, sub_invocations }),
+  // encoded as soroban-sdk encodes contract types (symbol-keyed maps, enum as [tag, value]).
+  const smap = (kv: [string, xdr.ScVal][]) =>
+    xdr.ScVal.scvMap(kv.map(([k, v]) => new xdr.ScMapEntry({ key: sym(k), val: v })));
+  const entry = xdr.ScVal.scvVec([
+    sym("Contract"),
+    smap([
+      [
+        "context",
+        smap([
+          ["args", xdr.ScVal.scvVec([addr(proxyId), u32(1)])],
+          ["contract", addr(tsCounter)],
+          ["fn_name", sym("increment")],
+        ]),
+      ],
+      ["sub_invocations", xdr.ScVal.scvVec([])],
+    ]),
+  ]);
+  const ok = await proxy.authorize_call({
+    entries: [entry],
+    c: proxy2Id,
+    f: "auth_call",
+    args: innerArgs,
+  });
+  assert.equal(nat(ok.result), 1);
+  assert.equal(ok.simulation.result.auth.length, 0);
+  await ok.signAndSend();
+  assert.equal((await ts.get({ user: proxyId })).result.unwrap(), 1);
+});
+
+Deno.test("storage: three durabilities, TTL extension seen by getLedgerEntries", async () => {
+  await using node = await startTestNode();
+  const alice = await node.newAccount();
+  const fwd = await deployWasm(node, alice, await forwarderWasm());
+  const inv = (fn: string, args: xdr.ScVal[]) =>
+    submit(node, alice, Operation.invokeContractFunction({ contract: fwd, function: fn, args }));
+  const key = sym("k");
+  for (const t of [0, 1, 2]) await inv("l__", [key, u32(100 + t), u32(t)]);
+  for (const t of [0, 1, 2]) {
+    assert.equal(scValToNative((await inv("l_1", [key, u32(t)])).returnValue!), 100 + t);
+  }
+  await inv("l_2", [key, u32(0)]);
+  assert.equal(scValToNative((await inv("l_0", [key, u32(0)])).returnValue!), false);
+  assert.equal(scValToNative((await inv("l_0", [key, u32(1)])).returnValue!), true);
+  await assert.rejects(() => inv("l_1", [key, u32(0)]), /Error\(Storage, MissingValue\)/);
+  // Extend the persistent entry to 3,000,000 ledgers from now (above the default TTL).
+  const res = await inv("l_7", [key, u32(1), u32(0), u32(3_000_000)]);
+  const lk = xdr.LedgerKey.fromXDR(
+    contractDataKey(Address.fromString(fwd).toScAddress() as Any, key, 1),
+    "base64",
+  );
+  const got = await node.server.getLedgerEntries(lk);
+  assert.equal(got.entries[0].liveUntilLedgerSeq, res.ledger + 3_000_000);
+  await assert.rejects(
+    () => inv("l_7", [key, u32(2), u32(0), u32(10)]),
+    /Error\(Storage, InvalidAction\)/,
+  );
+  await assert.rejects(
+    () => inv("l_7", [key, u32(1), u32(0), u32(4_000_000)]),
+    /Error\(Storage, InvalidAction\)/,
+  );
+  // Instance and code TTL.
+  const r2 = await inv("l_8", [u32(0), u32(3_000_000)]);
+  const inst = await node.server.getContractData(fwd, xdr.ScVal.scvLedgerKeyContractInstance());
+  assert.equal(inst.liveUntilLedgerSeq, r2.ledger + 3_000_000);
+});
+
+Deno.test("Wasm → built-in SAC: balance, a transfer authorized in a nested tree, try_call rollback", async () => {
+  await using node = await startTestNode();
+  const alice = await node.newAccount();
+  const xlm = await node.deployAsset(Asset.native());
+  const proxyId = await deployWasm(node, alice, await proxyWasm());
+  const proxy = await node.clientFor<Any>(proxyId, alice);
+  const balanceOf = async (who: string) =>
+    nat((await proxy.call({ c: xlm, f: "balance", args: [addr(who)] })).result) as bigint;
+  const before = await balanceOf(alice.publicKey());
+  assert.ok(before > 0n);
+  // alice → proxy through proxy.auth_call(alice, sac, transfer, …): the SAC's require_auth is
+  // covered by the recorded tree (auth_call → transfer).
+  const amount = nativeToScVal(1_000_000n, { type: "i128" });
+  const tx = await proxy.auth_call({
+    user: alice.publicKey(),
+    c: xlm,
+    f: "transfer",
+    args: [addr(alice.publicKey()), addr(proxyId), amount],
+  });
+  await tx.signAndSend();
+  assert.equal(await balanceOf(proxyId), 1_000_000n);
+  // The proxy cannot move more than it holds: the SAC's error comes back through try_call and
+  // nothing moves.
+  const tooMuch = await proxy.attempt({
+    c: xlm,
+    f: "transfer",
+    args: [addr(proxyId), addr(alice.publicKey()), nativeToScVal(5_000_000n, { type: "i128" })],
+  });
+  const e = nat(tooMuch.result[0]);
+  assert.equal(e.type, "contract");
+  assert.equal(e.code, 10); // BalanceError
+  await tooMuch.signAndSend({ force: true }); // a read call once the failed transfer rolled back
+  assert.equal(await balanceOf(proxyId), 1_000_000n);
+});
