@@ -45,11 +45,11 @@ export function bodyLimitGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
       }
       return await next();
     }
-    // Without Content-Length, HTTP/1.1 has a body only when it is chunked (Deno still hands an
-    // empty stream to e.g. OPTIONS and DELETE requests).
-    if (!(raw.headers.get("transfer-encoding") ?? "").toLowerCase().includes("chunked")) {
-      return await next();
-    }
+    // Without Content-Length the body is counted as it streams: a chunked HTTP/1.1 body, or the
+    // DATA frames of an HTTP/2 request (Deno.serve accepts h2c with prior knowledge, which needs
+    // neither header). GET and HEAD are left alone: a Request cannot carry their body, and no
+    // handler reads one.
+    if (raw.method === "GET" || raw.method === "HEAD") return await next();
     const reader = raw.body.getReader();
     let size = 0;
     let over = false;
