@@ -468,3 +468,44 @@ Deno.test("liquidator: a flash landing in a later ledger than simulated still se
     assert.equal(ok(await usdcClient.allowance({ from: e, spender: f.liquidator }, T)), 0n);
   });
 });
+
+Deno.test("KNOWN LIMIT: a keeper can keep a liquidation's whole profit by repaying exactly the principal (depositors' share is voluntary)", async () => {
+  await withVigil(async (f) => {
+    const { eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    // A profitable "liquidation": the pool pays back what it took plus ledger second mod 997.
+    const pool = await f.node.deployContract(clockPool, {});
+    await f.mint(pool, 1_000n * USDC);
+    const req = xdr.ScVal.scvMap([
+      new xdr.ScMapEntry({ key: sym("address"), val: addr(f.usdc) }),
+      new xdr.ScMapEntry({ key: sym("amount"), val: i128(1n * USDC) }),
+      new xdr.ScMapEntry({ key: sym("request_type"), val: u32(5) }),
+    ]);
+    const submit = {
+      op: "call" as const,
+      contract: pool,
+      fn: "submit",
+      args: [addr(e), addr(e), addr(e), vec(req)],
+    };
+    const before = await snapshot();
+    // The same liquidation through the official liquidator books its gain as depositors' profit;
+    // through the keeper's own executor, which repays exactly `amount`, the vault books 0 and
+    // the keeper keeps the gain. The vault only checks `after >= before`: nothing enforces a
+    // depositor share (a bounded flash fee would).
+    let kept = 0n;
+    for (let i = 0; i < 3 && kept === 0n; i++) {
+      const bal = await f.balance(e);
+      const booked = await send<bigint>(
+        await eveVault.flash(flashArgs(f, e, 100n * USDC, [submit, { op: "repay_all" }]), T),
+      );
+      assert.equal(booked, 0n, "the vault books no profit");
+      kept = (await f.balance(e)) - bal;
+      if (kept === 0n) await f.advanceTime(1); // ledger second ≡ 0 mod 997: no gain this time
+    }
+    assert.ok(kept > 0n, "the keeper kept the liquidation's gain");
+    const after = await snapshot();
+    assert.deepEqual(after.state, before.state, "depositors got nothing, lost nothing");
+    assert.deepEqual(after.alice, before.alice);
+  });
+});
