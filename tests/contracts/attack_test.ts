@@ -509,3 +509,45 @@ Deno.test("KNOWN LIMIT: a keeper can keep a liquidation's whole profit by repayi
     assert.deepEqual(after.alice, before.alice);
   });
 });
+
+Deno.test("ATTACK: the executor cannot act as the vault that called it (the invoker rule covers only the vault's own direct calls)", async () => {
+  await withVigil(async (f) => {
+    const { eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    const before = await snapshot();
+    const mule = await f.user();
+    const amount = 1_000n * USDC;
+    const latest = (await f.server.getLatestLedger()).sequence;
+    for (
+      const steps of [
+        // usdc.transfer(vault → mule): the vault is the executor's invoker, not the SAC's.
+        [{ op: "pay_from" as const, from: f.vault, to: mule.publicKey(), amount }, {
+          op: "repay_all" as const,
+        }],
+        // usdc.approve(vault → eve): an allowance to drain the vault after the flash.
+        [{
+          op: "call" as const,
+          contract: f.usdc,
+          fn: "approve",
+          args: [addr(f.vault), addr(e), i128(10n ** 15n), u32(latest + 10_000)],
+        }, { op: "repay_all" as const }],
+        // usdc.transfer(vault → vault): a "repayment" out of the vault's own balance.
+        [{ op: "pay_from" as const, from: f.vault, to: f.vault, amount }],
+      ]
+    ) {
+      expectHostErr(
+        await eveVault.flash(flashArgs(f, e, amount, steps), T),
+        /Error\(Auth, InvalidAction\)/,
+      );
+    }
+    const usdcClient = await f.client(f.usdc, eve);
+    assert.equal(ok(await usdcClient.allowance({ from: f.vault, spender: e }, T)), 0n);
+    assert.equal(await f.balance(mule.publicKey()), 0n);
+    const after = await snapshot();
+    assert.equal(after.eve, before.eve);
+    assert.equal(after.vault, before.vault);
+    assert.deepEqual(after.state, before.state);
+    assert.deepEqual(after.alice, before.alice);
+  });
+});
