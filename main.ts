@@ -5,6 +5,7 @@
  * deno run -A main.ts [keeper]            the keeper daemon (default)
  * deno run -A main.ts localnet [options]  the local Soroban-compatible node
  * deno run -A main.ts demo                node + keepers + web, end to end
+ * deno run -A main.ts deploy [options]    deploy Vigil's Wasm contracts over JSON-RPC
  * ```
  *
  * @module
@@ -13,6 +14,7 @@ import { parseArgs } from "node:util";
 import { startDevNetwork, writeOutFile } from "./demo/chain.ts";
 import { DEMO_HELP, runDemo } from "./demo/mod.ts";
 import { runKeeper } from "./keeper/main.ts";
+import { DEPLOY_HELP, runDeploy } from "./contracts/deploy_cli.ts";
 import { createApi } from "./keeper/api/mod.ts";
 import { mountWeb } from "./web/mod.ts";
 
@@ -24,6 +26,7 @@ Commands:
   keeper      Run the keeper daemon (default; configured by environment / .env)
   localnet    Run the local Soroban-compatible node (JSON-RPC + friendbot) in the foreground
   demo        Run the local node, keepers and web server together
+  deploy      Deploy Vigil's contracts to a network (see main.ts deploy --help)
 
 Options of "localnet":
   --port <n>        JSON-RPC port (default 8000; RPC at http://127.0.0.1:<port>/rpc)
@@ -141,6 +144,12 @@ export async function main(args: string[]): Promise<number> {
         return 0;
       }
       return await runDemo(argv);
+    case "deploy":
+      if (argv.includes("--help") || argv.includes("-h")) {
+        console.log(DEPLOY_HELP);
+        return 0;
+      }
+      return await runDeploy(argv);
     default:
       console.error(`unknown command "${command}"\n\n${HELP}`);
       return 2;

@@ -1,22 +1,22 @@
 /**
- * Deploys Vigil's vault and keeper registry on the local node and wires them together.
- *
- * Wiring (the vault needs the registry's address and the registry needs the vault's):
- * 1. deploy the vault with `registry = None` (it answers NotInit to flash until wired);
- * 2. deploy the registry with the vault's address in its constructor;
- * 3. `vault.set_registry(registry)`: admin-only and one-time (AlreadyInitialized after that),
- *    so nobody can re-point a live vault at another registry.
- * 4. deploy the liquidator (Vigil's stateless flash executor: no constructor, no storage).
- * On a real network the deployer can instead precompute both contract ids from its address and
- * salts and pass the registry to the vault's constructor (the vault accepts it there too).
+ * Deploys Vigil's Wasm contracts (registry, vault, liquidator) on a node through the same code as
+ * `main.ts deploy` ({@link deployToNetwork} over JSON-RPC): a fresh funded deployer uploads the
+ * Wasm and creates the contracts at ids derived from its address, each constructor getting the
+ * other contract's id (the vault is wired from its first ledger; `set_registry` stays for a vault
+ * created without one).
  *
  * @module
  */
 import { Keypair } from "@stellar/stellar-sdk";
-import type { DeployTarget } from "./deploy_target.ts";
-import { type VaultConfig, vaultContract } from "./vault/mod.ts";
-import { type RegistryConfig, registryContract } from "./registry/mod.ts";
-import { liquidatorContract } from "./liquidator/mod.ts";
+import { deployToNetwork } from "./deploy_net.ts";
+import type { VaultConfig } from "./vault/spec.ts";
+import type { RegistryConfig } from "./registry/spec.ts";
+
+/** What {@link deployVigil} needs from a node: its JSON-RPC URL and a way to fund an account. */
+export interface VigilNode {
+  readonly rpcUrl: string;
+  fund(publicKey: string, xlm?: bigint): Promise<void>;
+}
 
 /** 1 USDC in 7-decimal units. */
 export const USDC = 10_000_000n;
@@ -67,29 +67,25 @@ export function vigilConfigs(
 }
 
 /**
- * Deploys registry and vault, wired to each other and to `usdc`, with the spec's testnet
- * limits (overridable through `config`). Without `admin`, a fresh random key is used and
- * discarded: the configuration is then frozen for good on a real network (the local node's
- * mocked-auth `invoke` can still act as any address in tests).
+ * Deploys registry, vault and liquidator, wired to each other and to `usdc`, with the spec's
+ * testnet limits (overridable through `config`). Without `admin`, a fresh random key is used and
+ * discarded: the configuration is then frozen (the local node's mocked-auth `invoke` can still act
+ * as any address in tests). The deployer is a fresh account funded on `localnet` unless given.
  */
 export async function deployVigil(
-  localnet: DeployTarget,
-  opts: { usdc: string; admin?: string; config?: VigilConfig },
+  localnet: VigilNode,
+  opts: { usdc: string; admin?: string; config?: VigilConfig; deployer?: Keypair },
 ): Promise<VigilDeployment> {
   const admin = opts.admin ?? Keypair.random().publicKey();
-  const cfg = vigilConfigs(opts.usdc, opts.config);
-  const vault = await localnet.deployContract(vaultContract, {
-    admin,
+  const deployer = opts.deployer ?? Keypair.random();
+  if (!opts.deployer) await localnet.fund(deployer.publicKey());
+  const { deployment } = await deployToNetwork({
+    rpcUrl: localnet.rpcUrl,
     usdc: opts.usdc,
-    config: cfg.vault,
-    registry: null,
-  });
-  const registry = await localnet.deployContract(registryContract, {
     admin,
-    config: cfg.registry,
-    vault,
+    secret: deployer.secret(),
+    config: { ...TESTNET_LIMITS, ...opts.config },
   });
-  await localnet.invoke(vault, "set_registry", { registry }, { source: admin });
-  const liquidator = await localnet.deployContract(liquidatorContract, {});
-  return { vault, registry, liquidator, admin };
+  const c = deployment.contracts;
+  return { vault: c.vault, registry: c.registry, liquidator: c.liquidator, admin };
 }

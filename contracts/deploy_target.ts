@@ -1,5 +1,5 @@
 /**
- * What the deploy helpers (`contracts/deploy.ts`, `contracts/dex/deploy.ts`,
+ * What the deploy helpers of the TypeScript stand-ins (`contracts/dex/deploy.ts`,
  * `contracts/allocation_vault/deploy.ts`) need from a node: the in-process Localnet API
  * (`localnet/mod.ts` fits structurally, and so does a test's fake host).
  *

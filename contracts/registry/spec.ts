@@ -32,6 +32,9 @@ export interface KeeperInfo {
   total_response_time_ms: bigint;
 }
 
+/** Most keepers the registry holds (keeps `get_keepers`' single list entry within entry-size limits). */
+export const MAX_KEEPERS = 1000;
+
 const A = T.address;
 
 /** The registry spec. */

@@ -56,6 +56,9 @@ export interface DepositorBalance {
   usdc_value: bigint;
 }
 
+/** Shares minted on the first deposit that nobody can ever withdraw (0.0001 USDC at price 1). */
+export const MIN_LIQUIDITY = 1_000n;
+
 const A = T.address;
 
 /** The vault spec. */

@@ -2,11 +2,13 @@
  * The deployment as `main.ts localnet` performs it (`startDevNetwork`, the function behind the
  * command and `localnet.json`): `vault`, `registry` and `liquidator` are in the out file's
  * contracts, the first two wired to each other and to the dev USDC with the spec's testnet
- * limits, the liquidator exposing `exec`. Read over JSON-RPC with
+ * limits, the liquidator exposing `exec`, all three running the committed Wasm. Read over
+ * JSON-RPC with
  * `contract.Client`, so what is checked is what a keeper or the frontend would see.
  */
 import assert from "node:assert/strict";
-import { contract } from "@stellar/stellar-sdk";
+import { contract, rpc } from "@stellar/stellar-sdk";
+import { wasmPath } from "../../contracts/build.ts";
 import { startDevNetwork } from "../../demo/chain.ts";
 import { TESTNET_LIMITS } from "../../contracts/deploy.ts";
 import { ok } from "./vigil_fixture.ts";
@@ -31,6 +33,18 @@ Deno.test("deployment: localnet.json names a wired vault, registry and the liqui
       }) as Promise<AnyClient>;
     const v = await client(vault);
     const r = await client(registry);
+
+    // The committed Wasm runs there (the same code path as `main.ts deploy`).
+    const server = new rpc.Server(out.rpcUrl, { allowHttp: true });
+    for (
+      const [name, id] of [["vault", vault], ["registry", registry], [
+        "liquidator",
+        liquidator,
+      ]] as const
+    ) {
+      const code = new Uint8Array(await server.getContractWasmByContractId(id));
+      assert.deepEqual([...code], [...(await Deno.readFile(wasmPath(name)))], `${name} code`);
+    }
 
     // Wired to each other and to the same USDC.
     assert.equal(ok(await v.get_registry()), registry);

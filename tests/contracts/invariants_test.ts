@@ -70,7 +70,7 @@ Deno.test("property: vault + registry invariants over random operation sequences
   try {
     const a = await actors(f);
     VigilModel.stats = {};
-    const runs = propertyRuns(300);
+    const runs = propertyRuns(120);
     const t0 = performance.now();
     await fc.assert(
       fc.asyncProperty(

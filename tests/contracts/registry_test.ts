@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { scValToNative, StrKey, type xdr } from "@stellar/stellar-sdk";
-import { MAX_KEEPERS } from "../../contracts/registry/mod.ts";
+import { MAX_KEEPERS } from "../../contracts/registry/spec.ts";
 import { startTestNode } from "../helpers/localnet.ts";
 import { deployVigil } from "../../contracts/deploy.ts";
 import {

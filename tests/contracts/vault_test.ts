@@ -6,8 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { scValToNative, StrKey, type xdr } from "@stellar/stellar-sdk";
-import { vaultContract } from "../../contracts/vault/mod.ts";
-import { MIN_LIQUIDITY } from "../../contracts/vault/mod.ts";
+import { Keypair } from "@stellar/stellar-sdk";
+import { MIN_LIQUIDITY } from "../../contracts/vault/spec.ts";
+import { createWasmContract } from "../../contracts/deploy_net.ts";
 import { script, type Step } from "../fixtures/scripted_executor.ts";
 import {
   expectAuthFailure,
@@ -69,15 +70,22 @@ Deno.test("vault: wired to the registry and USDC with the testnet limits", async
 
 Deno.test("vault: NotInit when no registry address is stored", async () => {
   await withVigil(async (f) => {
-    const unwired = await f.node.deployContract(vaultContract, {
-      admin: f.admin.publicKey(),
-      usdc: f.usdc,
-      config: {
-        deposit_cap: 1_000n * USDC,
-        withdraw_cooldown: 0n,
-        max_draw_per_keeper: 100n * USDC,
+    const deployer = Keypair.random();
+    await f.node.fund(deployer.publicKey());
+    const unwired = await createWasmContract({
+      rpcUrl: f.node.rpcUrl,
+      secret: deployer.secret(),
+      name: "vault",
+      args: {
+        admin: f.admin.publicKey(),
+        usdc: f.usdc,
+        config: {
+          deposit_cap: 1_000n * USDC,
+          withdraw_cooldown: 0n,
+          max_draw_per_keeper: 100n * USDC,
+        },
+        registry: null,
       },
-      registry: null,
     });
     const alice = await f.user(100n * USDC);
     const c = await f.client(unwired, alice);

@@ -25,9 +25,13 @@
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import { VigilError } from "../../contracts/registry/errors.ts";
-import type { KeeperInfo } from "../../contracts/registry/mod.ts";
-import type { Depositor, DepositorBalance, VaultState } from "../../contracts/vault/mod.ts";
-import { MIN_LIQUIDITY } from "../../contracts/vault/mod.ts";
+import type { KeeperInfo } from "../../contracts/registry/spec.ts";
+import {
+  type Depositor,
+  type DepositorBalance,
+  MIN_LIQUIDITY,
+  type VaultState,
+} from "../../contracts/vault/spec.ts";
 import { TESTNET_LIMITS, USDC } from "../../contracts/deploy.ts";
 import { script, type Step } from "../fixtures/scripted_executor.ts";
 import { addr, i128 } from "../../contracts/sdk.ts";

@@ -331,6 +331,9 @@ Deno.test("process: API_PORT already in use is a start-up failure with exit 1", 
 
 // ---------------------------------------------------------------- .env.example and the README
 
+/** Variables of `main.ts deploy` (contracts/deploy_cli.ts), documented in the same file. */
+const DEPLOY_VARIABLES = ["DEPLOYER_SECRET"];
+
 Deno.test(".env.example: every keeper variable once, each with its own comment; values load", () => {
   const root = new URL("../../", import.meta.url);
   const lines = Deno.readTextFileSync(new URL(".env.example", root)).split("\n");
@@ -346,9 +349,13 @@ Deno.test(".env.example: every keeper variable once, each with its own comment; 
     // The comment right above this variable is its own (not shared with the line before).
     assert.ok(lines[i - 1]?.startsWith("#"), `${m[1]}: no comment line directly above`);
   }
-  assert.deepEqual(Object.keys(example).sort(), [...CONFIG_VARIABLES, ...WEB_VARIABLES].sort());
+  assert.deepEqual(
+    Object.keys(example).sort(),
+    [...CONFIG_VARIABLES, ...WEB_VARIABLES, ...DEPLOY_VARIABLES].sort(),
+  );
   // Nothing secret is pre-filled, and the example's values are valid once the required ones are set.
   assert.equal(example.KEEPER_SECRET, "");
+  assert.equal(example.DEPLOYER_SECRET, "");
   const filled: Record<string, string> = {};
   for (const [k, v] of Object.entries(example)) if (v !== "") filled[k] = v;
   const required = {

@@ -24,7 +24,7 @@ Deno.test("int: 64-bit, 128-bit, timepoint and duration objects", async () => {
   assert.equal(native(await f.hf("i._", le(5n))), 5n);
   assert.equal(native(await f.hf("i._", le((1n << 64n) - 1n))), (1n << 64n) - 1n);
   assert.equal(fromLe(await f.hf("i.0", num(1n << 60n, "u64"))), 1n << 60n);
-  assert.match(await f.hfErr("i.0", num(5, "u64")), /Error\(Value, UnexpectedType\)/);
+  assert.match(await f.hfErr("i.0", num(5, "u64")), /Error\(Value, InvalidInput\)/);
   assert.equal(native(await f.hf("i.1", le(-7n))), -7n);
   assert.equal(fromLe(await f.hf("i.2", num(-(1n << 62n), "i64")), true), -(1n << 62n));
   // u128 / i128 pieces.

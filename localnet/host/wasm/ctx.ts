@@ -78,7 +78,8 @@ export class VmCtx {
   /** A guest object Val of `tag` → absolute. */
   obj(v: bigint, tag: number): bigint {
     if (tagOf(v) !== tag) {
-      throw valErr("Value", "UnexpectedType", `expected object tag ${tag}, got ${tagOf(v)}`);
+      // The real dispatcher refuses a wrongly tagged typed argument while marshalling it.
+      throw valErr("Value", "InvalidInput", `expected object tag ${tag}, got ${tagOf(v)}`);
     }
     return this.handles.toAbs(v);
   }
@@ -86,9 +87,19 @@ export class VmCtx {
   /** A U32Val argument. */
   u32(v: bigint): number {
     if (tagOf(v) !== Tag.U32 || minor(v) !== 0) {
-      throw valErr("Value", "UnexpectedType", "expected a U32Val");
+      throw valErr("Value", "InvalidInput", "expected a U32Val");
     }
     return major(v);
+  }
+
+  /** A U256Val / I256Val argument (small or object form), refused like the dispatcher does. */
+  num256(v: bigint, signed: boolean): bigint {
+    const t = tagOf(v);
+    const [small, obj] = signed ? [Tag.I256Small, Tag.I256Object] : [Tag.U256Small, Tag.U256Object];
+    if (t !== small && t !== obj) {
+      throw valErr("Value", "InvalidInput", `expected a ${signed ? "I" : "U"}256Val`);
+    }
+    return this.store.numOf(this.abs(v), obj);
   }
 
   /** A BytesObject argument's bytes. */

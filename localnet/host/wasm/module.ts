@@ -565,7 +565,10 @@ export function processModule(wasm: Uint8Array, protocol: number): ParsedModule 
             if (s.u32() !== 0) refuse("multi-memory is not allowed");
             constExpr(s);
           } else if (flags !== 1) refuse("invalid data segment");
-          s.i += s.u32();
+          // Read the length first: `s.i += s.u32()` would add it to the offset from before the
+          // length's own LEB bytes.
+          const len = s.u32();
+          s.i += len;
         }
         break;
       }

@@ -535,8 +535,10 @@ export class FrameHandles {
     if (!isObjectTag(t)) return v;
     if (minor(v) !== 0) throw valErr("Value", "InvalidInput", "invalid object Val");
     const a = this.abs[major(v)];
-    if (a === undefined || tagOf(a) !== t) {
-      throw valErr("Object", "MissingValue", "unknown object reference");
+    // The real host's relative_to_absolute: both cases are the guest's invalid input.
+    if (a === undefined) throw valErr("Value", "InvalidInput", "unknown relative object reference");
+    if (tagOf(a) !== t) {
+      throw valErr("Value", "InvalidInput", "relative and absolute object types differ");
     }
     return a;
   }

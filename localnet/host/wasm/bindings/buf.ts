@@ -224,7 +224,7 @@ export const BUF: [string, HostFn][] = [
     hf("symbol_index_in_linear_memory", 3, (c, s, p, l) => {
       const t = Number(s & 0xffn);
       if (t !== Tag.SymbolSmall && t !== Tag.SymbolObject) {
-        throw valErr("Value", "UnexpectedType", "expected a Symbol");
+        throw valErr("Value", "InvalidInput", "expected a Symbol");
       }
       const name = c.store.symbolBytes(c.abs(s));
       const slices = readSlices(c, c.u32(p), c.u32(l));

@@ -16,7 +16,7 @@ function doCall(c: VmCtx, a: bigint, f: bigint, v: bigint, kind: "call" | "try")
   const contract = c.address(a);
   const t = tagOf(f);
   if (t !== Tag.SymbolSmall && t !== Tag.SymbolObject) {
-    throw valErr("Value", "UnexpectedType", "function name must be a Symbol");
+    throw valErr("Value", "InvalidInput", "function name must be a Symbol");
   }
   const fn = new TextDecoder().decode(c.store.symbolBytes(c.abs(f)));
   const args = c.vec(v).map((x) => c.store.toScVal(x));

@@ -56,7 +56,7 @@ export const CONTEXT: [string, HostFn][] = [
   [
     "5",
     hf("fail_with_error", 1, (_c, e) => {
-      if (tagOf(e) !== Tag.Error) throw valErr("Value", "UnexpectedType", "expected an Error");
+      if (tagOf(e) !== Tag.Error) throw valErr("Value", "InvalidInput", "expected an Error");
       const { type, code } = errorOfVal(e);
       if (type !== "Contract") {
         throw valErr(

@@ -51,7 +51,7 @@ function g2(c: VmCtx, v: bigint): Any {
 }
 
 function u256(c: VmCtx, v: bigint): bigint {
-  return c.store.numOf(c.abs(v), Tag.U256Object);
+  return c.num256(v, false);
 }
 
 function fr(c: VmCtx, v: bigint): bigint {

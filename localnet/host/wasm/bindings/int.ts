@@ -22,7 +22,7 @@ function objNum(c: VmCtx, v: bigint, tag: number): bigint {
 
 /** A U256Val / I256Val argument (small or object). */
 function num256(c: VmCtx, v: bigint, signed: boolean): bigint {
-  return c.store.numOf(c.abs(v), signed ? Tag.I256Object : Tag.U256Object);
+  return c.num256(v, signed);
 }
 
 function ret256(c: VmCtx, n: bigint, signed: boolean): bigint {

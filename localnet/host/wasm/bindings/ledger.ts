@@ -30,6 +30,10 @@ const PERSISTENT = 1;
 const INSTANCE = 2;
 
 function storageType(c: VmCtx, t: bigint): number {
+  // The real host marshals StorageType as a raw i64 0/1/2 (declare_wasmi_marshal_for_enum in
+  // soroban-env-common), which is what soroban-sdk and Vigil's contracts pass. The U32Val form is
+  // still accepted for this repository's WAT test contracts (the real host would refuse it).
+  if (t >= 0n && t <= 2n) return Number(t);
   const n = c.u32(t);
   if (n > 2) throw valErr("Value", "InvalidInput", "invalid storage type");
   return n;

@@ -153,10 +153,11 @@ export const MAP: [string, HostFn][] = [
       names.forEach((name, i) => {
         const t = map.k[i] & 0xffn;
         if (t !== 14n && t !== 74n) {
-          throw valErr("Object", "UnexpectedType", "map key is not a symbol");
+          throw valErr("Value", "UnexpectedType", "map key is not a symbol");
         }
         if (!bytesEq(c.store.symbolBytes(map.k[i]), name)) {
-          throw valErr("Object", "InvalidInput", "differing map key and slice");
+          // check_symbol_matches in the real host: a Value error.
+          throw valErr("Value", "InvalidInput", "symbol mismatch");
         }
       });
       writeVals(c, c.u32(vp), map.v);
