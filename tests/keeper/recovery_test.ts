@@ -136,7 +136,11 @@ Deno.test("kill -9 the moment the node accepted the keeper's flash: it lands or 
     };
     await shock(w, w.xlm, -500);
     ({ k } = await startKeeper(keeperEnv(w, keeper)));
-    await until(async () => killedAfter !== undefined, 120_000, "the keeper's first flash");
+    await until(
+      () => Promise.resolve(killedAfter !== undefined),
+      120_000,
+      "the keeper's first flash",
+    );
     await k.finish();
     k = undefined;
     // The queued flash settles (or fails) without the keeper: either way the vault is whole.
