@@ -551,3 +551,37 @@ Deno.test("ATTACK: the executor cannot act as the vault that called it (the invo
     assert.deepEqual(after.alice, before.alice);
   });
 });
+
+Deno.test("KNOWN LIMIT: a just-in-time depositor shares a liquidation's profit at no risk (only the cooldown bounds it)", async () => {
+  await withVigil(async (f) => {
+    const { snapshot } = await setup(f);
+    // Kim, an honest keeper whose liquidation makes 1,000 USDC for the vault.
+    const kim = await f.user(1_100n * USDC);
+    const k = kim.publicKey();
+    await send(await (await f.client(f.registry, kim)).register({ operator: k, name: "kim" }, T));
+    const profit = 1_000n * USDC;
+    // Jay sees the public auction, deposits as much as alice just before the profitable block.
+    const jay = await f.user(50_000n * USDC);
+    const j = jay.publicKey();
+    const jv = await f.client(f.vault, jay);
+    const shares = await send<bigint>(
+      await jv.deposit({ depositor: j, amount: 50_000n * USDC }, T),
+    );
+    const before = await snapshot();
+    const amount = 10_000n * USDC;
+    await send(
+      await (await f.client(f.vault, kim)).flash(
+        flashArgs(f, k, amount, [{ op: "pay", to: f.vault, amount: amount + profit }]),
+        T,
+      ),
+    );
+    // Jay can leave once the cooldown (1 h here) has passed: nothing he held could lose value.
+    await f.advanceTime(3601);
+    const out = await send<bigint>(await jv.withdraw({ depositor: j, shares }, T));
+    const jayGain = out - 50_000n * USDC;
+    const aliceGain = (await snapshot()).alice.usdc_value - before.alice.usdc_value;
+    // Half the profit went to a depositor who was exposed for one hour, at no risk.
+    assert.ok(jayGain > (profit * 49n) / 100n, `jay took ${jayGain} of ${profit}`);
+    assert.ok(aliceGain < (profit * 51n) / 100n, `alice kept ${aliceGain} of ${profit}`);
+  });
+});
