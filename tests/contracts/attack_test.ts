@@ -468,3 +468,120 @@ Deno.test("liquidator: a flash landing in a later ledger than simulated still se
     assert.equal(ok(await usdcClient.allowance({ from: e, spender: f.liquidator }, T)), 0n);
   });
 });
+
+Deno.test("KNOWN LIMIT: a keeper can keep a liquidation's whole profit by repaying exactly the principal (depositors' share is voluntary)", async () => {
+  await withVigil(async (f) => {
+    const { eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    // A profitable "liquidation": the pool pays back what it took plus ledger second mod 997.
+    const pool = await f.node.deployContract(clockPool, {});
+    await f.mint(pool, 1_000n * USDC);
+    const req = xdr.ScVal.scvMap([
+      new xdr.ScMapEntry({ key: sym("address"), val: addr(f.usdc) }),
+      new xdr.ScMapEntry({ key: sym("amount"), val: i128(1n * USDC) }),
+      new xdr.ScMapEntry({ key: sym("request_type"), val: u32(5) }),
+    ]);
+    const submit = {
+      op: "call" as const,
+      contract: pool,
+      fn: "submit",
+      args: [addr(e), addr(e), addr(e), vec(req)],
+    };
+    const before = await snapshot();
+    // The same liquidation through the official liquidator books its gain as depositors' profit;
+    // through the keeper's own executor, which repays exactly `amount`, the vault books 0 and
+    // the keeper keeps the gain. The vault only checks `after >= before`: nothing enforces a
+    // depositor share (a bounded flash fee would).
+    let kept = 0n;
+    for (let i = 0; i < 3 && kept === 0n; i++) {
+      const bal = await f.balance(e);
+      const booked = await send<bigint>(
+        await eveVault.flash(flashArgs(f, e, 100n * USDC, [submit, { op: "repay_all" }]), T),
+      );
+      assert.equal(booked, 0n, "the vault books no profit");
+      kept = (await f.balance(e)) - bal;
+      if (kept === 0n) await f.advanceTime(1); // ledger second ≡ 0 mod 997: no gain this time
+    }
+    assert.ok(kept > 0n, "the keeper kept the liquidation's gain");
+    const after = await snapshot();
+    assert.deepEqual(after.state, before.state, "depositors got nothing, lost nothing");
+    assert.deepEqual(after.alice, before.alice);
+  });
+});
+
+Deno.test("ATTACK: the executor cannot act as the vault that called it (the invoker rule covers only the vault's own direct calls)", async () => {
+  await withVigil(async (f) => {
+    const { eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    const before = await snapshot();
+    const mule = await f.user();
+    const amount = 1_000n * USDC;
+    const latest = (await f.server.getLatestLedger()).sequence;
+    for (
+      const steps of [
+        // usdc.transfer(vault → mule): the vault is the executor's invoker, not the SAC's.
+        [{ op: "pay_from" as const, from: f.vault, to: mule.publicKey(), amount }, {
+          op: "repay_all" as const,
+        }],
+        // usdc.approve(vault → eve): an allowance to drain the vault after the flash.
+        [{
+          op: "call" as const,
+          contract: f.usdc,
+          fn: "approve",
+          args: [addr(f.vault), addr(e), i128(10n ** 15n), u32(latest + 10_000)],
+        }, { op: "repay_all" as const }],
+        // usdc.transfer(vault → vault): a "repayment" out of the vault's own balance.
+        [{ op: "pay_from" as const, from: f.vault, to: f.vault, amount }],
+      ]
+    ) {
+      expectHostErr(
+        await eveVault.flash(flashArgs(f, e, amount, steps), T),
+        /Error\(Auth, InvalidAction\)/,
+      );
+    }
+    const usdcClient = await f.client(f.usdc, eve);
+    assert.equal(ok(await usdcClient.allowance({ from: f.vault, spender: e }, T)), 0n);
+    assert.equal(await f.balance(mule.publicKey()), 0n);
+    const after = await snapshot();
+    assert.equal(after.eve, before.eve);
+    assert.equal(after.vault, before.vault);
+    assert.deepEqual(after.state, before.state);
+    assert.deepEqual(after.alice, before.alice);
+  });
+});
+
+Deno.test("KNOWN LIMIT: a just-in-time depositor shares a liquidation's profit at no risk (only the cooldown bounds it)", async () => {
+  await withVigil(async (f) => {
+    const { snapshot } = await setup(f);
+    // Kim, an honest keeper whose liquidation makes 1,000 USDC for the vault.
+    const kim = await f.user(1_100n * USDC);
+    const k = kim.publicKey();
+    await send(await (await f.client(f.registry, kim)).register({ operator: k, name: "kim" }, T));
+    const profit = 1_000n * USDC;
+    // Jay sees the public auction, deposits as much as alice just before the profitable block.
+    const jay = await f.user(50_000n * USDC);
+    const j = jay.publicKey();
+    const jv = await f.client(f.vault, jay);
+    const shares = await send<bigint>(
+      await jv.deposit({ depositor: j, amount: 50_000n * USDC }, T),
+    );
+    const before = await snapshot();
+    const amount = 10_000n * USDC;
+    await send(
+      await (await f.client(f.vault, kim)).flash(
+        flashArgs(f, k, amount, [{ op: "pay", to: f.vault, amount: amount + profit }]),
+        T,
+      ),
+    );
+    // Jay can leave once the cooldown (1 h here) has passed: nothing he held could lose value.
+    await f.advanceTime(3601);
+    const out = await send<bigint>(await jv.withdraw({ depositor: j, shares }, T));
+    const jayGain = out - 50_000n * USDC;
+    const aliceGain = (await snapshot()).alice.usdc_value - before.alice.usdc_value;
+    // Half the profit went to a depositor who was exposed for one hour, at no risk.
+    assert.ok(jayGain > (profit * 49n) / 100n, `jay took ${jayGain} of ${profit}`);
+    assert.ok(aliceGain < (profit * 51n) / 100n, `alice kept ${aliceGain} of ${profit}`);
+  });
+});

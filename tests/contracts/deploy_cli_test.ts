@@ -5,6 +5,7 @@
  * The secret never appears in the output. (The success path, which needs the node's Wasm
  * execution, is in deploy_wasm_test.ts.)
  */
+import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
 import assert from "node:assert/strict";
 import { Asset, Keypair } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
@@ -24,9 +25,9 @@ async function deploy(
     const env: Record<string, string> = { NO_COLOR: "1" };
     if (opts.secret !== undefined) env.DEPLOYER_SECRET = opts.secret;
     const r = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "deploy", ...args],
+      args: denoRunArgs(MAIN, ["deploy", ...args]),
       cwd: dir,
-      env,
+      env: childEnv(env),
       clearEnv: true,
       stdout: "piped",
       stderr: "piped",

@@ -6,6 +6,7 @@
  * flash profit booking and `FlashNotRepaid` with keeper-chosen (TypeScript) executors, and the
  * typed errors.
  */
+import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
 import assert from "node:assert/strict";
 import {
   Address,
@@ -110,9 +111,9 @@ async function runDeploy(
   dir: string,
 ): Promise<{ code: number; out: string; err: string }> {
   const r = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "deploy", "--rpc-url", rpcUrl, "--usdc", usdc, "--out", "d.json"],
+    args: denoRunArgs(MAIN, ["deploy", "--rpc-url", rpcUrl, "--usdc", usdc, "--out", "d.json"]),
     cwd: dir,
-    env: { DEPLOYER_SECRET: secret, NO_COLOR: "1" },
+    env: childEnv({ DEPLOYER_SECRET: secret, NO_COLOR: "1" }),
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",

@@ -18,6 +18,8 @@ export interface VaultTx {
   in: bigint;
   /** The vault emitted `withdraw` in this transaction. */
   withdrawal: boolean;
+  /** USDC the vault's `withdraw` events of this transaction paid out (their `amount`). */
+  withdrawn: bigint;
   /** The vault emitted `flash` in this transaction. */
   flash: boolean;
 }
@@ -26,7 +28,10 @@ export interface VaultTx {
 export interface AuditReport {
   /** Transactions that moved the vault's USDC, oldest first. */
   txs: VaultTx[];
-  /** Transactions taking USDC out (withdrawals excluded) that put back less than they took. */
+  /**
+   * Transactions that put back less than they took beyond what their `withdraw` events paid
+   * (a withdrawal excuses only its own amount, not another outflow in the same transaction).
+   */
   violations: VaultTx[];
   /** Transactions taking USDC out other than withdrawals (flashes and anything else). */
   outflows: number;
@@ -62,27 +67,33 @@ async function allEvents(server: rpc.Server, contractIds: string[], startLedger:
   return out;
 }
 
-/** Audits every transaction that moved the vault's USDC since `startLedger`. */
-export async function auditVaultTransfers(
-  rpcUrl: string,
-  usdc: string,
-  vault: string,
-  startLedger = 1,
-): Promise<AuditReport> {
-  const server = new rpc.Server(rpcUrl, { allowHttp: true });
-  const evs = await allEvents(server, [usdc, vault], startLedger);
+/** One decoded event, as {@link auditEvents} reads it. */
+export interface AuditEvent {
+  ledger: number;
+  txHash: string;
+  contract: string;
+  topics: unknown[];
+  value: unknown;
+}
+
+/** The audit over already-decoded events of the USDC SAC and the vault (pure, for tests). */
+export function auditEvents(evs: AuditEvent[], vault: string): AuditReport {
   const byTx = new Map<string, VaultTx>();
   const tx = (hash: string, ledger: number) => {
     let t = byTx.get(hash);
     if (!t) {
-      t = { txHash: hash, ledger, out: 0n, in: 0n, withdrawal: false, flash: false };
+      t = { txHash: hash, ledger, out: 0n, in: 0n, withdrawal: false, withdrawn: 0n, flash: false };
       byTx.set(hash, t);
     }
     return t;
   };
   for (const e of evs) {
     if (e.contract === vault) {
-      if (e.topics[0] === "withdraw") tx(e.txHash, e.ledger).withdrawal = true;
+      if (e.topics[0] === "withdraw") {
+        const t = tx(e.txHash, e.ledger);
+        t.withdrawal = true;
+        t.withdrawn += BigInt((e.value as bigint[])[1]); // [shares, amount]
+      }
       if (e.topics[0] === "flash") tx(e.txHash, e.ledger).flash = true;
       continue;
     }
@@ -96,6 +107,17 @@ export async function auditVaultTransfers(
   }
   const txs = [...byTx.values()].filter((t) => t.out > 0n || t.in > 0n)
     .sort((a, b) => a.ledger - b.ledger);
-  const outs = txs.filter((t) => t.out > 0n && !t.withdrawal);
-  return { txs, outflows: outs.length, violations: outs.filter((t) => t.in < t.out) };
+  const outs = txs.filter((t) => t.out > t.withdrawn);
+  return { txs, outflows: outs.length, violations: outs.filter((t) => t.in < t.out - t.withdrawn) };
+}
+
+/** Audits every transaction that moved the vault's USDC since `startLedger`. */
+export async function auditVaultTransfers(
+  rpcUrl: string,
+  usdc: string,
+  vault: string,
+  startLedger = 1,
+): Promise<AuditReport> {
+  const server = new rpc.Server(rpcUrl, { allowHttp: true });
+  return auditEvents(await allEvents(server, [usdc, vault], startLedger), vault);
 }

@@ -12,7 +12,14 @@
  * The old recovery path (`recoverStaleDraw`) is gone: there is nothing left to recover.
  */
 import assert from "node:assert/strict";
-import { Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
+import {
+  Address,
+  Asset,
+  type Keypair,
+  Operation,
+  TransactionBuilder,
+  type xdr,
+} from "@stellar/stellar-sdk";
 import {
   balance,
   events,
@@ -90,6 +97,72 @@ Deno.test("kill -9 at random points while liquidating: the vault loses nothing, 
     dump(k);
     throw e;
   } finally {
+    if (k) await stopKeeper(k);
+    await w.close();
+  }
+});
+
+/** True when `env` is a transaction whose one operation calls `vault.flash`. */
+function isFlash(env: xdr.TransactionEnvelope, vault: string): boolean {
+  if (env.type !== "envelopeTypeTx") return false;
+  const body = env.v1.tx.operations[0]?.body;
+  if (body?.type !== "invokeHostFunction") return false;
+  const hf = body.invokeHostFunctionOp.hostFunction;
+  if (hf.type !== "hostFunctionTypeInvokeContract") return false;
+  const a = hf.invokeContract;
+  return Address.fromScAddress(a.contractAddress).toString() === vault &&
+    String(a.functionName) === "flash";
+}
+
+Deno.test("kill -9 the moment the node accepted the keeper's flash: it lands or not, the vault loses nothing, the restart fills", async () => {
+  const w = await startWorld({ ledgerMs: 250 });
+  const keeper = w.keepers[0];
+  let k: KeeperChild | undefined;
+  const chain = w.node.chain;
+  const submit = chain.submit.bind(chain);
+  let killedAfter: string | undefined;
+  try {
+    const before = await vaultState(w);
+    const usdcStart = await balance(w, w.usdc, keeper.publicKey());
+    // The kill point is exact: inside the node's sendTransaction, right after it queued the
+    // keeper's first flash and before the keeper could read the reply or poll for the result.
+    chain.submit = (env, b64) => {
+      const out = submit(env, b64);
+      if (!killedAfter && k && out.status === "PENDING" && isFlash(env, w.vault)) {
+        killedAfter = out.hash;
+        k.child.kill("SIGKILL");
+      }
+      return out;
+    };
+    await shock(w, w.xlm, -500);
+    ({ k } = await startKeeper(keeperEnv(w, keeper)));
+    await until(
+      () => Promise.resolve(killedAfter !== undefined),
+      120_000,
+      "the keeper's first flash",
+    );
+    await k.finish();
+    k = undefined;
+    // The queued flash settles (or fails) without the keeper: either way the vault is whole.
+    await w.node.closeLedgers(2);
+    const landed = await w.node.server.getTransaction(killedAfter!);
+    const first = await assertVaultWhole(w, before);
+    assert.equal(first.audit.outflows, landed.status === "SUCCESS" ? 1 : 0);
+    // Restarted: no stale state to clear, it keeps liquidating.
+    chain.submit = submit;
+    ({ k } = await startKeeper(keeperEnv(w, keeper)));
+    const want = first.audit.outflows + 1;
+    await until(async () => (await events(w, w.vault, "flash")).length >= want, 90_000, "a flash");
+    await stopKeeper(k, "SIGKILL");
+    k = undefined;
+    await assertVaultWhole(w, before);
+    assert.equal(await balance(w, w.usdc, keeper.publicKey()), usdcStart - STAKE);
+    console.log(`killed after sending flash ${killedAfter}: ${landed.status}`);
+  } catch (e) {
+    dump(k);
+    throw e;
+  } finally {
+    chain.submit = submit;
     if (k) await stopKeeper(k);
     await w.close();
   }
