@@ -89,7 +89,7 @@ export async function runLocalnet(argv: string[]): Promise<void> {
   console.log(`localnet: accounts ${Object.keys(dev.accounts).join(", ")} (keys in ${file})`);
   console.log(
     `localnet: ledgers close every ${
-      ledgerMs > 0 ? `${ledgerMs} ms` : "send/request"
+      ledgerMs > 0 ? `${ledgerMs} ms` : "on demand (100 ms after a transaction is queued)"
     }; Ctrl-C stops`,
   );
 

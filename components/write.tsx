@@ -6,13 +6,16 @@
  * @module
  */
 import { useState } from "preact/hooks";
-import type { WriteStage } from "../lib/soroban.ts";
+import type { StageInfo, WriteStage } from "../lib/soroban.ts";
 import { plainError } from "../lib/errors.ts";
 import { shortHash } from "../lib/format.ts";
 
 const STAGES: WriteStage[] = ["building", "signing", "submitted", "confirmed"];
+/** With a restore of archived state first. */
+const STAGES_RESTORE: WriteStage[] = ["building", "restoring", "signing", "submitted", "confirmed"];
 const STAGE_LABEL: Record<WriteStage, string> = {
   building: "Building & simulating",
+  restoring: "Restoring archived state",
   signing: "Signing in wallet",
   submitted: "Submitted",
   confirmed: "Confirmed",
@@ -26,21 +29,35 @@ export interface WriteState {
   error: string | null;
   /** What the write achieved, e.g. "Deposited 10.00 USDC for 9.99 shares". */
   message: string | null;
+  /** Set when archived state had to be restored first: the restore's fee in stroops. */
+  restoreFee: string | null;
 }
 
-const IDLE: WriteState = { stage: null, status: "idle", hash: null, error: null, message: null };
+const IDLE: WriteState = {
+  stage: null,
+  status: "idle",
+  hash: null,
+  error: null,
+  message: null,
+  restoreFee: null,
+};
 
 /** Runs writes one at a time and tracks their progress. */
 export function useWrite(ctx: { usdc?: string | null } = {}) {
   const [state, setState] = useState<WriteState>(IDLE);
   const run = async <T,>(
-    fn: (onStage: (s: WriteStage, info?: { hash?: string }) => void) => Promise<T>,
+    fn: (onStage: (s: WriteStage, info?: StageInfo) => void) => Promise<T>,
     describe: (v: T) => string,
   ): Promise<T | null> => {
     setState({ ...IDLE, status: "running", stage: "building" });
     try {
       const v = await fn((stage, info) =>
-        setState((s) => ({ ...s, stage, hash: info?.hash ?? s.hash }))
+        setState((s) => ({
+          ...s,
+          stage,
+          hash: info?.hash ?? s.hash,
+          restoreFee: info?.restoreFee ?? s.restoreFee,
+        }))
       );
       setState((s) => ({ ...s, status: "done", stage: "confirmed", message: describe(v) }));
       return v;
@@ -58,11 +75,12 @@ export function useWrite(ctx: { usdc?: string | null } = {}) {
 export function WriteStatus(props: { state: WriteState; explorer: string | null; id: string }) {
   const s = props.state;
   if (s.status === "idle") return null;
-  const at = s.stage ? STAGES.indexOf(s.stage) : -1;
+  const stages = s.restoreFee !== null ? STAGES_RESTORE : STAGES;
+  const at = s.stage ? stages.indexOf(s.stage) : -1;
   return (
     <div id={props.id} data-status={s.status}>
       <ol class="progress" aria-label="Transaction progress">
-        {STAGES.map((st, i) => {
+        {stages.map((st, i) => {
           const cls = i < at || (i === at && s.status === "done")
             ? "done"
             : i === at && s.status === "running"
@@ -73,6 +91,13 @@ export function WriteStatus(props: { state: WriteState; explorer: string | null;
           return <li key={st} class={cls} data-stage={st}>{STAGE_LABEL[st]}</li>;
         })}
       </ol>
+      {s.restoreFee !== null && (
+        <p class="notice info" data-testid="write-restore">
+          Part of this contract's stored state was archived by the network (its rent period ran
+          out). Your wallet signs a restore first, costing at most{" "}
+          {(Number(s.restoreFee) / 1e7).toFixed(4)} XLM in fees; then the transaction itself.
+        </p>
+      )}
       {s.status === "failed" && s.error && (
         <p class="notice error result" role="alert" data-testid="write-error">{s.error}</p>
       )}

@@ -41,6 +41,9 @@ export const DEFAULTS = {
   // turn a fill that cleared MIN_PROFIT into a loss. Nectar uses the same value.
   SLIPPAGE_BPS: 100,
   ALLOCATION_DRIFT_BPS: 500,
+  // 0.001 XLM per transaction at most for inclusion: the bid follows getFeeStats (p90 of the
+  // charged Soroban inclusion fees) and never exceeds this ceiling.
+  MAX_INCLUSION_FEE: 10_000,
   LOG_LEVEL: "info",
 } as const;
 
@@ -76,6 +79,8 @@ export interface Config {
   readonly fallbackDexRouter: string | null;
   /** Integer in [0, 10000]. */
   readonly slippageBps: number;
+  /** Ceiling of the inclusion fee bid per transaction, stroops; integer in [100, 10^9]. */
+  readonly maxInclusionFee: number;
   readonly allocationVault: string | null;
   /** Integer in [0, 10000]. */
   readonly allocationDriftBps: number;
@@ -106,6 +111,7 @@ export const CONFIG_VARIABLES = [
   "PRIMARY_DEX_ROUTER",
   "FALLBACK_DEX_ROUTER",
   "SLIPPAGE_BPS",
+  "MAX_INCLUSION_FEE",
   "ALLOCATION_VAULT",
   "ALLOCATION_DRIFT_BPS",
   "KNOWN_DEPOSITORS",
@@ -163,6 +169,13 @@ export function loadConfig(env: Env): Config {
   const primaryDexRouter = contract(get, "PRIMARY_DEX_ROUTER");
   const fallbackDexRouter = contract(get, "FALLBACK_DEX_ROUTER");
   const slippageBps = intIn(get, "SLIPPAGE_BPS", DEFAULTS.SLIPPAGE_BPS, 0, 10000);
+  const maxInclusionFee = intIn(
+    get,
+    "MAX_INCLUSION_FEE",
+    DEFAULTS.MAX_INCLUSION_FEE,
+    100,
+    1_000_000_000,
+  );
   const allocationVault = contract(get, "ALLOCATION_VAULT");
   const allocationDriftBps = intIn(
     get,
@@ -194,6 +207,7 @@ export function loadConfig(env: Env): Config {
     primaryDexRouter,
     fallbackDexRouter,
     slippageBps,
+    maxInclusionFee,
     allocationVault,
     allocationDriftBps,
     knownDepositors: Object.freeze([...knownDepositors]),

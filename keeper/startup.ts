@@ -23,6 +23,7 @@ import { LendingPoolAdapter } from "./adapters/lending_pool/mod.ts";
 import { describeError } from "./chain/errors.ts";
 import { ChainRpc } from "./chain/rpc.ts";
 import type { InvokeOptions } from "./chain/tx.ts";
+import { keepAlive } from "./chain/ttl.ts";
 import type { KeeperContext } from "./context.ts";
 import { runCycle } from "./cycle.ts";
 import { SwapClient } from "./dex/mod.ts";
@@ -57,7 +58,12 @@ export interface ChainRuntime {
   dex?: SwapClient;
   /** Registration status; a keeper not yet registered retries before its cycles. */
   registration: RegistrationState;
+  /** When Vigil's contracts' TTLs were last checked (epoch ms); 0 = not yet. */
+  keepAliveAt?: number;
 }
+
+/** How often the keeper checks (and extends) the TTL of Vigil's vault and registry. */
+export const KEEP_ALIVE_INTERVAL_MS = 60 * 60_000;
 
 /** Options of {@link chainHooks} (tests tune timings). */
 export interface ChainHookOptions {
@@ -103,6 +109,8 @@ export async function prepareChain(
     timeoutMs: opts.rpcTimeoutMs,
   });
   const keypair = config.keypair;
+  // Every transaction bids its inclusion fee from getFeeStats within the configured ceiling.
+  opts = { ...opts, invoke: { maxInclusionFee: config.maxInclusionFee, ...opts.invoke } };
   const vault = new VaultContract(chain, keypair, config.vaultContract, opts.invoke);
   const registry = new RegistryContract(chain, config.registryContract, opts.invoke);
 
@@ -196,6 +204,26 @@ export async function keeperCycle(
   // Not one of the spec's cycle steps: an unregistered keeper cannot flash, so it keeps trying
   // to register (with back-off) instead of staying idle until restarted.
   await ensureRegistered(rt.registration, registrationDeps(ctx, rt.chain, rt.registry));
+  // Not a spec cycle step either: keep Vigil's vault and registry (instances and code) from
+  // archiving. Cheap, anyone may do it; checked at start and then hourly.
+  if (Date.now() - (rt.keepAliveAt ?? 0) >= KEEP_ALIVE_INTERVAL_MS) {
+    rt.keepAliveAt = Date.now();
+    try {
+      const r = await keepAlive(rt.chain, ctx.config.keypair, [
+        ctx.config.vaultContract,
+        ctx.config.registryContract,
+      ], { maxInclusionFee: ctx.config.maxInclusionFee });
+      if (r.extended > 0) {
+        ctx.log.info("extended the TTL of Vigil's contracts", {
+          entries: r.extended,
+          restored: r.restored,
+          tx_hash: r.txHash,
+        });
+      }
+    } catch (err) {
+      ctx.recordError("keep_alive", err);
+    }
+  }
   if (monitorOnly) {
     try {
       await refreshDashboard(rt, ctx);

@@ -9,10 +9,17 @@
  */
 import { Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
 import { ContractCallError } from "./chain/errors.ts";
-import { ledgerNow } from "./chain/ledger.ts";
+import { latestLedger, ledgerNow } from "./chain/ledger.ts";
 import type { ChainRpc } from "./chain/rpc.ts";
 import { big, native, sv } from "./chain/scval.ts";
-import { type InvokeOptions, sendAndConfirm, simulateRead } from "./chain/tx.ts";
+import {
+  DEFAULT_VALID_FOR_LEDGERS,
+  inclusionFeeFor,
+  type InvokeOptions,
+  sendAndConfirm,
+  simulateRead,
+  withSourceLock,
+} from "./chain/tx.ts";
 
 /** SAC error: the G holder has no trustline for the asset. */
 export const SAC_TRUSTLINE_MISSING = 13;
@@ -81,14 +88,24 @@ export async function ensureTrustline(
   }
   const asset = await classicAssetOf(chain, token);
   if (!asset || asset.isNative()) throw new Error(`cannot create a trustline for ${token}`);
-  const account = await chain.server.getAccount(me);
-  const tx = new TransactionBuilder(account, {
-    fee: String(opts.inclusionFee ?? 10_000),
-    networkPassphrase: chain.networkPassphrase,
-    timebounds: { minTime: 0, maxTime: ledgerNow(chain) + (opts.validForSec ?? 60) },
-  }).addOperation(Operation.changeTrust({ asset })).build();
-  tx.sign(keypair);
-  const r = await sendAndConfirm(chain, tx, opts);
+  const r = await withSourceLock(chain, me, async () => {
+    const [account, fee, head] = await Promise.all([
+      chain.server.getAccount(me),
+      inclusionFeeFor(chain, opts),
+      latestLedger(chain),
+    ]);
+    const tx = new TransactionBuilder(account, {
+      fee: String(fee),
+      networkPassphrase: chain.networkPassphrase,
+      timebounds: { minTime: 0, maxTime: ledgerNow(chain) + (opts.validForSec ?? 60) },
+      ledgerbounds: {
+        minLedger: 0,
+        maxLedger: head.sequence + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
+      },
+    }).addOperation(Operation.changeTrust({ asset })).build();
+    tx.sign(keypair);
+    return await sendAndConfirm(chain, tx, opts);
+  });
   if (r.failed) {
     throw new Error(`ChangeTrust for ${asset.getCode()} failed: ${r.failed.opCode ?? "?"}`);
   }

@@ -11,6 +11,7 @@ import {
   BASE_FEE,
   Contract,
   contract,
+  Operation,
   rpc,
   TransactionBuilder,
   xdr,
@@ -87,6 +88,11 @@ function argsToScVals(spec: contract.Spec, fn: string, args: unknown[] | Record<
 
 /** How long a write stays valid after the latest ledger's close time (seconds). */
 const TX_VALIDITY_S = 300;
+/**
+ * Ledgers after the simulated one in which a page's transaction may still be included (its
+ * `maxLedger` bound): once they have passed without it, it can never land and the page says so.
+ */
+const TX_VALIDITY_LEDGERS = 60;
 
 const CONTRACT_ERR = /Error\(Contract, #(\d+)\)/;
 
@@ -205,8 +211,17 @@ export async function simulateView<T = unknown>(
   return native as T;
 }
 
-/** The stages of a write, in order. */
-export type WriteStage = "building" | "signing" | "submitted" | "confirmed";
+/**
+ * The stages of a write, in order. "restoring" appears only when the contract state the call
+ * needs was archived: the wallet first signs a RestoreFootprint transaction.
+ */
+export type WriteStage = "building" | "restoring" | "signing" | "submitted" | "confirmed";
+
+/** Extra facts a stage reports: the transaction hash, or the restore's fee (stroops). */
+export interface StageInfo {
+  hash?: string;
+  restoreFee?: string;
+}
 
 /** A wallet able to sign a transaction envelope (base64 XDR). */
 export interface TxSigner {
@@ -224,11 +239,19 @@ export interface WriteResult<T = unknown> {
   value: T;
 }
 
+interface WriteOpts {
+  onStage?: (stage: WriteStage, info?: StageInfo) => void;
+  timeoutMs?: number;
+  pollMs?: number;
+}
+
 /**
  * The write path, entirely client-side: build the invocation, simulate it (a contract error
  * stops here, before the wallet is asked), assemble (footprint, resource fee, auth), have the
  * wallet sign, send, and poll getTransaction until it is final (bounded by `timeoutMs`).
- * `onStage` reports progress: building → signing → submitted (with the hash) → confirmed.
+ * `onStage` reports progress: building → signing → submitted (with the hash) → confirmed. When
+ * the simulation asks for a restore (archived state), the wallet first signs the
+ * RestoreFootprint transaction ("restoring", with its fee), then the call is built again.
  */
 export async function writeCall<T = unknown>(
   net: NetworkInfo,
@@ -236,11 +259,8 @@ export async function writeCall<T = unknown>(
   fn: string,
   args: unknown[] | Record<string, unknown>,
   signer: TxSigner,
-  opts: {
-    onStage?: (stage: WriteStage, info?: { hash?: string }) => void;
-    timeoutMs?: number;
-    pollMs?: number;
-  } = {},
+  opts: WriteOpts = {},
+  restored = false,
 ): Promise<WriteResult<T>> {
   const server = rpcServer(net.rpcUrl);
   opts.onStage?.("building");
@@ -258,46 +278,102 @@ export async function writeCall<T = unknown>(
     throw callError(contractId, fn, sim.error, spec, sim.events as unknown[]);
   }
   if (rpc.Api.isSimulationRestore(sim)) {
-    throw new Error(`${fn}: contract state must be restored first`);
+    if (restored) throw new Error(`${fn}: contract state is still archived after a restore`);
+    const pre = sim.restorePreamble;
+    opts.onStage?.("restoring", { restoreFee: pre.minResourceFee });
+    // A fresh account: building the call already used this sequence number locally.
+    const restoreTx = new TransactionBuilder(await server.getAccount(signer.address), {
+      fee: BASE_FEE,
+      networkPassphrase: net.passphrase,
+      timebounds: { minTime: 0, maxTime: Math.floor(base) + TX_VALIDITY_S },
+      ledgerbounds: { minLedger: 0, maxLedger: sim.latestLedger + 1 + TX_VALIDITY_LEDGERS },
+    })
+      .setSorobanData(pre.transactionData.build())
+      .addOperation(Operation.restoreFootprint({}))
+      .build();
+    const { signedTxXdr } = await signer.signTransaction(restoreTx.toXDR(), {
+      networkPassphrase: net.passphrase,
+      address: signer.address,
+    });
+    const got = await submitAndWait(
+      server,
+      TransactionBuilder.fromXDR(signedTxXdr, net.passphrase),
+      sim.latestLedger + 1 + TX_VALIDITY_LEDGERS,
+      "restore",
+      opts,
+    );
+    if (got.status !== rpc.Api.GetTransactionStatus.SUCCESS) {
+      throw new TxFailedError(`${fn}: restoring the archived state failed`, got.txHash, "RESTORE");
+    }
+    return writeCall<T>(net, contractId, fn, args, signer, opts, true);
   }
-  const assembled = rpc.assembleTransaction(raw, sim).build();
+  const maxLedger = sim.latestLedger + 1 + TX_VALIDITY_LEDGERS;
+  const assembled = rpc.assembleTransaction(raw, sim).setLedgerbounds(0, maxLedger).build();
   opts.onStage?.("signing");
   const { signedTxXdr } = await signer.signTransaction(assembled.toXDR(), {
     networkPassphrase: net.passphrase,
     address: signer.address,
   });
   const signed = TransactionBuilder.fromXDR(signedTxXdr, net.passphrase);
-  const sent = await server.sendTransaction(signed);
+  const got = await submitAndWait(server, signed, maxLedger, fn, opts);
+  if (got.status === rpc.Api.GetTransactionStatus.SUCCESS) {
+    const ret = got.returnValue;
+    let value: unknown = null;
+    if (ret) {
+      const native = spec.funcResToNative(fn, ret) as unknown;
+      value = native instanceof contract.Ok ? native.unwrap() : native;
+    }
+    opts.onStage?.("confirmed", { hash: got.txHash });
+    return { hash: got.txHash, ledger: got.ledger, value: value as T };
+  }
+  const failed = got as rpc.Api.GetFailedTransactionResponse;
+  throw callError(contractId, fn, failedDetail(failed), spec, diagnostics(failed));
+}
+
+/**
+ * Sends a signed transaction and polls until it is included (SUCCESS or FAILED). The node's
+ * queue may be full (TRY_AGAIN_LATER): the same envelope is sent again shortly; DUPLICATE
+ * means the node already has it. Still not found once the last ledger it may be included in
+ * (`maxLedger` − 1) has closed: it never will be — "nothing happened; try again".
+ */
+async function submitAndWait(
+  server: rpc.Server,
+  signed: ReturnType<typeof TransactionBuilder.fromXDR>,
+  maxLedger: number,
+  what: string,
+  opts: WriteOpts,
+): Promise<rpc.Api.GetSuccessfulTransactionResponse | rpc.Api.GetFailedTransactionResponse> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  const pollMs = opts.pollMs ?? 1000;
+  let sent = await server.sendTransaction(signed);
+  while (sent.status === "TRY_AGAIN_LATER" && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, pollMs));
+    sent = await server.sendTransaction(signed);
+  }
   if (sent.status === "ERROR" || sent.status === "TRY_AGAIN_LATER") {
     let code = sent.status as string;
     try {
       const r = (sent.errorResult as unknown as { toJson(): { result?: unknown } }).toJson().result;
       code = typeof r === "string" ? r : Object.keys(r ?? {})[0] ?? code;
     } catch { /* keep status */ }
-    throw new TxFailedError(`${fn}: transaction rejected (${code})`, sent.hash, code);
+    throw new TxFailedError(`${what}: transaction rejected (${code})`, sent.hash, code);
   }
   opts.onStage?.("submitted", { hash: sent.hash });
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
-  const pollMs = opts.pollMs ?? 1000;
   for (;;) {
     const got = await server.getTransaction(sent.hash);
-    if (got.status === rpc.Api.GetTransactionStatus.SUCCESS) {
-      const ret = got.returnValue;
-      let value: unknown = null;
-      if (ret) {
-        const native = spec.funcResToNative(fn, ret) as unknown;
-        value = native instanceof contract.Ok ? native.unwrap() : native;
-      }
-      opts.onStage?.("confirmed", { hash: sent.hash });
-      return { hash: sent.hash, ledger: got.ledger, value: value as T };
+    if (got.status !== rpc.Api.GetTransactionStatus.NOT_FOUND) {
+      return got as rpc.Api.GetSuccessfulTransactionResponse | rpc.Api.GetFailedTransactionResponse;
     }
-    if (got.status === rpc.Api.GetTransactionStatus.FAILED) {
-      const detail = failedDetail(got);
-      throw callError(contractId, fn, detail, spec, diagnostics(got));
+    if (got.latestLedger >= maxLedger - 1) {
+      throw new TxFailedError(
+        `${what}: not included before ledger ${maxLedger} — nothing happened; try again`,
+        sent.hash,
+        "EXPIRED",
+      );
     }
     if (Date.now() > deadline) {
       throw new TxFailedError(
-        `${fn}: not confirmed within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s`,
+        `${what}: not confirmed within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s`,
         sent.hash,
         "TIMEOUT",
       );

@@ -15,6 +15,22 @@ export const BASE_RESERVE = 5_000_000n;
 export const TOTAL_COINS = 1_000_000_000_000_000_000n;
 /** Maximum transactions per ledger written into headers. */
 export const MAX_TX_SET_SIZE = 1000;
+/**
+ * Per-ledger capacity of the two transaction lanes (surge pricing by inclusion fee above it).
+ * Defaults of this node, in the range of the public network's settings; set per node.
+ */
+export const LEDGER_LIMITS = {
+  classicOps: 1000,
+  sorobanTxs: 100,
+  sorobanInstructions: 500_000_000,
+} as const;
+/** Ledgers a transaction may wait in the queue before it is dropped (stellar-core: 4). */
+export const QUEUE_TIMEOUT_LEDGERS = 4;
+/** History kept by default: stellar-rpc's 7 days of 5-second ledgers. */
+export const RETENTION_WINDOW_LEDGERS = 120_960;
+/** getFeeStats windows (ledgers), as stellar-rpc's defaults. */
+export const CLASSIC_FEE_STATS_WINDOW = 10;
+export const SOROBAN_FEE_STATS_WINDOW = 50;
 /** Friendbot's starting balance: 10,000 XLM. */
 export const FRIENDBOT_STARTING_BALANCE = 10_000n * 10_000_000n;
 
@@ -39,12 +55,12 @@ export const TX_LIMITS = {
 export const EVENTS_SCAN_LIMIT = 10_000;
 export const EVENTS_DEFAULT_LIMIT = 100;
 export const EVENTS_MAX_LIMIT = 10_000;
-/** getTransactions page sizes. */
-export const TXS_DEFAULT_LIMIT = 10;
+/** getTransactions page sizes (stellar-rpc's shipped defaults). */
+export const TXS_DEFAULT_LIMIT = 50;
 export const TXS_MAX_LIMIT = 200;
-/** getLedgers page sizes. */
-export const LEDGERS_DEFAULT_LIMIT = 100;
-export const LEDGERS_MAX_LIMIT = 10_000;
+/** getLedgers page sizes (stellar-rpc's shipped defaults). */
+export const LEDGERS_DEFAULT_LIMIT = 50;
+export const LEDGERS_MAX_LIMIT = 200;
 /** getLedgerEntries: keys per request. */
 export const MAX_LEDGER_ENTRY_KEYS = 200;
 

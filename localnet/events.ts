@@ -103,10 +103,9 @@ function parseFilter(f: unknown): EventFilter {
     if (typeof o.type !== "string") throw new Error("filter type invalid");
     const types = new Set(o.type.split(",").map((t) => t.trim()));
     for (const t of types) {
-      if (t !== "contract" && t !== "system" && t !== "diagnostic") {
-        throw new Error(
-          "filter type invalid: if set, type must be either 'system', 'contract' or 'diagnostic'",
-        );
+      // Diagnostic events are not stored by stellar-rpc (since v23): the type is refused.
+      if (t !== "contract" && t !== "system") {
+        throw new Error("filter type invalid: if set, type must be either 'system' or 'contract'");
       }
     }
     out.types = types;

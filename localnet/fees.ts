@@ -1,51 +1,142 @@
 /**
- * The node's deterministic Soroban resource-fee model.
+ * The Soroban resource-fee schedule, with rs-soroban-env's formulas
+ * (`soroban-env-host/src/fees.rs`: `compute_transaction_resource_fee`, `compute_rent_fee`) and
+ * the public network's fee-configuration numbers as published in the Stellar docs' "Resource
+ * Limits & Fees" table.
  *
- * The fee depends only on the declared resources of a transaction (never on its byte size or
- * on what actually happened), so simulation can return `minResourceFee` equal to the
- * `resourceFee` of the `transactionData` it returns, and sendTransaction can check a submitted
- * `resourceFee` against the same function of the declared resources (`txSOROBAN_INVALID` when
- * it is lower). Rates are mainnet-like (protocol 23); there is no rent, no event/return-value
- * fee and no transaction-size fee, so the whole resource fee is non-refundable and nothing is
- * refunded.
+ * - **Non-refundable** (checked at submission against the declared `resourceFee`): CPU
+ *   instructions, disk-read entries (classic entries in the footprint — since protocol 23 live
+ *   Soroban state is in memory and its reads are free), written entries, disk-read and written
+ *   bytes, and the transaction size twice: historical storage (size + 300-byte result) and
+ *   bandwidth.
+ * - **Refundable** (paid from `resourceFee − non-refundable` after execution; what is left is
+ *   refunded): contract events and the return value, and rent for new entries, TTL extensions
+ *   and entry growth. When they exceed the budget the operation fails with
+ *   `INSUFFICIENT_REFUNDABLE_FEE`.
  *
  * @module
  */
 
-/** Fee rates (stroops). */
-export const FEE_RATES = {
+/** Fee configuration (stroops). Defaults are the public network's published figures. */
+export interface FeeConfig {
   /** per 10,000 CPU instructions */
-  per10kInstructions: 25n,
-  /** per ledger entry in the footprint (readOnly + readWrite) */
-  perReadEntry: 6_250n,
-  /** per readWrite entry */
-  perWriteEntry: 10_000n,
+  perInstructionIncrement: bigint;
+  /** per disk-read ledger entry (classic entries in the footprint) */
+  perDiskReadEntry: bigint;
+  /** per written ledger entry */
+  perWriteEntry: bigint;
   /** per 1 KiB of disk reads */
-  perReadKb: 1_786n,
-  /** per 1 KiB of writes */
-  perWriteKb: 11_800n,
-} as const;
+  perDiskRead1kb: bigint;
+  /** per 1 KiB written */
+  perWrite1kb: bigint;
+  /** per 1 KiB of transaction (+ 300-byte result) kept in history */
+  perHistorical1kb: bigint;
+  /** per 1 KiB of transaction size (bandwidth) */
+  perTxSize1kb: bigint;
+  /** per 1 KiB of contract events and return value (refundable) */
+  perEvent1kb: bigint;
+  /** rent: fee per 1 KiB of ledger space, charged once per rent period */
+  rentPer1kb: bigint;
+  /** rent period (ledgers) of persistent entries */
+  persistentRentDenominator: bigint;
+  /** rent period (ledgers) of temporary entries */
+  temporaryRentDenominator: bigint;
+}
 
-/** Resources a fee is computed from. */
+/** The node's fee configuration (mainnet figures from the Stellar docs' fee table). */
+export const FEE_CONFIG: FeeConfig = {
+  perInstructionIncrement: 25n,
+  perDiskReadEntry: 6_250n,
+  perWriteEntry: 10_000n,
+  perDiskRead1kb: 1_786n,
+  perWrite1kb: 11_539n,
+  perHistorical1kb: 16_235n,
+  perTxSize1kb: 1_624n,
+  perEvent1kb: 10_000n,
+  rentPer1kb: 11_539n,
+  persistentRentDenominator: 1_402n,
+  temporaryRentDenominator: 2_804n,
+};
+
+/** rs-soroban-env's TX_BASE_RESULT_SIZE: history stores the result next to the envelope. */
+export const TX_BASE_RESULT_SIZE = 300;
+/** rs-soroban-env's TTL_ENTRY_SIZE: bytes written per TTL extension. */
+export const TTL_ENTRY_SIZE = 48;
+/** Contract code rent is divided by this (rs-soroban-env CODE_ENTRY_RENT_DISCOUNT_FACTOR). */
+const CODE_ENTRY_RENT_DISCOUNT = 3n;
+
+/** Resources a non-refundable fee is computed from. */
 export interface FeeResources {
   instructions: number;
+  /** Footprint entries read from disk (classic: accounts, trustlines). */
+  diskReadEntries: number;
+  /** Footprint entries written (readWrite). */
+  writeEntries: number;
   diskReadBytes: number;
   writeBytes: number;
-  readOnlyEntries: number;
-  readWriteEntries: number;
+  /** Size of the transaction envelope XDR in bytes. */
+  txSizeBytes: number;
 }
 
 const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
+const per = (value: number, rate: bigint, increment: bigint): bigint =>
+  ceilDiv(BigInt(value) * rate, increment);
 
-/** The resource fee (stroops) of a transaction declaring `r`. */
-export function resourceFee(r: FeeResources): bigint {
-  const readEntries = BigInt(r.readOnlyEntries + r.readWriteEntries);
-  const writeEntries = BigInt(r.readWriteEntries);
-  return ceilDiv(BigInt(r.instructions) * FEE_RATES.per10kInstructions, 10_000n) +
-    readEntries * FEE_RATES.perReadEntry +
-    writeEntries * FEE_RATES.perWriteEntry +
-    ceilDiv(BigInt(r.diskReadBytes) * FEE_RATES.perReadKb, 1024n) +
-    ceilDiv(BigInt(r.writeBytes) * FEE_RATES.perWriteKb, 1024n);
+/** The non-refundable resource fee (stroops) of a transaction declaring `r`. */
+export function nonRefundableFee(r: FeeResources, c: FeeConfig = FEE_CONFIG): bigint {
+  return per(r.instructions, c.perInstructionIncrement, 10_000n) +
+    BigInt(r.diskReadEntries) * c.perDiskReadEntry +
+    BigInt(r.writeEntries) * c.perWriteEntry +
+    per(r.diskReadBytes, c.perDiskRead1kb, 1024n) +
+    per(r.writeBytes, c.perWrite1kb, 1024n) +
+    per(r.txSizeBytes + TX_BASE_RESULT_SIZE, c.perHistorical1kb, 1024n) +
+    per(r.txSizeBytes, c.perTxSize1kb, 1024n);
+}
+
+/** Refundable fee of contract events and the return value (`bytes` of their XDR). */
+export function eventsFee(bytes: number, c: FeeConfig = FEE_CONFIG): bigint {
+  return per(bytes, c.perEvent1kb, 1024n);
+}
+
+/** One entry's rent-relevant change (rs-soroban-env LedgerEntryRentChange). */
+export interface RentChange {
+  persistent: boolean;
+  code: boolean;
+  /** 0 for a new entry */
+  oldSize: number;
+  newSize: number;
+  /** 0 for a new entry */
+  oldLiveUntil: number;
+  newLiveUntil: number;
+}
+
+function rentFor(persistent: boolean, size: number, ledgers: number, c: FeeConfig): bigint {
+  const denom = 1024n * (persistent ? c.persistentRentDenominator : c.temporaryRentDenominator);
+  return ceilDiv(BigInt(size) * c.rentPer1kb * BigInt(ledgers), denom);
+}
+
+/** Rent of `changes` applied in ledger `ledgerSeq` (rs-soroban-env `compute_rent_fee`). */
+export function rentFee(
+  changes: RentChange[],
+  ledgerSeq: number,
+  c: FeeConfig = FEE_CONFIG,
+): bigint {
+  let fee = 0n;
+  let extended = 0;
+  for (const e of changes) {
+    const isNew = e.oldSize === 0 && e.oldLiveUntil === 0;
+    let f = 0n;
+    const before = isNew ? ledgerSeq - 1 : e.oldLiveUntil;
+    if (e.newLiveUntil > before) f += rentFor(e.persistent, e.newSize, e.newLiveUntil - before, c);
+    if (!isNew && e.newSize > e.oldSize && e.oldLiveUntil >= ledgerSeq) {
+      f += rentFor(e.persistent, e.newSize - e.oldSize, e.oldLiveUntil - ledgerSeq + 1, c);
+    }
+    if (e.code) f = ceilDiv(f, CODE_ENTRY_RENT_DISCOUNT);
+    fee += f;
+    if (e.oldLiveUntil < e.newLiveUntil) extended++;
+  }
+  return fee + BigInt(extended) * c.perWriteEntry +
+    per(extended * TTL_ENTRY_SIZE, c.perWrite1kb, 1024n);
 }
 
 /**

@@ -32,8 +32,21 @@ const problem = (status: number, title: string, detail: string): FriendbotReply 
   body: { type: "https://stellar.org/horizon-errors/bad_request", title, status, detail },
 });
 
-/** Funds `addr` with 10,000 XLM (HTTP-style reply, like the real friendbot). */
-export function friendbot(chain: Chain, addr: string | null): FriendbotReply {
+/** One friendbot transaction at a time per chain: the root account queues one at a time. */
+const turns = new WeakMap<Chain, Promise<unknown>>();
+
+/**
+ * Funds `addr` with 10,000 XLM (HTTP-style reply, like the real friendbot): submits the
+ * transaction and answers once the ledger that includes it has closed.
+ */
+export function friendbot(chain: Chain, addr: string | null): Promise<FriendbotReply> {
+  const prev = turns.get(chain) ?? Promise.resolve();
+  const next = prev.then(() => fundOnce(chain, addr));
+  turns.set(chain, next.catch(() => {}));
+  return next;
+}
+
+function fundOnce(chain: Chain, addr: string | null): Promise<FriendbotReply> | FriendbotReply {
   if (addr && StrKey.isValidContract(addr)) return fundContract(chain, addr);
   if (!addr || !StrKey.isValidEd25519PublicKey(addr)) {
     return problem(400, "Bad Request", `invalid address: ${addr ?? "(missing addr)"}`);
@@ -64,7 +77,7 @@ export function friendbot(chain: Chain, addr: string | null): FriendbotReply {
   return submitted(chain, tx);
 }
 
-function submitted(chain: Chain, tx: Transaction): FriendbotReply {
+async function submitted(chain: Chain, tx: Transaction): Promise<FriendbotReply> {
   const env = tx.toEnvelope();
   const b64 = env.toXdr("base64");
   const out = chain.submit(env, b64);
@@ -72,10 +85,13 @@ function submitted(chain: Chain, tx: Transaction): FriendbotReply {
     return problem(
       500,
       "Transaction Failed",
-      `friendbot transaction rejected: ${out.errorResultXdr}`,
+      `friendbot transaction rejected: ${out.status} ${out.errorResultXdr ?? ""}`,
     );
   }
-  const rec = chain.txIndex.get(out.hash)!;
+  const rec = await chain.whenIncluded(out.hash);
+  if (!rec) {
+    return problem(500, "Transaction Failed", "friendbot transaction left the queue unapplied");
+  }
   if (!rec.successful) {
     return problem(400, "Transaction Failed", `friendbot transaction failed: ${txResultB64(rec)}`);
   }
@@ -96,7 +112,7 @@ function submitted(chain: Chain, tx: Transaction): FriendbotReply {
  * Funds a contract address the way the newer friendbot does: a real native-SAC
  * `transfer(root, C, 10,000 XLM)` transaction (needs the native SAC deployed).
  */
-function fundContract(chain: Chain, contractId: string): FriendbotReply {
+function fundContract(chain: Chain, contractId: string): Promise<FriendbotReply> | FriendbotReply {
   chain.settle();
   const rootId = chain.root.publicKey();
   const sac = Asset.native().contractId(chain.passphrase);
@@ -116,7 +132,7 @@ function fundContract(chain: Chain, contractId: string): FriendbotReply {
       networkPassphrase: chain.passphrase,
     });
   const sim = simulateEnvelope(
-    { reader: chain.store, host: chain.host, hostLedger: chain.hostLedger() },
+    { reader: chain.store, host: chain.host, hostLedger: chain.simulationLedger() },
     build().addOperation(op).setTimeout(300).build().toEnvelope(),
     undefined,
   );

@@ -62,8 +62,8 @@ export function txMeta(tx: TxRecord, nativeSac: Uint8Array): xdr.TransactionMeta
         new xdr.SorobanTransactionMetaExtV1({
           ext: xdr.ExtensionPoint.v0(),
           totalNonRefundableResourceFeeCharged: tx.soroban.nonRefundableFee,
-          totalRefundableResourceFeeCharged: 0n,
-          rentFeeCharged: 0n,
+          totalRefundableResourceFeeCharged: tx.soroban.refundableFee,
+          rentFeeCharged: tx.soroban.rentFee,
         }),
       ),
       returnValue: tx.soroban.returnValue ?? null,
@@ -74,9 +74,9 @@ export function txMeta(tx: TxRecord, nativeSac: Uint8Array): xdr.TransactionMeta
       ext: xdr.ExtensionPoint.v0(),
       txChangesBefore: changesXdr(tx.seqChanges),
       operations,
-      txChangesAfter: [],
+      txChangesAfter: changesXdr(tx.refundChanges ?? []),
       sorobanMeta,
-      events: [feeEvent(nativeSac, tx.source, tx.feeCharged)],
+      events: [feeEvent(nativeSac, tx.feeSource, tx.feeCharged)],
       diagnosticEvents: tx.diagnosticEvents,
     }),
   );

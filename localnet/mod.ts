@@ -8,17 +8,18 @@
 import { Address, type Asset, contract, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
 import type { ContractModule } from "../contracts/sdk.ts";
 import { loadAccount, newAccount, withAccount } from "./accounts.ts";
-import { Chain, type Snapshot } from "./ledger.ts";
+import { Chain, type LedgerCapacity, type NetworkSettings, type Snapshot } from "./ledger.ts";
 import type { HostApi } from "./host_api.ts";
 import * as hostModule from "./host/mod.ts";
 import { methods } from "./rpc/methods.ts";
 import { normalizeEvent } from "./soroban.ts";
 import { invalidParams } from "./rpc/errors.ts";
 import { handleHttp } from "./rpc/server.ts";
+import type { FeeConfig } from "./fees.ts";
 import type { Handler } from "./rpc/methods.ts";
 import { accountKey } from "./util.ts";
 
-export type { Chain } from "./ledger.ts";
+export type { Chain, LedgerCapacity, NetworkSettings } from "./ledger.ts";
 export type { HostApi } from "./host_api.ts";
 
 /** Options of {@link startLocalnet}. */
@@ -27,8 +28,27 @@ export interface LocalnetOptions {
   port?: number;
   /** Interface to listen on (default 127.0.0.1). */
   hostname?: string;
-  /** Ledger close interval in ms (default 1000; 0 = no timer: ledgers close on demand/send). */
+  /**
+   * Ledger close interval in ms (default 1000). 0 = no timer: ledgers close on demand
+   * (`closeLedgers`, `advanceTime`, in-process effects) and {@link autoCloseMs} after a
+   * transaction is queued.
+   */
   ledgerMs?: number;
+  /** Ledger time per ledger in seconds (default: the close interval rounded, at least 1). */
+  closeSeconds?: number;
+  /**
+   * Without a timer: ms after a transaction is queued until the ledger that includes it
+   * closes (default 100; 0 = only on demand).
+   */
+  autoCloseMs?: number;
+  /** Ledgers of history kept (default 120,960 = stellar-rpc's 7 days). */
+  retentionLedgers?: number;
+  /** Per-ledger capacity (classic operations, Soroban transactions and instructions). */
+  capacity?: Partial<LedgerCapacity>;
+  /** State-archival settings: minimum TTLs and maximum TTL (default mainnet's). */
+  network?: Partial<NetworkSettings>;
+  /** Fee configuration, rent rates included (default the public network's; see fees.ts). */
+  fees?: Partial<FeeConfig>;
   /** Network passphrase (default Networks.STANDALONE). */
   networkPassphrase?: string;
   /** Log internal errors of RPC methods (default: to stderr). */
@@ -81,7 +101,7 @@ export interface Localnet {
     args?: Record<string, unknown> | unknown[],
     opts?: { source?: string },
   ): Promise<R>;
-  /** Moves ledger time forward by `seconds` and closes a ledger. */
+  /** Moves ledger time forward by `seconds`, closing the matching number of ledgers. */
   advanceTime(seconds: number): Promise<void>;
   /** Closes `count` ledgers now (default 1). */
   closeLedgers(count?: number): Promise<void>;
@@ -121,7 +141,14 @@ export function startLocalnet(opts: LocalnetOptions = {}): Promise<Localnet> {
 function start(opts: LocalnetOptions): Localnet {
   const passphrase = opts.networkPassphrase ?? Networks.STANDALONE;
   const host: HostApi = hostModule;
-  const chain = new Chain(passphrase, host);
+  const ledgerMs = opts.ledgerMs ?? 1000;
+  const chain = new Chain(passphrase, host, {
+    closeSeconds: opts.closeSeconds ?? Math.max(1, Math.round(ledgerMs / 1000)),
+    retentionLedgers: opts.retentionLedgers,
+    capacity: opts.capacity,
+    network: opts.network,
+    fees: opts.fees,
+  });
   const hostname = opts.hostname ?? "127.0.0.1";
   const onError = opts.onError ??
     ((method: string, e: unknown) => console.error(`localnet: ${method} failed:`, e));
@@ -181,9 +208,22 @@ function start(opts: LocalnetOptions): Localnet {
   rpcUrl = `${base}/rpc`;
   friendbotUrl = `${base}/friendbot`;
 
-  const ledgerMs = opts.ledgerMs ?? 1000;
   let timer: ReturnType<typeof setInterval> | undefined;
+  let autoClose: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
   if (ledgerMs > 0) timer = setInterval(() => chain.closeLedger(), ledgerMs);
+  else if ((opts.autoCloseMs ?? 100) > 0) {
+    const delay = opts.autoCloseMs ?? 100;
+    chain.onQueued = () => {
+      if (autoClose !== undefined || closed) return;
+      autoClose = setTimeout(() => {
+        autoClose = undefined;
+        if (chain.queueSize > 0) chain.closeLedger();
+        // Transactions still waiting (over capacity) get the next ledger.
+        if (chain.queueSize > 0) chain.onQueued?.();
+      }, delay);
+    };
+  }
 
   const rootId = chain.root.publicKey();
 
@@ -361,8 +401,11 @@ function start(opts: LocalnetOptions): Localnet {
       table.set(name, handler);
     },
     async close() {
+      closed = true;
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
+      if (autoClose !== undefined) clearTimeout(autoClose);
+      autoClose = undefined;
       await server.shutdown();
     },
   };

@@ -7,8 +7,16 @@
  */
 import { xdr } from "@stellar/stellar-sdk";
 import type { OpResultJson } from "./classic.ts";
-import { MAX_ENTRY_TTL } from "./constants.ts";
-import { paddedInstructions, resourceFee } from "./fees.ts";
+import { MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "./constants.ts";
+import {
+  eventsFee,
+  FEE_CONFIG,
+  type FeeConfig,
+  nonRefundableFee,
+  paddedInstructions,
+  type RentChange,
+  rentFee,
+} from "./fees.ts";
 import type { HostApi } from "./host_api.ts";
 import type { AuthMode, LedgerInfo, LedgerReader } from "./host/types.ts";
 import type { Overlay } from "./store.ts";
@@ -23,13 +31,119 @@ export interface SorobanOpOutcome {
   returnValue?: xdr.ScVal;
   /** TTL extensions to apply on success (ExtendFootprintTtl): key → live-until ledger. */
   ttlExtensions?: Map<string, number>;
+  /** Refundable fee consumed (events, return value, rent), on success. */
+  refundableFee?: bigint;
+  /** Entries restored by RestoreFootprint: key → new live-until ledger. */
+  restored?: Map<string, number>;
+  /** Its rent part. */
+  rentFee?: bigint;
 }
+
+/** What an EntryStore offers beyond reads: TTLs, archival state, minimum TTLs. */
+type TtlSource = {
+  stored?(key: string): { liveUntil?: number } | undefined;
+  archived?(key: string): boolean;
+  ttl?: { minPersistent: number; minTemporary: number };
+};
+
+function ttlReader(src: unknown): (key: string) => number | undefined {
+  const s = src as TtlSource | undefined;
+  return (key) => s?.stored?.(key)?.liveUntil;
+}
+
+function archivedReader(src: unknown): (key: string) => boolean {
+  const s = src as TtlSource | undefined;
+  return (key) => s?.archived?.(key) ?? false;
+}
+
+/** The node's fee configuration (kept on its EntryStore), or the default. */
+function feesOf(src: unknown): FeeConfig {
+  return (src as { fees?: FeeConfig } | undefined)?.fees ?? FEE_CONFIG;
+}
+
+function minTtls(src: unknown): { minPersistent: number; minTemporary: number } {
+  return (src as TtlSource | undefined)?.ttl ??
+    { minPersistent: MIN_PERSISTENT_TTL, minTemporary: MIN_TEMPORARY_TTL };
+}
+
+/**
+ * The rent-relevant changes of a host run: new contract data/code entries (minimum TTL of
+ * their durability), grown entries and TTL extensions, against the state before (`reader`).
+ */
+export function rentChangesOf(
+  reader: LedgerReader,
+  ttlOf: (key: string) => number | undefined,
+  changes: Map<string, xdr.LedgerEntry | null>,
+  liveUntil: Map<string, number> | undefined,
+  ledgerSeq: number,
+  minTtl: { minPersistent: number; minTemporary: number } = {
+    minPersistent: MIN_PERSISTENT_TTL,
+    minTemporary: MIN_TEMPORARY_TTL,
+  },
+): RentChange[] {
+  const out: RentChange[] = [];
+  const keys = new Set([...changes.keys(), ...(liveUntil?.keys() ?? [])]);
+  for (const k of keys) {
+    const before = reader.get(k);
+    const after = changes.has(k) ? changes.get(k) : before;
+    if (!after) continue;
+    const d = after.data;
+    if (d.type !== "contractData" && d.type !== "contractCode") continue;
+    const persistent = d.type === "contractCode" || d.contractData.durability.name !== "temporary";
+    const oldSize = before ? before.toXdr().length : 0;
+    const newSize = changes.has(k) ? after.toXdr().length : oldSize;
+    const oldLiveUntil = before ? ttlOf(k) ?? 0 : 0;
+    let newLiveUntil = before
+      ? oldLiveUntil
+      : ledgerSeq + (persistent ? minTtl.minPersistent : minTtl.minTemporary) - 1;
+    const ext = liveUntil?.get(k);
+    if (ext !== undefined && ext > newLiveUntil) newLiveUntil = ext;
+    if (oldSize === newSize && oldLiveUntil === newLiveUntil) continue;
+    out.push({
+      persistent,
+      code: d.type === "contractCode",
+      oldSize,
+      newSize,
+      oldLiveUntil,
+      newLiveUntil,
+    });
+  }
+  return out;
+}
+
+/** Bytes of contract events plus the return value (what the events fee is charged on). */
+function eventBytes(events: xdr.ContractEvent[], returnValue: xdr.ScVal | undefined): number {
+  let n = returnValue ? returnValue.toXdr().length : 0;
+  for (const e of events) n += e.toXdr().length;
+  return n;
+}
+
+const insufficientRefundable = (
+  op: "invoke_host_function" | "extend_footprint_ttl" | "restore_footprint",
+  need: bigint,
+  budget: bigint,
+  diagnostics: xdr.DiagnosticEvent[] = [],
+): SorobanOpOutcome => ({
+  ok: false,
+  result: { op_inner: { [op]: "insufficient_refundable_fee" } },
+  events: [],
+  diagnosticEvents: [
+    ...diagnostics,
+    diagnosticError(
+      "Budget",
+      "ExceededLimit",
+      `refundable resource fee ${need} exceeds the transaction's refundable budget ${budget}`,
+    ),
+  ],
+});
 
 /** What the op application needs from the transaction context. */
 export interface SorobanApplyContext {
   ledgerSeq: number;
   host: HostApi | undefined;
   hostLedger: LedgerInfo;
+  /** The entry store (for TTLs). */
+  store?: unknown;
 }
 
 /** A diagnostic `error` event (topics [error, Error(type, code)], data: message). */
@@ -85,6 +199,15 @@ export function normalizeResult<
   return res;
 }
 
+/**
+ * Whether a base64 LedgerKey is a classic (disk-read) entry: its XDR union discriminant is
+ * neither CONTRACT_DATA (6) nor CONTRACT_CODE (7).
+ */
+function isDiskKeyB64(b64: string): boolean {
+  const t = fromB64(b64.slice(0, 8))[3];
+  return t !== 6 && t !== 7;
+}
+
 function snake(s: string): string {
   return s.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }
@@ -102,14 +225,41 @@ export function applySorobanOp(
   view: Overlay,
   body: xdr.OperationBody,
   source: string,
-  soroban: { data: xdr.SorobanTransactionData; readOnly: string[]; readWrite: string[] },
+  soroban: {
+    data: xdr.SorobanTransactionData;
+    readOnly: string[];
+    readWrite: string[];
+    /** Non-refundable fee computed at validation. */
+    computedFee: bigint;
+  },
 ): SorobanOpOutcome {
+  const ttlOf = ttlReader(ctx.store);
+  const isArchived = archivedReader(ctx.store);
+  const mins = minTtls(ctx.store);
+  const fees = feesOf(ctx.store);
+  const budget = soroban.data.resourceFee - soroban.computedFee;
   switch (body.type) {
     case "invokeHostFunction": {
       if (!ctx.host) {
         return trapped([diagnosticError("Context", "InternalError", "contract host not loaded")]);
       }
       const op = body.invokeHostFunctionOp;
+      // An archived entry in the footprint: the transaction cannot use it until restored.
+      const archived = [...soroban.readOnly, ...soroban.readWrite].filter(isArchived);
+      if (archived.length > 0) {
+        return {
+          ok: false,
+          result: { op_inner: { invoke_host_function: "entry_archived" } },
+          events: [],
+          diagnosticEvents: [
+            diagnosticError(
+              "Storage",
+              "InvalidAction",
+              `trying to access an archived contract entry (${archived.length} in the footprint); restore it first`,
+            ),
+          ],
+        };
+      }
       let res;
       try {
         res = normalizeResult(ctx.host.invokeHostFunction({
@@ -164,11 +314,27 @@ export function applySorobanOp(
           ],
         };
       }
+      const returnValue = res.returnValue ?? xdr.ScVal.scvVoid();
+      // Refundable: events and return value, and rent for what this run created, grew or
+      // extended — paid from the declared fee's refundable part, or the op fails.
+      const rent = rentFee(
+        rentChangesOf(view, ttlOf, res.changes, res.liveUntil, ctx.ledgerSeq, mins),
+        ctx.ledgerSeq,
+        fees,
+      );
+      const refundable = eventsFee(eventBytes(res.events, returnValue), fees) + rent;
+      if (refundable > budget) {
+        return insufficientRefundable(
+          "invoke_host_function",
+          refundable,
+          budget,
+          res.diagnosticEvents,
+        );
+      }
       for (const [k, e] of res.changes) {
         if (e) view.set(k, e);
         else view.delete(k);
       }
-      const returnValue = res.returnValue ?? xdr.ScVal.scvVoid();
       const successHash = sha256(
         new xdr.InvokeHostFunctionSuccessPreImage({ returnValue, events: res.events }).toXdr(),
       );
@@ -179,6 +345,8 @@ export function applySorobanOp(
         diagnosticEvents: res.diagnosticEvents,
         returnValue,
         ttlExtensions: res.liveUntil,
+        refundableFee: refundable,
+        rentFee: rent,
       };
     }
     case "extendFootprintTtl": {
@@ -192,22 +360,58 @@ export function applySorobanOp(
         };
       }
       const ttlExtensions = new Map<string, number>();
-      for (const k of soroban.readOnly) ttlExtensions.set(k, ctx.ledgerSeq + extendTo);
+      // Archived entries are not extended (they need a RestoreFootprint).
+      for (const k of soroban.readOnly) {
+        if (!isArchived(k)) ttlExtensions.set(k, ctx.ledgerSeq + extendTo);
+      }
+      const rent = rentFee(
+        rentChangesOf(view, ttlOf, new Map(), ttlExtensions, ctx.ledgerSeq, mins),
+        ctx.ledgerSeq,
+        fees,
+      );
+      if (rent > budget) return insufficientRefundable("extend_footprint_ttl", rent, budget);
       return {
         ok: true,
         result: { op_inner: { extend_footprint_ttl: "success" } },
         events: [],
         diagnosticEvents: [],
         ttlExtensions,
+        refundableFee: rent,
+        rentFee: rent,
       };
     }
-    case "restoreFootprint":
+    case "restoreFootprint": {
+      // Archived readWrite entries come back with the minimum persistent TTL; rent is paid as
+      // for a new entry. Live entries are left alone.
+      const restored = new Map<string, number>();
+      const changes: RentChange[] = [];
+      for (const k of soroban.readWrite) {
+        if (!isArchived(k)) continue;
+        const e = view.get(k);
+        if (!e) continue;
+        const until = ctx.ledgerSeq + mins.minPersistent - 1;
+        restored.set(k, until);
+        changes.push({
+          persistent: true,
+          code: e.data.type === "contractCode",
+          oldSize: 0,
+          newSize: e.toXdr().length,
+          oldLiveUntil: 0,
+          newLiveUntil: until,
+        });
+      }
+      const rent = rentFee(changes, ctx.ledgerSeq, fees);
+      if (rent > budget) return insufficientRefundable("restore_footprint", rent, budget);
       return {
         ok: true,
         result: { op_inner: { restore_footprint: "success" } },
         events: [],
         diagnosticEvents: [],
+        restored,
+        refundableFee: rent,
+        rentFee: rent,
       };
+    }
     default:
       return { ok: false, result: "op_not_supported", events: [], diagnosticEvents: [] };
   }
@@ -254,6 +458,8 @@ export function sorobanDataB64(
 /** simulateTransaction's result (stellar-rpc shape, before latestLedger is added). */
 export interface SimulationResult {
   error?: string;
+  /** Present when archived entries must be restored first. */
+  restorePreamble?: { minResourceFee: string; transactionData: string };
   events?: string[];
   transactionData?: string;
   minResourceFee?: string;
@@ -274,12 +480,70 @@ function goOpTypeName(t: string): string {
   return "OperationType" + t[0].toUpperCase() + t.slice(1);
 }
 
+/** Fixed part of simulation's refundable margin (about two TTL writes). */
+const REFUNDABLE_MARGIN = 25_000n;
+
+/** Rent (as for new entries) and total size of restoring the archived ones among `keys`. */
+function restoreRent(ctx: SimulationContext, keys: string[]): { rent: bigint; bytes: number } {
+  const isArchived = archivedReader(ctx.reader);
+  const mins = minTtls(ctx.reader);
+  const seq = ctx.hostLedger.sequence;
+  const changes: RentChange[] = [];
+  let bytes = 0;
+  for (const k of keys) {
+    if (!isArchived(k)) continue;
+    const e = ctx.reader.get(k);
+    if (!e) continue;
+    const size = e.toXdr().length;
+    bytes += size;
+    changes.push({
+      persistent: true,
+      code: e.data.type === "contractCode",
+      oldSize: 0,
+      newSize: size,
+      oldLiveUntil: 0,
+      newLiveUntil: seq + mins.minPersistent - 1,
+    });
+  }
+  return { rent: rentFee(changes, seq, feesOf(ctx.reader)), bytes };
+}
+
+/**
+ * Size the signed envelope will have: the simulated envelope with the returned transaction
+ * data and auth entries, one transaction signature, and a signature allowance per address
+ * credential still to be signed (over-estimates are harmless; under-estimates would make the
+ * declared fee too low for the real size).
+ */
+function estimatedTxSize(
+  envelope: xdr.TransactionEnvelope,
+  envelopeBytes: number | undefined,
+  dataBytes: number,
+  auth: { entry: xdr.SorobanAuthorizationEntry; b64: string }[],
+): number {
+  let size = (envelopeBytes ?? envelope.toXdr().length) + dataBytes + 72 + 32;
+  if (envelope.type === "envelopeTypeTx") {
+    const tx = envelope.v1.tx;
+    if (tx.ext.type === "sorobanData") size -= tx.ext.sorobanData.toXdr().length;
+    const body = tx.operations[0]?.body;
+    if (body?.type === "invokeHostFunction") {
+      for (const a of body.invokeHostFunctionOp.auth) size -= a.toXdr().length;
+    }
+  }
+  for (const a of auth) {
+    size += (a.b64.length * 3) / 4;
+    if (a.entry.credentials.type !== "sorobanCredentialsSourceAccount") size += 200;
+  }
+  return size;
+}
+
 /** Simulates a transaction envelope as stellar-rpc does (errors go into `error`). */
 export function simulateEnvelope(
   ctx: SimulationContext,
   envelope: xdr.TransactionEnvelope,
   authModeParam: string | undefined,
   instructionLeeway = 0,
+  /** Byte size of `envelope`'s XDR when the caller knows it (saves re-encoding it). */
+  envelopeBytes?: number,
 ): SimulationResult {
   let tx: xdr.Transaction | xdr.TransactionV0;
   if (envelope.type === "envelopeTypeTx") tx = envelope.v1.tx;
@@ -334,13 +598,47 @@ export function simulateEnvelope(
         writeBytes += ctx.reader.get(k.toXdr("base64"))?.toXdr().length ?? 0;
       }
     }
-    const fee = resourceFee({
+    let rent = 0n;
+    if (body.type === "restoreFootprint") {
+      rent = restoreRent(ctx, fp.readWrite.map((k) => k.toXdr("base64"))).rent;
+    }
+    if (body.type === "extendFootprintTtl") {
+      const extendTo = body.extendFootprintTtlOp.extendTo;
+      const ext = new Map<string, number>();
+      for (const k of fp.readOnly) ext.set(k.toXdr("base64"), ctx.hostLedger.sequence + extendTo);
+      rent = rentFee(
+        rentChangesOf(
+          ctx.reader,
+          ttlReader(ctx.reader),
+          new Map(),
+          ext,
+          ctx.hostLedger.sequence,
+          minTtls(ctx.reader),
+        ),
+        ctx.hostLedger.sequence,
+        feesOf(ctx.reader),
+      );
+    }
+    const draft = new xdr.SorobanTransactionData({
+      ext: xdr.SorobanTransactionDataExt.v0(),
+      resources: new xdr.SorobanResources({
+        footprint: fp,
+        instructions: 0,
+        diskReadBytes: 0,
+        writeBytes,
+      }),
+      resourceFee: 0n,
+    });
+    const fee = nonRefundableFee({
       instructions: 0,
+      diskReadEntries: [...fp.readOnly, ...fp.readWrite].filter((k) =>
+        k.type !== "contractData" && k.type !== "contractCode"
+      ).length,
+      writeEntries: fp.readWrite.length,
       diskReadBytes: 0,
       writeBytes,
-      readOnlyEntries: fp.readOnly.length,
-      readWriteEntries: fp.readWrite.length,
-    });
+      txSizeBytes: estimatedTxSize(envelope, envelopeBytes, draft.toXdr().length, []),
+    }, feesOf(ctx.reader)) + rent + (rent > 0n ? rent / 5n + REFUNDABLE_MARGIN : 0n);
     const data = new xdr.SorobanTransactionData({
       ext: xdr.SorobanTransactionDataExt.v0(),
       resources: new xdr.SorobanResources({
@@ -385,13 +683,48 @@ export function simulateEnvelope(
     };
   }
   const instructions = paddedInstructions(res.resources.instructions) + instructionLeeway;
-  const fee = resourceFee({
+  const resources = {
     instructions,
+    diskReadEntries: [...res.readOnly, ...res.readWrite].filter(isDiskKeyB64).length,
+    writeEntries: res.readWrite.length,
     diskReadBytes: res.resources.diskReadBytes,
     writeBytes: res.resources.writeBytes,
-    readOnlyEntries: res.readOnly.length,
-    readWriteEntries: res.readWrite.length,
-  });
+  };
+  const draftData = sorobanDataB64(
+    res.readOnly,
+    res.readWrite,
+    instructions,
+    res.resources.diskReadBytes,
+    res.resources.writeBytes,
+    0n,
+  );
+  const authB64 = res.auth.map((a) => a.toXdr("base64"));
+  const txSizeBytes = estimatedTxSize(
+    envelope,
+    envelopeBytes,
+    (draftData.length * 3) / 4,
+    res.auth.map((entry, i) => ({ entry, b64: authB64[i] })),
+  );
+  const rent = rentFee(
+    rentChangesOf(
+      ctx.reader,
+      ttlReader(ctx.reader),
+      res.changes,
+      res.liveUntil,
+      ctx.hostLedger.sequence,
+      minTtls(ctx.reader),
+    ),
+    ctx.hostLedger.sequence,
+    feesOf(ctx.reader),
+  );
+  const refundable = rent +
+    eventsFee(eventBytes(res.events, res.returnValue ?? xdr.ScVal.scvVoid()), feesOf(ctx.reader));
+  // The transaction lands in a later ledger than the one simulated: TTL extensions requested
+  // relative to the ledger sequence reach a little further (and may newly count as an
+  // extension, with its TTL write). A margin on the refundable part keeps the declared fee
+  // sufficient; what is not used is refunded.
+  const fee = nonRefundableFee({ ...resources, txSizeBytes }, feesOf(ctx.reader)) + refundable +
+    refundable / 5n + REFUNDABLE_MARGIN;
   const transactionData = sorobanDataB64(
     res.readOnly,
     res.readWrite,
@@ -400,12 +733,34 @@ export function simulateEnvelope(
     res.resources.writeBytes,
     fee,
   );
+  // Archived entries in the footprint: the call was simulated as if they were restored; the
+  // client must first send the RestoreFootprint transaction described by the preamble.
+  const isArchived = archivedReader(ctx.reader);
+  const archived = [...res.readOnly, ...res.readWrite].filter(isArchived);
+  let restorePreamble: SimulationResult["restorePreamble"];
+  if (archived.length > 0) {
+    const { rent, bytes } = restoreRent(ctx, archived);
+    const draft = sorobanDataB64([], archived, 0, bytes, bytes, 0n);
+    const preFee = nonRefundableFee({
+      instructions: 0,
+      diskReadEntries: archived.length,
+      writeEntries: archived.length,
+      diskReadBytes: bytes,
+      writeBytes: bytes,
+      txSizeBytes: 300 + (draft.length * 3) / 4,
+    }, feesOf(ctx.reader)) + rent;
+    restorePreamble = {
+      minResourceFee: preFee.toString(),
+      transactionData: sorobanDataB64([], archived, 0, bytes, bytes, preFee),
+    };
+  }
   return {
+    ...(restorePreamble ? { restorePreamble } : {}),
     transactionData,
     minResourceFee: fee.toString(),
     results: [{
       xdr: (res.returnValue ?? xdr.ScVal.scvVoid()).toXdr("base64"),
-      auth: res.auth.map((a) => a.toXdr("base64")),
+      auth: authB64,
     }],
     events,
   };

@@ -1,12 +1,19 @@
 /**
- * The ledger-entry store: every live entry by base64 LedgerKey, with the TTL of Soroban
- * entries. Entries are immutable XDR objects, so a snapshot is a shallow copy of the map.
+ * The ledger-entry store: every entry by base64 LedgerKey, with the TTL of Soroban entries.
+ * Entries are immutable XDR objects, so a snapshot is a shallow copy of the map.
+ *
+ * Expiry lives here, at the storage boundary: against {@link EntryStore.currentLedger} (the
+ * ledger being built), a temporary entry past its live-until ledger is gone (reads see
+ * nothing; a new write creates it afresh), and a persistent entry or contract code/instance
+ * past it is archived — still stored, reported by {@link EntryStore.archived}, and refused by
+ * transactions until a RestoreFootprint brings it back.
  *
  * @module
  */
 import type { xdr } from "@stellar/stellar-sdk";
 import type { LedgerReader } from "./host/types.ts";
 import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "./constants.ts";
+import { FEE_CONFIG, type FeeConfig } from "./fees.ts";
 
 /** One stored entry. */
 export interface StoredEntry {
@@ -15,6 +22,14 @@ export interface StoredEntry {
   liveUntil?: number;
   /** Cached base64 LedgerEntryData (for getLedgerEntries). */
   dataB64?: string;
+  /** A temporary contract-data entry (deleted, not archived, when it expires). */
+  temporary?: boolean;
+}
+
+/** Minimum TTLs (ledgers) given to new entries: network settings, per node. */
+export interface TtlSettings {
+  minPersistent: number;
+  minTemporary: number;
 }
 
 /** A recorded change of one entry (before → after; undefined = absent). */
@@ -27,6 +42,22 @@ export interface Change {
 /** The live entries of the node. */
 export class EntryStore implements LedgerReader {
   #map = new Map<string, StoredEntry>();
+  /** Minimum TTLs of new entries (default mainnet's). */
+  ttl: TtlSettings = { minPersistent: MIN_PERSISTENT_TTL, minTemporary: MIN_TEMPORARY_TTL };
+  /** The ledger being built: entries whose live-until ledger is below it have expired. */
+  currentLedger = 0;
+  /** The node's fee configuration (rent rates included). */
+  fees: FeeConfig = FEE_CONFIG;
+
+  #expired(s: StoredEntry): boolean {
+    return s.liveUntil !== undefined && s.liveUntil < this.currentLedger;
+  }
+
+  /** Whether `key` is a persistent entry (or contract code/instance) that is archived. */
+  archived(key: string): boolean {
+    const s = this.#map.get(key);
+    return s !== undefined && !s.temporary && this.#expired(s);
+  }
 
   /** Number of live entries. */
   get size(): number {
@@ -34,12 +65,15 @@ export class EntryStore implements LedgerReader {
   }
 
   get(key: string): xdr.LedgerEntry | undefined {
-    return this.#map.get(key)?.entry;
+    const s = this.#map.get(key);
+    if (s === undefined || (s.temporary && this.#expired(s))) return undefined;
+    return s.entry;
   }
 
-  /** The stored record (entry, TTL, cached encodings). */
+  /** The stored record (entry, TTL, cached encodings); expired temporary entries are gone. */
   stored(key: string): StoredEntry | undefined {
-    return this.#map.get(key);
+    const s = this.#map.get(key);
+    return s === undefined || (s.temporary && this.#expired(s)) ? undefined : s;
   }
 
   /**
@@ -53,28 +87,35 @@ export class EntryStore implements LedgerReader {
       this.#map.delete(key);
       return { key, before: prev?.entry, after: undefined };
     }
-    let liveUntil = prev?.liveUntil;
+    // An expired predecessor does not lend its TTL: the write creates (or, for an in-process
+    // write to an archived entry, restores) the entry with a fresh minimum TTL.
+    let liveUntil = prev && !this.#expired(prev) ? prev.liveUntil : undefined;
+    const d = entry.data;
+    const temporary = d.type === "contractData" && d.contractData.durability.name === "temporary";
     if (liveUntil === undefined) {
-      const d = entry.data;
       if (d.type === "contractData") {
-        const ttl = d.contractData.durability.name === "temporary"
-          ? MIN_TEMPORARY_TTL
-          : MIN_PERSISTENT_TTL;
+        const ttl = temporary ? this.ttl.minTemporary : this.ttl.minPersistent;
         liveUntil = entry.lastModifiedLedgerSeq + ttl - 1;
       } else if (d.type === "contractCode") {
-        liveUntil = entry.lastModifiedLedgerSeq + MIN_PERSISTENT_TTL - 1;
+        liveUntil = entry.lastModifiedLedgerSeq + this.ttl.minPersistent - 1;
       }
     }
-    this.#map.set(key, { entry, liveUntil });
+    this.#map.set(key, temporary ? { entry, liveUntil, temporary } : { entry, liveUntil });
     return { key, before: prev?.entry, after: entry };
   }
 
-  /** Extends the TTL of a Soroban entry to at least `liveUntil`. */
+  /** Extends the TTL of a live Soroban entry to at least `liveUntil` (expired ones stay so). */
   extendTtl(key: string, liveUntil: number): void {
     const s = this.#map.get(key);
-    if (s && s.liveUntil !== undefined && s.liveUntil < liveUntil) {
+    if (s && s.liveUntil !== undefined && s.liveUntil < liveUntil && !this.#expired(s)) {
       this.#map.set(key, { ...s, liveUntil });
     }
+  }
+
+  /** Restores an archived entry: live again until `liveUntil`. */
+  restoreEntry(key: string, liveUntil: number): void {
+    const s = this.#map.get(key);
+    if (s && !s.temporary && s.liveUntil !== undefined) this.#map.set(key, { ...s, liveUntil });
   }
 
   /** A shallow copy of the current state. */

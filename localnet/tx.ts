@@ -12,7 +12,7 @@ import { xdr } from "@stellar/stellar-sdk";
 import { availableBalance, issuerOf, loadAccount, putAccount, withAccount } from "./accounts.ts";
 import { applyClassicOp, checkClassicOp, type OpResultJson, thresholdLevel } from "./classic.ts";
 import { BASE_FEE, TX_LIMITS } from "./constants.ts";
-import { resourceFee } from "./fees.ts";
+import { nonRefundableFee } from "./fees.ts";
 import type { HostApi } from "./host_api.ts";
 import type { LedgerInfo } from "./host/types.ts";
 import { verifyEd25519 } from "./sig.ts";
@@ -36,8 +36,14 @@ export interface ParsedTx {
     /** Resource fee computed from the declared resources. */
     computedFee: bigint;
   };
-  /** What the source pays. */
+  /** What the fee source pays at the base inclusion fee (resource fee included). */
   feeCharged: bigint;
+  /** The account paying the fee: the source, or a fee bump's fee source. */
+  feeSource: string;
+  /** Inclusion fee bid of the whole transaction (fee − resource fee; the outer fee of a bump). */
+  inclusionBid: bigint;
+  /** Set for a fee-bump envelope: the inner transaction's hash. */
+  feeBump?: { innerHash: string };
 }
 
 /** A rejected envelope: the TransactionResult (JSON form) and optional diagnostics. */
@@ -56,16 +62,28 @@ export interface TxRecord {
   envelope: xdr.TransactionEnvelope;
   envelopeB64: string;
   source: string;
+  /** The account that paid the fee (differs from `source` for a fee bump). */
+  feeSource: string;
+  feeBump?: { innerHash: string };
   successful: boolean;
   result: xdr.TransactionResult;
   feeCharged: bigint;
+  /** Inclusion part of the charged fee (what getFeeStats reports). */
+  inclusionFeeCharged: bigint;
   feeChanges: Change[];
   seqChanges: Change[];
   opChanges: Change[][];
   opEvents: xdr.ContractEvent[][];
   diagnosticEvents: xdr.DiagnosticEvent[];
   /** Present for Soroban transactions. */
-  soroban?: { returnValue?: xdr.ScVal; nonRefundableFee: bigint };
+  soroban?: {
+    returnValue?: xdr.ScVal;
+    nonRefundableFee: bigint;
+    refundableFee: bigint;
+    rentFee: bigint;
+  };
+  /** The refund of the unused refundable resource fee (txChangesAfter). */
+  refundChanges: Change[];
   /** Close time of its ledger (set when the ledger closes). */
   closeTime: bigint;
   /** Lazily built encodings. */
@@ -86,8 +104,6 @@ export interface TxContext {
   ledgerSeq: number;
   /** Its close time. */
   closeTime: bigint;
-  /** Seconds the ledger clock runs ahead of the wall clock (test time travel). */
-  timeOffset?: number;
   host: HostApi | undefined;
   hostLedger: LedgerInfo;
 }
@@ -204,10 +220,89 @@ export function validateTx(
   envelopeB64: string,
 ): ParsedTx | Rejection {
   const hash = envelopeHash(envelope, ctx.networkId);
+  if (envelope.type === "envelopeTypeTxFeeBump") {
+    return validateFeeBump(ctx, envelope, envelopeB64, hash);
+  }
   if (envelope.type !== "envelopeTypeTx") {
     return { hash, result: txCode("tx_not_supported", 0n) };
   }
-  const tx = envelope.v1.tx;
+  return validateV1(ctx, envelope, envelopeB64, hash, envelope.v1.tx, envelope.v1.signatures);
+}
+
+/**
+ * A fee bump (CAP-15): the outer fee must cover one more operation than the inner
+ * transaction at no lower a rate; the fee source signs (low threshold) and pays; the inner
+ * transaction is validated as usual except for its own fee and balance.
+ */
+function validateFeeBump(
+  ctx: TxContext,
+  envelope: xdr.TransactionEnvelope,
+  envelopeB64: string,
+  hash: string,
+): ParsedTx | Rejection {
+  if (envelope.type !== "envelopeTypeTxFeeBump") throw new Error("unreachable");
+  const fb = envelope.feeBump.tx;
+  const innerEnv = fb.innerTx.v1;
+  const inner = innerEnv.tx;
+  const ops = inner.operations.length;
+  const outerFee = BigInt(fb.fee);
+  const resource = inner.ext.type === "sorobanData" ? inner.ext.sorobanData.resourceFee : 0n;
+  const minFee = BigInt(BASE_FEE * (ops + 1));
+  // What validation errors report as charged (the resource part is the declared fee).
+  const charged = minFee + (resource > 0n ? resource : 0n);
+  const innerBid = BigInt(inner.fee) - resource;
+  const outerBid = outerFee - resource;
+  if (outerBid < minFee || outerBid * BigInt(Math.max(ops, 1)) < innerBid * BigInt(ops + 1)) {
+    return { hash, result: txCode("tx_insufficient_fee", charged) };
+  }
+  const feeSource = muxedToG(fb.feeSource);
+  const acc = loadAccount(ctx.store, feeSource);
+  if (!acc) return { hash, result: txCode("tx_no_account", charged) };
+  const checker = new SignatureChecker(hexBytes(hash), envelope.feeBump.signatures);
+  if (!checker.check(signersOf(acc), acc.thresholds.value[THRESHOLD_INDEX.low])) {
+    return { hash, result: txCode("tx_bad_auth", charged) };
+  }
+  if (availableBalance(acc) < outerFee) {
+    return { hash, result: txCode("tx_insufficient_balance", charged) };
+  }
+  if (checker.used.some((u) => !u)) {
+    return { hash, result: txCode("tx_bad_auth_extra", charged) };
+  }
+  const innerHash = toHex(sha256(ctx.networkId, TX_ENVELOPE_TYPE_TX, inner.toXdr()));
+  const v = validateV1(ctx, envelope, envelopeB64, innerHash, inner, innerEnv.signatures, {
+    feeSource,
+  });
+  if ("result" in v) {
+    return {
+      hash,
+      result: {
+        fee_charged: charged.toString(),
+        result: { tx_fee_bump_inner_failed: { transaction_hash: innerHash, result: v.result } },
+        ext: "v0",
+      },
+      diagnostic: v.diagnostic,
+    };
+  }
+  return {
+    ...v,
+    hash,
+    feeSource,
+    feeCharged: v.feeCharged + BigInt(BASE_FEE),
+    inclusionBid: outerBid,
+    feeBump: { innerHash },
+  };
+}
+
+/** A v1 transaction (alone, or inside a fee bump when `bump` is given). */
+function validateV1(
+  ctx: TxContext,
+  envelope: xdr.TransactionEnvelope,
+  envelopeB64: string,
+  hash: string,
+  tx: xdr.Transaction,
+  signatures: xdr.DecoratedSignature[],
+  bump?: { feeSource: string },
+): ParsedTx | Rejection {
   const ops = tx.operations;
   const classicFee = BigInt(BASE_FEE * Math.max(ops.length, 1));
   // 1. operations present
@@ -230,14 +325,20 @@ export function validateTx(
     const res = data.resources;
     const readOnly = res.footprint.readOnly.map((k) => k.toXdr("base64"));
     const readWrite = res.footprint.readWrite.map((k) => k.toXdr("base64"));
-    const computedFee = resourceFee({
+    // Non-refundable part from the declared resources and the envelope's real size; the
+    // rest of the declared resource fee is the refundable budget (events, rent).
+    const computedFee = nonRefundableFee({
       instructions: res.instructions,
+      diskReadEntries: [...res.footprint.readOnly, ...res.footprint.readWrite]
+        .filter(isDiskEntry).length,
+      writeEntries: readWrite.length,
       diskReadBytes: res.diskReadBytes,
       writeBytes: res.writeBytes,
-      readOnlyEntries: readOnly.length,
-      readWriteEntries: readWrite.length,
-    });
-    feeCharged = BigInt(BASE_FEE) + computedFee;
+      txSizeBytes: b64Size(envelopeB64),
+    }, ctx.store.fees);
+    // Charged up front: the whole declared resource fee; the unused refundable part is
+    // refunded after execution.
+    feeCharged = BigInt(BASE_FEE) + declaredFee;
     const invalid = (msg: string): Rejection => ({
       hash,
       result: txCode("tx_soroban_invalid", BigInt(BASE_FEE) + declaredFee),
@@ -249,7 +350,7 @@ export function validateTx(
       readOnly.length + readWrite.length > TX_LIMITS.readEntries ||
       readWrite.length > TX_LIMITS.writeEntries
     ) return invalid("transaction resources exceed network config limits");
-    if (envelopeB64.length * 3 / 4 > TX_LIMITS.txSizeBytes) {
+    if (envelopeB64.length * 3 / 4 > TX_LIMITS.txSizeBytes && !bump) {
       return invalid("transaction size exceeds network config limit");
     }
     const all = [...res.footprint.readOnly, ...res.footprint.readWrite];
@@ -274,10 +375,10 @@ export function validateTx(
   // 4. time and ledger bounds
   const bounds = timeAndLedgerBounds(tx.cond);
   if (bounds.time) {
-    // Clients derive time bounds from their own clock, which knows nothing of the test offset:
-    // compare with the close time minus the offset (= the wall clock), so advancing ledger
-    // time does not make every SDK-built transaction txTOO_LATE.
-    const clientTime = ctx.closeTime - BigInt(ctx.timeOffset ?? 0);
+    // Clients derive time bounds from their own clock, which knows nothing of test time travel
+    // (closeLedgers/advanceTime run ledger time ahead): compare with the wall clock, so
+    // advancing ledger time does not make every SDK-built transaction txTOO_LATE.
+    const clientTime = BigInt(Math.floor(Date.now() / 1000));
     if (bounds.time.minTime > clientTime) {
       return { hash, result: txCode("tx_too_early", feeCharged) };
     }
@@ -295,7 +396,7 @@ export function validateTx(
   }
   // 5. inclusion fee
   const inclusionFee = BigInt(tx.fee) - (soroban ? soroban.data.resourceFee : 0n);
-  if (inclusionFee < BigInt(BASE_FEE * ops.length)) {
+  if (!bump && inclusionFee < BigInt(BASE_FEE * ops.length)) {
     return { hash, result: txCode("tx_insufficient_fee", feeCharged) };
   }
   // 6. source account
@@ -311,7 +412,7 @@ export function validateTx(
     return { hash, result: txCode("tx_bad_seq", feeCharged) };
   }
   // 8. signatures (low threshold of the source)
-  const checker = new SignatureChecker(hexBytes(hash), envelope.v1.signatures);
+  const checker = new SignatureChecker(hexBytes(hash), signatures);
   if (!checker.check(signersOf(acc), acc.thresholds.value[THRESHOLD_INDEX.low])) {
     return { hash, result: txCode("tx_bad_auth", feeCharged) };
   }
@@ -321,7 +422,7 @@ export function validateTx(
     }
   }
   // 9. fee balance
-  if (availableBalance(acc) < BigInt(tx.fee)) {
+  if (!bump && availableBalance(acc) < BigInt(tx.fee)) {
     return { hash, result: txCode("tx_insufficient_balance", feeCharged) };
   }
   // Operations: source account, signature threshold, validity.
@@ -353,7 +454,29 @@ export function validateTx(
   if (checker.used.some((u) => !u)) {
     return { hash, result: txCode("tx_bad_auth_extra", feeCharged) };
   }
-  return { envelope, envelopeB64, tx, hash, source, ops: parsedOps, soroban, feeCharged };
+  return {
+    envelope,
+    envelopeB64,
+    tx,
+    hash,
+    source,
+    ops: parsedOps,
+    soroban,
+    feeCharged,
+    feeSource: bump?.feeSource ?? source,
+    inclusionBid: inclusionFee,
+  };
+}
+
+/** Decoded byte length of a base64 string. */
+export function b64Size(b64: string): number {
+  const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  return (b64.length * 3) / 4 - pad;
+}
+
+/** Whether a footprint key is read from disk (classic entries; live Soroban state is in memory). */
+export function isDiskEntry(k: xdr.LedgerKey): boolean {
+  return k.type !== "contractData" && k.type !== "contractCode";
 }
 
 function hexBytes(hex: string): Uint8Array {
@@ -402,15 +525,24 @@ function validFootprintKey(k: xdr.LedgerKey): boolean {
   }
 }
 
-/** Applies a validated transaction into the store; returns its record (ledger fields unset). */
-export function applyTx(ctx: TxContext, p: ParsedTx): TxRecord {
+/**
+ * Applies a validated transaction into the store; returns its record (ledger fields unset).
+ * `inclusionFee` is what the ledger charges for inclusion (base fee, or the surge price).
+ */
+export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxRecord {
   const seq = ctx.ledgerSeq;
   const store = ctx.store;
+  const opsCharged = BigInt(p.ops.length + (p.feeBump ? 1 : 0));
+  const baseInclusion = BigInt(BASE_FEE) * opsCharged;
+  const inclusion = inclusionFee === undefined
+    ? baseInclusion
+    : (inclusionFee / BigInt(p.ops.length)) * opsCharged;
+  const wanted = p.feeCharged - baseInclusion + inclusion;
   // Fee, then sequence number (both survive an operation failure).
-  const acc0 = loadAccount(store, p.source)!;
-  const fee = p.feeCharged > acc0.balance ? acc0.balance : p.feeCharged;
+  const acc0 = loadAccount(store, p.feeSource)!;
+  const fee = wanted > acc0.balance ? acc0.balance : wanted;
   const feeWriter = new Overlay(store);
-  putAccount(feeWriter, p.source, withAccount(acc0, { balance: acc0.balance - fee }), seq);
+  putAccount(feeWriter, p.feeSource, withAccount(acc0, { balance: acc0.balance - fee }), seq);
   const feeChanges = commit(store, feeWriter, seq);
   const acc1 = loadAccount(store, p.source)!;
   const seqWriter = new Overlay(store);
@@ -448,15 +580,43 @@ export function applyTx(ctx: TxContext, p: ParsedTx): TxRecord {
     if (sorobanOut?.ttlExtensions) {
       for (const [k, until] of sorobanOut.ttlExtensions) store.extendTtl(k, until);
     }
+    if (sorobanOut?.restored) {
+      for (const [k, until] of sorobanOut.restored) store.restoreEntry(k, until);
+    }
   } else {
     for (let i = 0; i < p.ops.length; i++) {
       opChanges.push([]);
       opEvents[i] = [];
     }
   }
+  // Refund the unused refundable part of the declared resource fee (all of it on failure).
+  let charged = fee;
+  let refundChanges: Change[] = [];
+  let refundableCharged = 0n;
+  if (p.soroban) {
+    const declared = p.soroban.data.resourceFee;
+    refundableCharged = ok ? sorobanOut?.refundableFee ?? 0n : 0n;
+    const keep = inclusion + p.soroban.computedFee + refundableCharged;
+    const refund = fee > keep ? fee - keep : 0n;
+    if (refund > 0n && declared > 0n) {
+      const acc2 = loadAccount(store, p.feeSource)!;
+      const w = new Overlay(store);
+      putAccount(w, p.feeSource, withAccount(acc2, { balance: acc2.balance + refund }), seq);
+      refundChanges = commit(store, w, seq);
+      charged = fee - refund;
+    }
+  }
+  const inner = ok ? { tx_success: opResults } : { tx_failed: opResults };
   const result = xdr.TransactionResult.fromJson({
-    fee_charged: fee.toString(),
-    result: ok ? { tx_success: opResults } : { tx_failed: opResults },
+    fee_charged: charged.toString(),
+    result: p.feeBump
+      ? {
+        [ok ? "tx_fee_bump_inner_success" : "tx_fee_bump_inner_failed"]: {
+          transaction_hash: p.feeBump.innerHash,
+          result: { fee_charged: "0", result: inner, ext: "v0" },
+        },
+      }
+      : inner,
     ext: "v0",
     // deno-lint-ignore no-explicit-any
   } as any);
@@ -467,9 +627,13 @@ export function applyTx(ctx: TxContext, p: ParsedTx): TxRecord {
     envelope: p.envelope,
     envelopeB64: p.envelopeB64,
     source: p.source,
+    feeSource: p.feeSource,
+    feeBump: p.feeBump,
     successful: ok,
     result,
-    feeCharged: fee,
+    feeCharged: charged,
+    inclusionFeeCharged: inclusion,
+    refundChanges,
     feeChanges,
     seqChanges,
     opChanges,
@@ -479,6 +643,8 @@ export function applyTx(ctx: TxContext, p: ParsedTx): TxRecord {
       ? {
         returnValue: ok ? sorobanOut?.returnValue : undefined,
         nonRefundableFee: p.soroban.computedFee,
+        refundableFee: refundableCharged,
+        rentFee: ok ? sorobanOut?.rentFee ?? 0n : 0n,
       }
       : undefined,
     closeTime: ctx.closeTime,

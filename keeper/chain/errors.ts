@@ -83,6 +83,20 @@ export class TxRejectedError extends Error {
 }
 
 /**
+ * The transaction was not included before its ledger bound (`maxLedger`) passed, so it never
+ * will be: nothing was applied, no sequence number consumed, no fee charged — like a refusal.
+ */
+export class TxExpiredError extends TxRejectedError {
+  constructor(hash: string, readonly latestLedger: number, readonly maxLedger: number) {
+    super("EXPIRED", undefined, hash);
+    this.name = "TxExpiredError";
+    this.message = `transaction ${hash.slice(0, 12)}… not included by ledger ${
+      maxLedger - 1
+    } (latest ${latestLedger}): it can no longer land`;
+  }
+}
+
+/**
  * The transaction was sent but its outcome is unknown (not found before the poll deadline).
  * It may still land: callers must not assume either outcome.
  */

@@ -9,4 +9,5 @@ export * from "./ledger.ts";
 export * from "./rpc.ts";
 export * from "./scval.ts";
 export * from "./tx.ts";
+export * from "./ttl.ts";
 export * from "./spec.ts";

@@ -1,11 +1,25 @@
 /**
  * Contract calls: read-only simulation, and the write path build → simulate → assemble → sign
  * → send → poll. Failures are typed ({@link ContractCallError} with the contract error number,
- * {@link TxRejectedError} when the envelope is refused, {@link TxPendingError} when the
- * outcome is unknown), so callers branch on facts, not on message substrings.
+ * {@link TxRejectedError} when the envelope is refused or can no longer land —
+ * {@link TxExpiredError} —, {@link TxPendingError} when the outcome is unknown), so callers
+ * branch on facts, not on message substrings.
  *
- * No retries here: the caller decides (the spec forbids automatic swap retries, and a
- * retried draw could double-draw).
+ * Coping with a real network (stellar-core's queue behind stellar-rpc):
+ * - every transaction carries a ledger bound (`maxLedger` = latest + `validForLedgers`), so a
+ *   NOT_FOUND transaction is polled until it is included or the bound has passed — then it can
+ *   never land, and the caller is told so ({@link TxExpiredError});
+ * - TRY_AGAIN_LATER (queue full, or one of ours already queued) re-sends the same envelope;
+ *   DUPLICATE means the node already has it: it is polled like PENDING;
+ * - one transaction in flight per source account ({@link withSourceLock}): stellar-core
+ *   queues one per account, and sequence numbers must not race;
+ * - the inclusion fee comes from getFeeStats (p90 of recently charged Soroban inclusion fees,
+ *   at least the base fee) within a ceiling (`maxInclusionFee`, config MAX_INCLUSION_FEE);
+ * - a simulation that answers with a restore preamble (archived entries) is followed by the
+ *   RestoreFootprint transaction, then the call is built again.
+ *
+ * No retries of a transaction with a new sequence number here: the caller decides (the spec
+ * forbids automatic swap retries, and a retried draw could double-draw).
  *
  * @module
  */
@@ -13,6 +27,7 @@ import {
   Account,
   Contract,
   type Keypair,
+  Operation,
   rpc,
   TimeoutInfinite,
   type Transaction,
@@ -24,6 +39,7 @@ import {
   type HostErrorCode,
   parseHostError,
   RpcError,
+  TxExpiredError,
   TxPendingError,
   TxRejectedError,
 } from "./errors.ts";
@@ -72,13 +88,26 @@ export async function simulateRead(
 
 /** Options of {@link invokeContract}. */
 export interface InvokeOptions {
-  /** Inclusion fee in stroops on top of the resource fee (default 10 000 = 0.001 XLM). */
+  /**
+   * Fixed inclusion fee in stroops on top of the resource fee. Default: from getFeeStats
+   * ({@link inclusionFeeFor}) within {@link InvokeOptions.maxInclusionFee}.
+   */
   inclusionFee?: number;
+  /** Ceiling of the fee-stats inclusion fee, stroops (default {@link DEFAULT_MAX_INCLUSION_FEE}). */
+  maxInclusionFee?: number;
   /** Seconds the transaction stays valid, counted on the ledger clock (default 60). */
   validForSec?: number;
+  /**
+   * Ledgers the transaction may still be included in after the latest one (its `maxLedger`
+   * bound; default {@link DEFAULT_VALID_FOR_LEDGERS}). Past it, it can never land.
+   */
+  validForLedgers?: number;
   /** Poll interval of getTransaction in ms (default 250). */
   pollIntervalMs?: number;
-  /** Give up polling after this many ms and throw {@link TxPendingError} (default 30 000). */
+  /**
+   * Wall-clock safety net: give up polling after this many ms and throw
+   * {@link TxPendingError} (default 60 000; the ledger bound normally decides first).
+   */
   pollTimeoutMs?: number;
   /**
    * The source account with its current sequence number, when the caller already read it (saves
@@ -87,6 +116,64 @@ export interface InvokeOptions {
   account?: Account;
   /** Called after a successful simulation, right before the transaction is sent. */
   beforeSend?: (sim: SimulationOk) => void | Promise<void>;
+}
+
+/** Default ceiling of the inclusion fee, stroops (0.001 XLM). */
+export const DEFAULT_MAX_INCLUSION_FEE = 10_000;
+/** Default ledger bound: included within this many ledgers after the latest, or never. */
+export const DEFAULT_VALID_FOR_LEDGERS = 20;
+/** The network's minimum inclusion fee per operation. */
+const BASE_FEE = 100;
+const FEE_STATS_TTL_MS = 5_000;
+const feeStatsCache = new WeakMap<ChainRpc, { at: number; p90: number }>();
+
+/**
+ * The inclusion fee to bid: `opts.inclusionFee` when set, else the p90 of the Soroban
+ * inclusion fees charged in stellar-rpc's fee-stats window (cached for 5 s), at least the base
+ * fee and at most `opts.maxInclusionFee`. An unreachable getFeeStats bids the base fee.
+ */
+export async function inclusionFeeFor(
+  chain: ChainRpc,
+  opts: Pick<InvokeOptions, "inclusionFee" | "maxInclusionFee"> = {},
+): Promise<number> {
+  if (opts.inclusionFee !== undefined) return opts.inclusionFee;
+  const ceiling = Math.max(BASE_FEE, opts.maxInclusionFee ?? DEFAULT_MAX_INCLUSION_FEE);
+  let cached = feeStatsCache.get(chain);
+  if (!cached || performance.now() - cached.at > FEE_STATS_TTL_MS) {
+    try {
+      const stats = await chain.server.getFeeStats();
+      const p90 = Number(stats.sorobanInclusionFee.p90);
+      cached = { at: performance.now(), p90: Number.isFinite(p90) ? p90 : 0 };
+      feeStatsCache.set(chain, cached);
+    } catch {
+      cached = { at: performance.now(), p90: 0 };
+    }
+  }
+  return Math.min(ceiling, Math.max(BASE_FEE, Math.ceil(cached.p90)));
+}
+
+const sourceLocks = new WeakMap<ChainRpc, Map<string, Promise<unknown>>>();
+
+/**
+ * Runs `fn` while holding `account`'s submission lock on `chain`: never two of the keeper's
+ * own transactions in flight from one account (stellar-core queues one per source, and the
+ * second would reuse a sequence number). Not re-entrant.
+ */
+export function withSourceLock<T>(
+  chain: ChainRpc,
+  account: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  let locks = sourceLocks.get(chain);
+  if (!locks) sourceLocks.set(chain, locks = new Map());
+  const prev = locks.get(account) ?? Promise.resolve();
+  const run = prev.then(fn, fn);
+  const tail = run.catch(() => {});
+  locks.set(account, tail);
+  tail.then(() => {
+    if (locks.get(account) === tail) locks.delete(account);
+  });
+  return run;
 }
 
 /** A transaction that was included and succeeded. */
@@ -103,7 +190,7 @@ export interface InvokeResult {
  * Calls `contractId.fn(args)` in a transaction signed by `keypair` (the transaction source;
  * Soroban auth for the keypair's address is satisfied by source-account credentials).
  */
-export async function invokeContract(
+export function invokeContract(
   chain: ChainRpc,
   keypair: Keypair,
   contractId: string,
@@ -111,11 +198,29 @@ export async function invokeContract(
   args: xdr.ScVal[],
   opts: InvokeOptions = {},
 ): Promise<InvokeResult> {
+  return withSourceLock(
+    chain,
+    keypair.publicKey(),
+    () => invokeLocked(chain, keypair, contractId, fn, args, opts),
+  );
+}
+
+async function invokeLocked(
+  chain: ChainRpc,
+  keypair: Keypair,
+  contractId: string,
+  fn: string,
+  args: xdr.ScVal[],
+  opts: InvokeOptions,
+): Promise<InvokeResult> {
   const server = chain.server;
-  const account = opts.account ?? await server.getAccount(keypair.publicKey());
+  const [account, fee] = await Promise.all([
+    opts.account ?? server.getAccount(keypair.publicKey()),
+    inclusionFeeFor(chain, opts),
+  ]);
   const maxTime = ledgerNow(chain) + (opts.validForSec ?? 60);
   const tx = new TransactionBuilder(account, {
-    fee: String(opts.inclusionFee ?? 10_000),
+    fee: String(fee),
     networkPassphrase: chain.networkPassphrase,
     timebounds: { minTime: 0, maxTime },
   })
@@ -125,13 +230,26 @@ export async function invokeContract(
   if (rpc.Api.isSimulationError(sim)) {
     throw new ContractCallError(contractId, fn, parseHostError(sim.error), sim.error, "simulation");
   }
+  if (rpc.Api.isSimulationRestore(sim)) {
+    // Archived entries the call needs: restore them first (one RestoreFootprint transaction
+    // from the simulation's preamble), then build the call again on a fresh sequence number.
+    await restoreFromPreamble(chain, keypair, sim.restorePreamble, opts);
+    return invokeLocked(chain, keypair, contractId, fn, args, { ...opts, account: undefined });
+  }
   const okSim = sim as rpc.Api.SimulateTransactionSuccessResponse;
   await opts.beforeSend?.({
     retval: okSim.result?.retval ?? xdr.ScVal.scvVoid(),
     latestLedger: okSim.latestLedger,
     minResourceFee: okSim.minResourceFee,
   });
-  const prepared = rpc.assembleTransaction(tx, sim).build();
+  // Valid for a fixed number of ledgers after the one simulated against: past that bound the
+  // transaction can never land, which is how polling knows when to stop.
+  const prepared = rpc.assembleTransaction(tx, sim)
+    .setLedgerbounds(
+      0,
+      okSim.latestLedger + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
+    )
+    .build();
   prepared.sign(keypair);
   const sent = await sendAndConfirm(chain, prepared, opts);
   if (sent.failed) {
@@ -152,6 +270,39 @@ export async function invokeContract(
   };
 }
 
+/**
+ * Sends the RestoreFootprint transaction a simulation's `restorePreamble` describes, signed by
+ * `keypair`. The caller holds {@link withSourceLock} for the account.
+ */
+export async function restoreFromPreamble(
+  chain: ChainRpc,
+  keypair: Keypair,
+  preamble: { minResourceFee: string; transactionData: { build(): xdr.SorobanTransactionData } },
+  opts: InvokeOptions = {},
+): Promise<string> {
+  const [account, fee, head] = await Promise.all([
+    chain.server.getAccount(keypair.publicKey()),
+    inclusionFeeFor(chain, opts),
+    chain.server.getLatestLedger(),
+  ]);
+  const tx = new TransactionBuilder(account, {
+    fee: String(fee),
+    networkPassphrase: chain.networkPassphrase,
+    ledgerbounds: {
+      minLedger: 0,
+      maxLedger: head.sequence + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
+    },
+    timebounds: { minTime: 0, maxTime: 0 },
+  })
+    .setSorobanData(preamble.transactionData.build())
+    .addOperation(Operation.restoreFootprint({}))
+    .build();
+  tx.sign(keypair);
+  const r = await sendAndConfirm(chain, tx, opts);
+  if (r.failed) throw new Error(`RestoreFootprint failed: ${r.failed.opCode ?? "?"}`);
+  return r.hash;
+}
+
 /** Outcome of {@link sendAndConfirm}: included (succeeded, or `failed` with what is known). */
 export interface Confirmed {
   hash: string;
@@ -162,11 +313,15 @@ export interface Confirmed {
 }
 
 /**
- * Sends a signed transaction and polls getTransaction until it is included. Throws
- * {@link TxRejectedError} when the node refuses it (nothing included), {@link RpcError}
- * (method sendTransaction) when the send itself failed in transit and {@link TxPendingError}
- * when it is still unknown at the deadline — both ambiguous. An included FAILED transaction is
- * returned with `failed` set (its sequence number and fee were consumed).
+ * Sends a signed transaction and polls getTransaction until it is included or can no longer
+ * be. PENDING and DUPLICATE are polled; TRY_AGAIN_LATER and a send lost in transit are re-sent
+ * (the same envelope) on the next poll; while NOT_FOUND the envelope is re-sent every few
+ * polls (DUPLICATE if the node still has it; back in the queue if it was dropped). Throws
+ * {@link TxRejectedError} when the node refuses it (ERROR: nothing included),
+ * {@link TxExpiredError} when its ledger bound has passed without it (it never will land), and
+ * {@link TxPendingError} when the wall-clock safety net runs out first — ambiguous. An
+ * included FAILED transaction is returned with `failed` set (its sequence number and fee were
+ * consumed). Callers that sign with an account hold {@link withSourceLock} around it.
  */
 export async function sendAndConfirm(
   chain: ChainRpc,
@@ -175,22 +330,29 @@ export async function sendAndConfirm(
 ): Promise<Confirmed> {
   const server = chain.server;
   const hash = Array.from(signed.hash(), (b) => b.toString(16).padStart(2, "0")).join("");
+  const maxLedger = signed.ledgerBounds?.maxLedger ?? 0;
   const t0 = performance.now();
-  let sent: rpc.Api.SendTransactionResponse;
-  try {
-    sent = await server.sendTransaction(signed);
-  } catch (err) {
-    // The request may have reached the node: the outcome is unknown.
-    if (err instanceof RpcError) throw err;
-    throw new RpcError("sendTransaction", describeRaw(err));
-  }
-  if (sent.status !== "PENDING") {
-    const code = sent.errorResult?.result?.type;
-    throw new TxRejectedError(sent.status, code, hash);
-  }
   const pollMs = opts.pollIntervalMs ?? 250;
-  const deadline = t0 + (opts.pollTimeoutMs ?? 30_000);
-  for (;;) {
+  const deadline = t0 + (opts.pollTimeoutMs ?? 60_000);
+  // "queued": the node has it; "retry": send again next poll.
+  const send = async (first: boolean): Promise<"queued" | "retry"> => {
+    let sent: rpc.Api.SendTransactionResponse;
+    try {
+      sent = await server.sendTransaction(signed);
+    } catch {
+      // The request may have reached the node: poll, and send again.
+      if (chain.closed) throw new RpcError("sendTransaction", "closed");
+      return "retry";
+    }
+    if (sent.status === "PENDING" || sent.status === "DUPLICATE") return "queued";
+    if (sent.status === "TRY_AGAIN_LATER") return "retry";
+    // ERROR. On a re-send it may just mean the first copy was applied meanwhile (a real node
+    // answers txBAD_SEQ then): polling decides.
+    if (!first) return "queued";
+    throw new TxRejectedError(sent.status, sent.errorResult?.result?.type, hash);
+  };
+  let state = await send(true);
+  for (let polls = 1;; polls++) {
     let got: rpc.Api.GetTransactionResponse | undefined;
     try {
       got = await server.getTransaction(hash);
@@ -219,10 +381,16 @@ export async function sendAndConfirm(
         },
       };
     }
+    // NOT_FOUND with the ledger before maxLedger already closed: the next ledger is past the
+    // bound, so the transaction can never be included.
+    if (got && maxLedger > 0 && got.latestLedger >= maxLedger - 1) {
+      throw new TxExpiredError(hash, got.latestLedger, maxLedger);
+    }
     if (performance.now() >= deadline) {
       throw new TxPendingError(hash, Math.round(performance.now() - t0));
     }
     await sleep(pollMs);
+    if (state === "retry" || polls % 8 === 0) state = await send(false);
   }
 }
 
@@ -251,14 +419,6 @@ function opResultCode(result: xdr.TransactionResult | undefined): string | undef
   } catch {
     return result.result.type;
   }
-}
-
-function describeRaw(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  if (typeof err === "object" && err !== null && "message" in err) {
-    return String((err as { message: unknown }).message);
-  }
-  return String(err);
 }
 
 /** Promise-based sleep that never leaks a timer past its resolution. */

@@ -6,6 +6,7 @@
  */
 import { xdr } from "@stellar/stellar-sdk";
 import {
+  CLASSIC_FEE_STATS_WINDOW,
   EVENTS_DEFAULT_LIMIT,
   EVENTS_MAX_LIMIT,
   EVENTS_SCAN_LIMIT,
@@ -14,6 +15,7 @@ import {
   MAX_LEDGER_ENTRY_KEYS,
   NODE_VERSION,
   PROTOCOL_VERSION,
+  SOROBAN_FEE_STATS_WINDOW,
   TXS_DEFAULT_LIMIT,
   TXS_MAX_LIMIT,
 } from "../constants.ts";
@@ -72,7 +74,7 @@ function txFields(chain: Chain, t: TxRecord): Obj {
   const out: Obj = {
     txHash: t.hash,
     applicationOrder: t.order,
-    feeBump: false,
+    feeBump: t.feeBump !== undefined,
     envelopeXdr: t.envelopeB64,
     resultXdr: txResultB64(t),
     resultMetaXdr: txMetaB64(t, chain.nativeSac),
@@ -108,7 +110,7 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
       status: "healthy",
       latestLedger: latest.sequence,
       oldestLedger: oldest.sequence,
-      ledgerRetentionWindow: latest.sequence - oldest.sequence + 1,
+      ledgerRetentionWindow: chain.retentionLedgers,
       latestLedgerCloseTime: latest.closeTime.toString(),
       oldestLedgerCloseTime: oldest.closeTime.toString(),
     };
@@ -133,7 +135,7 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
   m.set("getLatestLedger", () => {
     const l = chain.latest;
     return {
-      id: l.hashHex,
+      id: chain.hashHex(l),
       sequence: l.sequence,
       protocolVersion: PROTOCOL_VERSION,
       closeTime: l.closeTime.toString(),
@@ -170,9 +172,9 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
         xdr: s.dataB64,
         lastModifiedLedgerSeq: s.entry.lastModifiedLedgerSeq,
       };
-      if (s.liveUntil !== undefined) {
-        e.liveUntilLedgerSeq = Math.max(s.liveUntil, chain.latest.sequence);
-      }
+      // An archived persistent entry is still served, with its past live-until ledger (how a
+      // client tells it needs a restore); expired temporary entries are gone.
+      if (s.liveUntil !== undefined) e.liveUntilLedgerSeq = s.liveUntil;
       entries.push(e);
     });
     return { entries, latestLedger: chain.latest.sequence };
@@ -189,10 +191,11 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
     if (rc && typeof rc === "object") leeway = uint(rc.instructionLeeway, "instructionLeeway") ?? 0;
     const authMode = typeof p.authMode === "string" ? p.authMode : undefined;
     const res = simulateEnvelope(
-      { reader: chain.store, host: chain.host, hostLedger: chain.hostLedger() },
+      { reader: chain.store, host: chain.host, hostLedger: chain.simulationLedger() },
       env,
       authMode,
       leeway,
+      ((p.transaction as string).length * 3) / 4,
     );
     return { ...res, latestLedger };
   });
@@ -229,8 +232,10 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
       oldestLedger: oldest.sequence,
       oldestLedgerCloseTime: oldest.closeTime.toString(),
     };
-    const t = chain.txIndex.get(hash.toLowerCase());
-    if (!t) return { ...base, status: "NOT_FOUND" };
+    const found = chain.txIndex.get(hash.toLowerCase());
+    // Outside the retention window a transaction is no longer known.
+    const t = found && found.ledger >= oldest.sequence ? found : undefined;
+    if (!t) return { ...base, status: "NOT_FOUND", txHash: hash.toLowerCase() };
     return {
       ...base,
       status: t.successful ? "SUCCESS" : "FAILED",
@@ -407,7 +412,7 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
 
 function ledgerInfo(chain: Chain, l: LedgerRecord): Obj {
   return {
-    hash: l.hashHex,
+    hash: chain.hashHex(l),
     sequence: l.sequence,
     ledgerCloseTime: l.closeTime.toString(),
     headerXdr: chain.historyB64(l),
@@ -415,40 +420,52 @@ function ledgerInfo(chain: Chain, l: LedgerRecord): Obj {
   };
 }
 
-/** getFeeStats over the last 50 ledgers: inclusion-fee bids per op, classic and Soroban. */
+/**
+ * getFeeStats as stellar-rpc computes it: the inclusion fees charged per operation in the last
+ * 10 ledgers (classic) and 50 ledgers (Soroban); an empty window reports zeros.
+ */
 function feeStats(chain: Chain): Obj {
-  const classic: bigint[] = [];
-  const soroban: bigint[] = [];
-  const n = Math.min(50, chain.ledgers.length);
-  for (let i = chain.ledgers.length - n; i < chain.ledgers.length; i++) {
-    for (const t of chain.ledgers[i].txs) {
-      if (t.envelope.type !== "envelopeTypeTx") continue;
-      const tx = t.envelope.v1.tx;
-      const resource = tx.ext.type === "sorobanData" ? tx.ext.sorobanData.resourceFee : 0n;
-      const perOp = (BigInt(tx.fee) - resource) / BigInt(Math.max(tx.operations.length, 1));
-      (t.soroban ? soroban : classic).push(perOp);
+  const window = (n: number, soroban: boolean) => {
+    const values: bigint[] = [];
+    const count = Math.min(n, chain.ledgers.length);
+    for (let i = chain.ledgers.length - count; i < chain.ledgers.length; i++) {
+      for (const t of chain.ledgers[i].txs) {
+        if (!!t.soroban !== soroban) continue;
+        const ops = BigInt(Math.max(opCount(t), 1));
+        values.push(t.inclusionFeeCharged / ops);
+      }
     }
-  }
+    return distribution(values, count);
+  };
   return {
-    sorobanInclusionFee: distribution(soroban, n),
-    inclusionFee: distribution(classic, n),
+    sorobanInclusionFee: window(SOROBAN_FEE_STATS_WINDOW, true),
+    inclusionFee: window(CLASSIC_FEE_STATS_WINDOW, false),
     latestLedger: chain.latest.sequence,
   };
+}
+
+function opCount(t: TxRecord): number {
+  const env = t.envelope;
+  if (env.type === "envelopeTypeTx") return env.v1.tx.operations.length;
+  if (env.type === "envelopeTypeTxFeeBump") {
+    return env.feeBump.tx.innerTx.v1.tx.operations.length + 1;
+  }
+  return 1;
 }
 
 function distribution(values: bigint[], ledgerCount: number): Obj {
   const v = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const pct = (p: number): string =>
-    v.length === 0 ? "100" : v[Math.min(v.length - 1, Math.ceil((p / 100) * v.length) - 1)]
+    v.length === 0 ? "0" : v[Math.min(v.length - 1, Math.ceil((p / 100) * v.length) - 1)]
       .toString();
   const counts = new Map<string, number>();
   for (const x of v) counts.set(x.toString(), (counts.get(x.toString()) ?? 0) + 1);
-  let mode = "100";
+  let mode = "0";
   let best = 0;
   for (const [k, c] of counts) if (c > best) [mode, best] = [k, c];
   return {
-    max: v.length ? v[v.length - 1].toString() : "100",
-    min: v.length ? v[0].toString() : "100",
+    max: v.length ? v[v.length - 1].toString() : "0",
+    min: v.length ? v[0].toString() : "0",
     mode,
     p10: pct(10),
     p20: pct(20),

@@ -140,7 +140,7 @@ export async function handleHttp(
       return json({ title: "Method Not Allowed", status: 405 }, 405);
     }
     await request.body?.cancel();
-    const reply = friendbot(chain, url.searchParams.get("addr"));
+    const reply = await friendbot(chain, url.searchParams.get("addr"));
     return json(reply.body, reply.status);
   }
   if (!RPC_PATHS.has(url.pathname)) {

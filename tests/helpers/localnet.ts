@@ -12,7 +12,7 @@
  * @module
  */
 import { contract, Keypair, rpc } from "@stellar/stellar-sdk";
-import { type Localnet, startLocalnet } from "../../localnet/mod.ts";
+import { type Localnet, type LocalnetOptions, startLocalnet } from "../../localnet/mod.ts";
 
 /** A test node. */
 export interface TestNode extends Localnet, AsyncDisposable {
@@ -25,13 +25,23 @@ export interface TestNode extends Localnet, AsyncDisposable {
    * as `signer` with `basicNodeSigner` when given.
    */
   clientFor<T = contract.Client>(contractId: string, signer?: Keypair): Promise<T>;
+  /**
+   * Polls getTransaction (every 25 ms, up to 20 s) until the transaction is no longer
+   * NOT_FOUND: sendTransaction only queues it; it lands when the next ledger closes.
+   */
+  confirm(hash: string): Promise<rpc.Api.GetTransactionResponse>;
   /** Options for `contract.Client` (rpcUrl, passphrase, signer) as a plain object. */
   clientOptions(contractId: string, signer?: Keypair): contract.ClientOptions;
 }
 
-/** Starts a node for a test: free port, no ledger timer unless `ledgerMs` is given. */
-export async function startTestNode(opts: { ledgerMs?: number } = {}): Promise<TestNode> {
-  const net = await startLocalnet({ port: 0, ledgerMs: opts.ledgerMs ?? 0 });
+/**
+ * Starts a node for a test: free port, no ledger timer unless `ledgerMs` is given (a ledger
+ * then closes `autoCloseMs`, default 100 ms, after a transaction is queued).
+ */
+export async function startTestNode(
+  opts: Omit<LocalnetOptions, "port"> = {},
+): Promise<TestNode> {
+  const net = await startLocalnet({ ...opts, port: 0, ledgerMs: opts.ledgerMs ?? 0 });
   const server = new rpc.Server(net.rpcUrl, { allowHttp: true });
   const clientOptions = (contractId: string, signer?: Keypair): contract.ClientOptions => ({
     contractId,
@@ -56,6 +66,14 @@ export async function startTestNode(opts: { ledgerMs?: number } = {}): Promise<T
       return contract.Client.from(clientOptions(contractId, signer)) as Promise<T>;
     },
     clientOptions,
+    async confirm(hash: string) {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const got = await server.getTransaction(hash);
+        if (got.status !== "NOT_FOUND" || Date.now() > deadline) return got;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
     [Symbol.asyncDispose]: () => net.close(),
   });
   return node;

@@ -19,7 +19,7 @@ import { Chain } from "../../localnet/ledger.ts";
 import { resultPair, txMetaB64, txSetOf } from "../../localnet/meta.ts";
 import { simulateEnvelope, sorobanDataB64 } from "../../localnet/soroban.ts";
 import { counterContract } from "../../contracts/testing/counter.ts";
-import { resourceFee } from "../../localnet/fees.ts";
+import { eventsFee, nonRefundableFee, rentFee } from "../../localnet/fees.ts";
 import { cursorString, parseCursor, toid } from "../../localnet/events.ts";
 import { loadAccount } from "../../localnet/accounts.ts";
 import { sha256, toHex } from "../../localnet/util.ts";
@@ -34,7 +34,10 @@ function classicTx(chain: Chain, kp: Keypair, ops: xdr.Operation[], fee = 100) {
   const tx = b.setTimeout(0).build();
   tx.sign(kp);
   const env = tx.toEnvelope();
-  return chain.submit(env, env.toXdr("base64"));
+  // Queued, then included when the next ledger closes.
+  const out = chain.submit(env, env.toXdr("base64"));
+  if (out.status === "PENDING") chain.closeLedger();
+  return out;
 }
 
 function resultJson(chain: Chain, hash: string) {
@@ -56,17 +59,21 @@ Deno.test("headers chain by sha256 of the previous header; set hashes match the 
     const prev = chain.ledgers[i - 1];
     const cur = chain.ledgers[i];
     assert.equal(cur.sequence, prev.sequence + 1);
-    assert.equal(toHex(cur.header.previousLedgerHash.value), prev.hashHex);
-    assert.equal(toHex(sha256(cur.header.toXdr())), cur.hashHex);
+    const header = chain.header(cur);
+    assert.equal(toHex(header.previousLedgerHash.value), chain.hashHex(prev));
+    assert.equal(toHex(sha256(header.toXdr())), chain.hashHex(cur));
+    assert.equal(header.ledgerSeq, cur.sequence);
+    assert.equal(header.scpValue.closeTime, cur.closeTime);
     assert.equal(
-      toHex(cur.header.scpValue.txSetHash.value),
+      toHex(header.scpValue.txSetHash.value),
       toHex(sha256(txSetOf(prev.hash, cur.txs).toXdr())),
     );
     assert.equal(
-      toHex(cur.header.txSetResultHash.value),
+      toHex(header.txSetResultHash.value),
       toHex(sha256(new xdr.TransactionResultSet({ results: cur.txs.map(resultPair) }).toXdr())),
     );
-    assert.ok(cur.closeTime >= prev.closeTime);
+    // Close times strictly increase, as stellar-core requires.
+    assert.ok(cur.closeTime > prev.closeTime);
   }
   // Meta decodes and contains the created accounts.
   const l2 = chain.ledger(2)!;
@@ -129,13 +136,13 @@ Deno.test("Soroban transactions go into the parallel phase; its hash matches the
   const env = tx.toEnvelope();
   const r = chain.submit(env, env.toXdr("base64"));
   assert.equal(r.status, "PENDING");
-  const l = chain.latest;
+  const l = chain.closeLedger();
   assert.equal(l.txs[0].successful, true);
   const set = txSetOf(chain.ledger(l.sequence - 1)!.hash, l.txs);
   assert.equal(set.v1TxSet.phases[1].type, "parallelTxsComponent");
-  assert.equal(toHex(l.header.scpValue.txSetHash.value), toHex(sha256(set.toXdr())));
+  assert.equal(toHex(chain.header(l).scpValue.txSetHash.value), toHex(sha256(set.toXdr())));
   assert.equal(
-    toHex(l.header.txSetResultHash.value),
+    toHex(chain.header(l).txSetResultHash.value),
     toHex(sha256(new xdr.TransactionResultSet({ results: l.txs.map(resultPair) }).toXdr())),
   );
   // The return value is in the v4 meta's sorobanMeta.
@@ -214,18 +221,46 @@ Deno.test("classic result codes: low reserve, already exists, malformed, invalid
   assert.equal(loadAccount(chain.store, a.publicKey())!.numSubEntries, 0);
 });
 
-Deno.test("fee model is deterministic in declared resources", () => {
+Deno.test("fee schedule: rs-soroban-env's formulas with the published fee configuration", () => {
   const base = {
     instructions: 1_000_000,
+    diskReadEntries: 1,
+    writeEntries: 2,
     diskReadBytes: 1000,
     writeBytes: 500,
-    readOnlyEntries: 3,
-    readWriteEntries: 2,
+    txSizeBytes: 800,
   };
-  // 2500 + 5×6250 + 2×10000 + ceil(1000×1786/1024) + ceil(500×11800/1024)
-  assert.equal(resourceFee(base), 2500n + 31_250n + 20_000n + 1745n + 5762n);
-  assert.ok(resourceFee({ ...base, instructions: 2_000_000 }) > resourceFee(base));
-  assert.ok(resourceFee({ ...base, readWriteEntries: 3 }) > resourceFee(base));
+  // 2500 + 1×6250 + 2×10000 + ceil(1000×1786/1024) + ceil(500×11539/1024)
+  //   + history ceil((800+300)×16235/1024) + bandwidth ceil(800×1624/1024)
+  assert.equal(
+    nonRefundableFee(base),
+    2500n + 6250n + 20_000n + 1745n + 5635n + 17_440n + 1269n,
+  );
+  // Bigger envelopes cost more (history and bandwidth).
+  assert.ok(nonRefundableFee({ ...base, txSizeBytes: 1800 }) > nonRefundableFee(base));
+  // Events: 10,000 per KiB, refundable.
+  assert.equal(eventsFee(1024), 10_000n);
+  // Rent of a new 100-byte persistent entry for the minimum TTL (2,073,600 ledgers), plus the
+  // TTL entry write: ceil(100×11539×2073600 / (1024×1402)) + 10000 + ceil(48×11539/1024).
+  const rent = rentFee([{
+    persistent: true,
+    code: false,
+    oldSize: 0,
+    newSize: 100,
+    oldLiveUntil: 0,
+    newLiveUntil: 1000 + 2_073_600 - 1,
+  }], 1000);
+  assert.equal(rent, 1_666_653n + 10_000n + 541n);
+  // Temporary entries pay half the rate; code a third.
+  const temp = rentFee([{
+    persistent: false,
+    code: false,
+    oldSize: 0,
+    newSize: 100,
+    oldLiveUntil: 0,
+    newLiveUntil: 1000 + 2_073_600 - 1,
+  }], 1000);
+  assert.equal(temp, 833_327n + 10_000n + 541n);
 });
 
 Deno.test("simulation's hand-assembled SorobanTransactionData equals the SDK encoding", () => {

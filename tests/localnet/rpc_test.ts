@@ -152,7 +152,7 @@ Deno.test("payment failing at apply (underfunded) is FAILED with seq consumed an
   const bal0 = await nativeBalance(node, alice.publicKey());
   const { res } = await pay(node, alice, bob.publicKey(), "100");
   assert.equal(res.status, "PENDING");
-  const got = await node.server.getTransaction(res.hash);
+  const got = await node.confirm(res.hash);
   assert.equal(got.status, "FAILED");
   if (got.status !== "FAILED") return;
   assert.equal(got.resultXdr.result.type, "txFailed");
@@ -262,7 +262,7 @@ Deno.test("envelope errors: bad seq, bad signature, fee too low, too late, no ac
   ).setTimeout(30).build();
   mixed.sign(alice);
   assert.equal(codeOf(await node.server.sendTransaction(mixed)), "txMalformed");
-  // Fee-bump envelopes are not supported.
+  // A fee bump not signed by its fee source → txBadAuth (the outer check comes first).
   const inner = new TransactionBuilder(await node.server.getAccount(alice.publicKey()), {
     fee: "100",
     networkPassphrase: node.networkPassphrase,
@@ -270,16 +270,19 @@ Deno.test("envelope errors: bad seq, bad signature, fee too low, too late, no ac
     Operation.payment({ destination: bob.publicKey(), asset: Asset.native(), amount: "1" }),
   ).setTimeout(30).build();
   inner.sign(alice);
-  const bump = TransactionBuilder.buildFeeBumpTransaction(
+  const cheap = TransactionBuilder.buildFeeBumpTransaction(
     bob,
-    "200",
+    "100",
     inner,
     node.networkPassphrase,
   );
-  bump.sign(bob);
-  const bumpRes = await node.server.sendTransaction(bump);
-  assert.equal(codeOf(bumpRes), "txNotSupported");
-  assert.equal(bumpRes.hash, bump.hash().reduce((h, b) => h + b.toString(16).padStart(2, "0"), ""));
+  cheap.sign(alice);
+  const cheapRes = await node.server.sendTransaction(cheap);
+  assert.equal(codeOf(cheapRes), "txBadAuth");
+  assert.equal(
+    cheapRes.hash,
+    cheap.hash().reduce((h, b) => h + b.toString(16).padStart(2, "0"), ""),
+  );
   // Unsupported op → txFAILED [opNOT_SUPPORTED], not included.
   const acc3 = await node.server.getAccount(alice.publicKey());
   const ms = new TransactionBuilder(acc3, { fee: "100", networkPassphrase: node.networkPassphrase })
@@ -303,7 +306,7 @@ Deno.test("ChangeTrust + issued-asset payments: trustline balances, issuer mints
   const usdc = new Asset("USDC", issuer.publicKey());
   // Without a trustline the payment fails at apply (no_trust).
   const { res: noTrust } = await pay(node, issuer, alice.publicKey(), "5", usdc);
-  const nt = await node.server.getTransaction(noTrust.hash);
+  const nt = await node.confirm(noTrust.hash);
   assert.equal(nt.status, "FAILED");
   for (const kp of [alice, bob]) {
     const acc = await node.server.getAccount(kp.publicKey());
@@ -315,22 +318,22 @@ Deno.test("ChangeTrust + issued-asset payments: trustline balances, issuer mints
       .setTimeout(30).build();
     tx.sign(kp);
     const r = await node.server.sendTransaction(tx);
-    assert.equal((await node.server.getTransaction(r.hash)).status, "SUCCESS");
+    assert.equal((await node.confirm(r.hash)).status, "SUCCESS");
   }
   const aliceEntry = await node.server.getAccountEntry(alice.publicKey());
   assert.equal(aliceEntry.numSubEntries, 1);
   // Issuer mints to alice; alice pays bob.
   const { res: mint } = await pay(node, issuer, alice.publicKey(), "300", usdc);
-  assert.equal((await node.server.getTransaction(mint.hash)).status, "SUCCESS");
+  assert.equal((await node.confirm(mint.hash)).status, "SUCCESS");
   const { res: p2 } = await pay(node, alice, bob.publicKey(), "120", usdc);
-  assert.equal((await node.server.getTransaction(p2.hash)).status, "SUCCESS");
+  assert.equal((await node.confirm(p2.hash)).status, "SUCCESS");
   const aliceLine = await node.server.getTrustline(alice.publicKey(), usdc);
   const bobLine = await node.server.getTrustline(bob.publicKey(), usdc);
   assert.equal(aliceLine.balance, 1_800_000_000n);
   assert.equal(bobLine.balance, 1_200_000_000n);
   // Over the limit → line_full; more than held → underfunded.
   const { res: full } = await pay(node, issuer, bob.publicKey(), "900", usdc);
-  const f = await node.server.getTransaction(full.hash);
+  const f = await node.confirm(full.hash);
   assert.equal(f.status, "FAILED");
   if (f.status === "FAILED") {
     assert.deepEqual(f.resultXdr.toJson(), {
@@ -340,7 +343,7 @@ Deno.test("ChangeTrust + issued-asset payments: trustline balances, issuer mints
     });
   }
   const { res: under } = await pay(node, bob, alice.publicKey(), "500", usdc);
-  assert.equal((await node.server.getTransaction(under.hash)).status, "FAILED");
+  assert.equal((await node.confirm(under.hash)).status, "FAILED");
 });
 
 Deno.test("localnet_advanceTime moves ledger timestamps; closeLedgers; snapshot/revert", async () => {
@@ -353,7 +356,8 @@ Deno.test("localnet_advanceTime moves ledger timestamps; closeLedgers; snapshot/
     params: { seconds: 3600 },
   });
   assert.equal(adv.json.id, 7);
-  assert.equal(adv.json.result.sequence, t0.sequence + 1);
+  // Time and sequence move together: one ledger per second of ledger time (close interval 1 s).
+  assert.equal(adv.json.result.sequence, t0.sequence + 3600);
   assert.ok(adv.json.result.closeTime >= Number(t0.closeTime) + 3600);
   const latest = await node.server.getLatestLedger();
   assert.equal(latest.headerXdr.scpValue.closeTime, BigInt(adv.json.result.closeTime));
@@ -363,9 +367,9 @@ Deno.test("localnet_advanceTime moves ledger timestamps; closeLedgers; snapshot/
     method: "localnet_closeLedgers",
     params: { count: 10 },
   });
-  assert.equal(closed.json.result.sequence, t0.sequence + 11);
-  // Time never goes backwards.
-  assert.ok(closed.json.result.closeTime >= adv.json.result.closeTime);
+  assert.equal(closed.json.result.sequence, t0.sequence + 3610);
+  // Closing ledgers moves time by the interval per ledger (close times strictly increase).
+  assert.ok(closed.json.result.closeTime >= adv.json.result.closeTime + 10);
   // SDK-built transactions (time bounds from the wall clock) stay valid after time travel.
   const alice = await node.newAccount();
   const acc = await node.server.getAccount(alice.publicKey());
@@ -380,7 +384,7 @@ Deno.test("localnet_advanceTime moves ledger timestamps; closeLedgers; snapshot/
   tx.sign(alice);
   const sent = await node.server.sendTransaction(tx);
   assert.equal(sent.status, "PENDING");
-  const got = await node.server.getTransaction(sent.hash);
+  const got = await node.confirm(sent.hash);
   assert.equal(got.status, "SUCCESS");
   if (got.status === "SUCCESS") {
     assert.ok(BigInt(got.createdAt) >= BigInt(adv.json.result.closeTime));
@@ -463,9 +467,13 @@ Deno.test("getTransactions and getLedgers page with cursors; registerControlMeth
   const alice = await node.newAccount();
   const bob = await node.newAccount();
   const hashes: string[] = [];
-  for (let i = 0; i < 5; i++) hashes.push((await pay(node, alice, bob.publicKey(), "1")).res.hash);
-  const first =
-    (await node.server.getTransaction(hashes[0])) as rpc.Api.GetSuccessfulTransactionResponse;
+  // One queued transaction per account: each payment lands before the next is sent.
+  for (let i = 0; i < 5; i++) {
+    const { res } = await pay(node, alice, bob.publicKey(), "1");
+    await node.confirm(res.hash);
+    hashes.push(res.hash);
+  }
+  const first = (await node.confirm(hashes[0])) as rpc.Api.GetSuccessfulTransactionResponse;
   const p1 = await node.server.getTransactions({
     startLedger: first.ledger,
     pagination: { limit: 2 },

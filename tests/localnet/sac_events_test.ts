@@ -34,7 +34,7 @@ async function changeTrust(node: TestNode, kp: Keypair, asset: Asset) {
     .build();
   tx.sign(kp);
   const sent = await node.server.sendTransaction(tx);
-  assert.equal((await node.server.getTransaction(sent.hash)).status, "SUCCESS");
+  assert.equal((await node.confirm(sent.hash)).status, "SUCCESS");
 }
 
 Deno.test("SAC: ChangeTrust, mint by the issuer, G→C and C-held balances, SEP-11 events", async () => {
@@ -309,7 +309,7 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
     ).setTimeout(30).build();
   trimmed.sign(kp);
   const s = await node.server.sendTransaction(trimmed);
-  assert.equal((await node.server.getTransaction(s.hash)).status, "FAILED");
+  assert.equal((await node.confirm(s.hash)).status, "FAILED");
   const afterCount =
     (await node.server.getEvents({ startLedger: start, filters: [] })).events.length;
   assert.equal(afterCount, beforeCount);

@@ -87,7 +87,7 @@ async function sendWithAuth(
   const sent = await node.server.sendTransaction(tx);
   return {
     sent,
-    got: sent.status === "PENDING" ? await node.server.getTransaction(sent.hash) : undefined,
+    got: sent.status === "PENDING" ? await node.confirm(sent.hash) : undefined,
   };
 }
 
@@ -219,7 +219,7 @@ Deno.test("trimmed footprint fails as FAILED with seq consumed; low resource fee
   tx.sign(alice);
   const sent = await node.server.sendTransaction(tx);
   assert.equal(sent.status, "PENDING");
-  const got = await node.server.getTransaction(sent.hash);
+  const got = await node.confirm(sent.hash);
   assert.match(hostErrors(got), /storage.*exceeded_limit/);
   if (got.status === "FAILED") {
     assert.deepEqual(got.resultXdr.result.toJson(), {
@@ -240,11 +240,12 @@ Deno.test("trimmed footprint fails as FAILED with seq consumed; low resource fee
   );
   assert.equal(await node.view(id, "get", { user: alice.publicKey() }), 0);
 
-  // A resource fee below what the declared resources cost → ERROR txSorobanInvalid.
+  // A resource fee below the non-refundable fee of the declared resources and the envelope's
+  // size → ERROR txSorobanInvalid.
   const acc2 = await node.server.getAccount(alice.publicKey());
   const cheap = new xdr.SorobanTransactionData({
     ext: data.ext,
-    resourceFee: data.resourceFee - 1n,
+    resourceFee: 1000n,
     resources: data.resources,
   });
   const tx2 = new TransactionBuilder(acc2, {
@@ -273,6 +274,80 @@ Deno.test("trimmed footprint fails as FAILED with seq consumed; low resource fee
   tx3.sign(alice);
   const sent3 = await node.server.sendTransaction(tx3);
   assert.equal(sent3.errorResult?.result.type, "txInsufficientFee");
+
+  // Enough for the non-refundable part but not for the rent of the counter's new persistent
+  // entry: accepted, then FAILED with INSUFFICIENT_REFUNDABLE_FEE; the refundable part is
+  // refunded, so less than the declared fee is charged.
+  const acc4 = await node.server.getAccount(alice.publicKey());
+  const short = new xdr.SorobanTransactionData({
+    ext: data.ext,
+    resourceFee: data.resourceFee - 1_000_000n,
+    resources: data.resources,
+  });
+  const tx4 = new TransactionBuilder(acc4, {
+    fee: "100",
+    networkPassphrase: node.networkPassphrase,
+  })
+    .addOperation(Operation.invokeHostFunction({ func: op.func, auth: s.sim.result!.auth }))
+    .setSorobanData(short)
+    .setTimeout(60)
+    .build();
+  tx4.sign(alice);
+  const bal4 = (await node.server.getAccountEntry(alice.publicKey())).balance;
+  const sent4 = await node.server.sendTransaction(tx4);
+  assert.equal(sent4.status, "PENDING");
+  const got4 = await node.confirm(sent4.hash);
+  assert.equal(got4.status, "FAILED");
+  if (got4.status === "FAILED") {
+    assert.deepEqual(got4.resultXdr.result.toJson(), {
+      tx_failed: [{ op_inner: { invoke_host_function: "insufficient_refundable_fee" } }],
+    });
+    const charged4 = BigInt(got4.resultXdr.feeCharged);
+    assert.ok(charged4 < 100n + BigInt(short.resourceFee), `${charged4}`);
+    assert.equal((await node.server.getAccountEntry(alice.publicKey())).balance, bal4 - charged4);
+  }
+});
+
+Deno.test("minResourceFee grows with the envelope size and with new persistent entries", async () => {
+  const { node, id } = await setup();
+  await using _ = node;
+  const alice = await node.newAccount();
+  // First call creates the counter's persistent entry (rent for its minimum TTL); the second
+  // only updates it.
+  const first = await incrementTx(node, id, alice, alice.publicKey(), 1);
+  const client = await node.clientFor<{
+    increment(a: { user: string; by: number }): Promise<{ signAndSend(): Promise<unknown> }>;
+  }>(id, alice);
+  await (await client.increment({ user: alice.publicKey(), by: 1 })).signAndSend();
+  const second = await incrementTx(node, id, alice, alice.publicKey(), 1);
+  const fee1 = BigInt(first.sim.minResourceFee);
+  const fee2 = BigInt(second.sim.minResourceFee);
+  assert.ok(fee1 > fee2 + 1_000_000n, `new entry ${fee1} vs update ${fee2}`);
+  // A bigger envelope costs more in history and bandwidth fees: the same call simulated from
+  // an envelope carrying 20 signatures instead of none (20 × 72 bytes).
+  const acc = await node.server.getAccount(alice.publicKey());
+  const call = () =>
+    new TransactionBuilder(acc, { fee: "100", networkPassphrase: node.networkPassphrase })
+      .addOperation(
+        Operation.invokeContractFunction({
+          contract: id,
+          function: "get",
+          args: [new Address(alice.publicKey()).toScVal()],
+        }),
+      )
+      .setTimeout(0)
+      .build();
+  const bare = call();
+  const heavy = call();
+  for (let i = 0; i < 20; i++) heavy.sign(Keypair.random());
+  const small = await node.server.simulateTransaction(bare);
+  const big = await node.server.simulateTransaction(heavy);
+  assert.ok(!rpc.Api.isSimulationError(small) && !rpc.Api.isSimulationError(big));
+  if (!rpc.Api.isSimulationError(small) && !rpc.Api.isSimulationError(big)) {
+    const d = BigInt(big.minResourceFee) - BigInt(small.minResourceFee);
+    // 1,440 bytes × (16,235 + 1,624) / 1,024 ≈ 25,100 stroops (± rounding)
+    assert.ok(d > 24_000n && d < 26_500n, `${d}`);
+  }
 });
 
 Deno.test("simulation: minResourceFee equals transactionData.resourceFee; stellar-rpc pre-checks", async () => {
@@ -458,7 +533,7 @@ Deno.test("ExtendFootprintTtl and RestoreFootprint succeed; TTL is extended", as
   );
   tx.sign(alice);
   const sent = await node.server.sendTransaction(tx);
-  assert.equal((await node.server.getTransaction(sent.hash)).status, "SUCCESS");
+  assert.equal((await node.confirm(sent.hash)).status, "SUCCESS");
   const after = (await node.server.getLedgerEntries(instanceKey)).entries[0].liveUntilLedgerSeq!;
   assert.ok(after >= latest + extendTo && after > before, `${before} → ${after}`);
   const restore = await build(
@@ -476,5 +551,5 @@ Deno.test("ExtendFootprintTtl and RestoreFootprint succeed; TTL is extended", as
   );
   restore.sign(alice);
   const r = await node.server.sendTransaction(restore);
-  assert.equal((await node.server.getTransaction(r.hash)).status, "SUCCESS");
+  assert.equal((await node.confirm(r.hash)).status, "SUCCESS");
 });

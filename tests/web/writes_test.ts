@@ -133,3 +133,46 @@ Deno.test("write path and plain error messages against the local node", async (t
     assert.equal(after, before);
   });
 });
+
+Deno.test("an archived depositor record: the page restores it (wallet-signed, fee shown), then withdraws", async () => {
+  clearSpecCache();
+  // Short rent period so the record archives within the test (after the withdrawal cooldown).
+  await using node = await startTestNode({
+    network: { minPersistentTtl: 5_000, minTemporaryTtl: 100, maxEntryTtl: 3_110_400 },
+  });
+  const dev = await setupDevChain(node, { accounts: ["alice"] });
+  const usdc = dev.contracts.usdc;
+  const { vault } = await deployVigil(node, { usdc });
+  const net = { rpcUrl: node.rpcUrl, passphrase: node.networkPassphrase };
+  const alice = Keypair.fromSecret(dev.accounts.alice.secret);
+  const wallet = signer(alice, net.passphrase);
+  const shares = await writeCall<bigint>(
+    net,
+    vault,
+    "deposit",
+    [alice.publicKey(), 100n * USDC],
+    wallet,
+  );
+  await node.advanceTime(5_200); // past the cooldown and the record's TTL
+  const stages: string[] = [];
+  let restoreFee: string | undefined;
+  const r = await writeCall<bigint>(
+    net,
+    vault,
+    "withdraw",
+    [alice.publicKey(), shares.value],
+    wallet,
+    {
+      onStage: (s, info) => {
+        stages.push(s);
+        restoreFee ??= info?.restoreFee;
+      },
+      pollMs: 100,
+    },
+  );
+  assert.equal(stages[0], "building");
+  assert.equal(stages[1], "restoring");
+  assert.ok(restoreFee !== undefined && BigInt(restoreFee) > 0n, `restore fee ${restoreFee}`);
+  assert.deepEqual(stages.slice(-4), ["building", "signing", "submitted", "confirmed"]);
+  assert.ok(r.value > 0n);
+});

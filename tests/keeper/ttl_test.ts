@@ -1,0 +1,87 @@
+/**
+ * The keeper against state archival on the local node (short TTLs set per node): it keeps
+ * Vigil's vault and registry instances and code alive by extending their TTL below the
+ * threshold (restoring them first when already archived), and a call whose entries were
+ * archived is preceded by the restore the simulation asks for.
+ */
+// @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
+import assert from "node:assert/strict";
+import { Address, xdr } from "@stellar/stellar-sdk";
+import { counterContract } from "../../contracts/testing/counter.ts";
+import { contractInstanceKey, getLedgerEntries } from "../../keeper/chain/ledger.ts";
+import { ChainRpc } from "../../keeper/chain/rpc.ts";
+import { sv } from "../../keeper/chain/scval.ts";
+import { invokeContract } from "../../keeper/chain/tx.ts";
+import { keepAlive } from "../../keeper/chain/ttl.ts";
+import { startTestNode } from "../helpers/localnet.ts";
+
+const SHORT = { minPersistentTtl: 200, minTemporaryTtl: 20, maxEntryTtl: 100_000 };
+
+Deno.test("keep-alive: contract instances and code are extended below the threshold, restored when archived", async () => {
+  // Two contracts that never extend their own TTL (Vigil's vault and registry also extend
+  // their instance on use; the keeper's hourly keep-alive covers the quiet periods).
+  await using node = await startTestNode({ network: SHORT });
+  const admin = await node.newAccount();
+  const a = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const b = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  await node.closeLedgers(1);
+  const keeper = await node.newAccount();
+  const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
+  try {
+    const ttlOf = async (id: string) => {
+      const { entries, latestLedger } = await getLedgerEntries(chain, [contractInstanceKey(id)]);
+      return [...entries.values()][0].liveUntilLedgerSeq! - latestLedger;
+    };
+    const opts = { thresholdLedgers: 50, extendToLedgers: 1_000 };
+    // Far from expiry (about 200 left, threshold 50): nothing is sent.
+    const quiet = await keepAlive(chain, keeper, [a, b], opts);
+    assert.equal(quiet.extended, 0);
+    assert.equal(quiet.txHash, undefined);
+    assert.equal(quiet.checked, 3, "two instances and their (shared) code");
+    // Below the threshold: one ExtendFootprintTtl for all of them.
+    await node.closeLedgers((await ttlOf(a)) - 30);
+    assert.ok((await ttlOf(a)) < 50);
+    const r = await keepAlive(chain, keeper, [a, b], opts);
+    assert.ok(r.extended === 3 && r.txHash, JSON.stringify(r));
+    assert.ok((await ttlOf(a)) > 900);
+    assert.ok((await ttlOf(b)) > 900);
+    // Already archived: restored, then extended.
+    await node.closeLedgers(1_100);
+    assert.ok((await ttlOf(b)) < 0);
+    const back = await keepAlive(chain, keeper, [a, b], opts);
+    assert.ok(back.restored === 3 && back.extended === 3, JSON.stringify(back));
+    assert.ok((await ttlOf(b)) > 900);
+    // The restored contract answers calls again.
+    const got = await invokeContract(chain, keeper, b, "get", [sv.address(keeper.publicKey())]);
+    assert.deepEqual(got.returnValue?.toJson(), { u32: 0 });
+  } finally {
+    chain.close();
+  }
+});
+
+Deno.test("a keeper call on an archived entry restores it first, then succeeds", async () => {
+  await using node = await startTestNode({ network: SHORT });
+  const admin = await node.newAccount();
+  const id = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const user = await node.newAccount();
+  const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
+  try {
+    const inc = () =>
+      invokeContract(chain, user, id, "increment", [sv.address(user.publicKey()), sv.u32(3)]);
+    await inc();
+    await node.closeLedgers(250); // the counter entry, instance and code archive
+    const key = xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({
+        contract: Address.fromString(id).toScAddress(),
+        key: xdr.ScVal.scvVec([xdr.ScVal.scvSymbol("Count"), sv.address(user.publicKey())]),
+        durability: xdr.ContractDataDurability.persistent,
+      }),
+    );
+    const before = await getLedgerEntries(chain, [key]);
+    assert.ok([...before.entries.values()][0].liveUntilLedgerSeq! < before.latestLedger);
+    const r = await inc();
+    assert.deepEqual(r.returnValue?.toJson(), { u32: 6 });
+  } finally {
+    chain.close();
+  }
+});
