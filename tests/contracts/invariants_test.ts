@@ -7,7 +7,7 @@
  * gains) checked after every step; and the share-inflation attack.
  *
  * CI runs a bounded number of cases; `VIGIL_PROPERTY_RUNS=<n>` runs n cases of each property
- * (the attack property runs 4n).
+ * (the attack property runs 2n).
  */
 import fc from "fast-check";
 import { StrKey } from "@stellar/stellar-sdk";
@@ -70,7 +70,7 @@ Deno.test("property: vault + registry invariants over random operation sequences
   try {
     const a = await actors(f);
     VigilModel.stats = {};
-    const runs = propertyRuns(120);
+    const runs = propertyRuns(80);
     const t0 = performance.now();
     await fc.assert(
       fc.asyncProperty(
@@ -119,7 +119,7 @@ Deno.test("property: the share-inflation (first-depositor) attack is unprofitabl
   const f = await startVigil();
   try {
     const a = await actors(f);
-    const runs = propertyRuns(120) * 4;
+    const runs = propertyRuns(80) * 2;
     await fc.assert(
       fc.asyncProperty(attackArb, async (k) => {
         await runInflationAttack(await freshChain(f, a), k);
