@@ -8,7 +8,7 @@
  * @module
  */
 import { Asset, Keypair } from "@stellar/stellar-sdk";
-import { counterContract } from "../contracts/testing/counter.ts";
+import { counterContract } from "../tests/fixtures/counter.ts";
 import { encodeArgs, sacCodec } from "../localnet/host/mod.ts";
 import { apply, MemLedger, signEntries, simulate } from "../tests/host/fixture.ts";
 

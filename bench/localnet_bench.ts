@@ -19,7 +19,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../contracts/testing/counter.ts";
+import { counterContract } from "../tests/fixtures/counter.ts";
 import { seedTrustline } from "../localnet/dev_setup.ts";
 import { type Localnet, startLocalnet } from "../localnet/mod.ts";
 

@@ -13,10 +13,10 @@
 import { Asset, Keypair, StrKey } from "@stellar/stellar-sdk";
 import type { Localnet } from "../mod.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../dev_setup.ts";
-import { lendingPool, RequestType } from "../../contracts/lending_pool/mod.ts";
-import { oracle, otherAsset, stellarAsset } from "../../contracts/oracle/mod.ts";
-import { deployDexes } from "../../contracts/dex/deploy.ts";
-import { deployAllocationVault } from "../../contracts/allocation_vault/deploy.ts";
+import { lendingPool, RequestType } from "../protocols/lending_pool/mod.ts";
+import { oracle, otherAsset, stellarAsset } from "../protocols/oracle/mod.ts";
+import { deployDexes } from "../protocols/dex/deploy.ts";
+import { deployAllocationVault } from "../protocols/allocation_vault/deploy.ts";
 
 /** 1.0 in 7 decimals. */
 const E7 = 10_000_000n;

@@ -8,7 +8,7 @@ import {
   scValToNative,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { probeContract } from "./probe_contract.ts";
 import {
   encodeArgs,

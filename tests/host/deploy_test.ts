@@ -9,7 +9,7 @@ import {
   StrKey,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { addr, defineSpec, type Env, sym, T } from "../../contracts/sdk.ts";
 import {
   deployContract,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Keypair, nativeToScVal, scValToNative, StrKey, xdr } from "@stellar/stellar-sdk";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { probeContract } from "./probe_contract.ts";
 import { decodeResult, encodeArgs } from "../../localnet/host/mod.ts";
 import { instanceLedgerKey, scAddressFromString } from "../../localnet/host/keys.ts";

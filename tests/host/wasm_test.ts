@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Asset, contract, Keypair, xdr } from "@stellar/stellar-sdk";
 import { defineSpec, T } from "../../contracts/sdk.ts";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { registerModule, specFor, stubWasm } from "../../localnet/host/mod.ts";
 import { normalizeSpec, specFromWasm, wasmCustomSections } from "../../localnet/host/wasm.ts";
 import { instanceLedgerKey } from "../../localnet/host/keys.ts";

@@ -7,7 +7,7 @@
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
 import { Address, xdr } from "@stellar/stellar-sdk";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { contractInstanceKey, getLedgerEntries } from "../../keeper/chain/ledger.ts";
 import { ChainRpc } from "../../keeper/chain/rpc.ts";
 import { sv } from "../../keeper/chain/scval.ts";

@@ -18,7 +18,7 @@ import * as host from "../../localnet/host/mod.ts";
 import { Chain } from "../../localnet/ledger.ts";
 import { resultPair, txMetaB64, txSetOf } from "../../localnet/meta.ts";
 import { simulateEnvelope, sorobanDataB64 } from "../../localnet/soroban.ts";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { eventsFee, nonRefundableFee, rentFee } from "../../localnet/fees.ts";
 import { cursorString, parseCursor, toid } from "../../localnet/events.ts";
 import { loadAccount } from "../../localnet/accounts.ts";

@@ -13,7 +13,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 
 // deno-lint-ignore no-explicit-any

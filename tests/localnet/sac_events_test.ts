@@ -15,7 +15,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { payerContract } from "../fixtures/payer.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 

@@ -3,7 +3,7 @@
  * client and contract.Client decode everything the node serves (protocol-23 XDR only).
  */
 import assert from "node:assert/strict";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { startTestNode } from "../helpers/localnet.ts";
 
 // The v14 typings pull in an @types/node that breaks type-checking of node: builtins in the

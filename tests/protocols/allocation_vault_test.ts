@@ -9,13 +9,13 @@ import { Keypair } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { type Client, ok, send, simError, TX } from "./helpers/client.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployAllocationVault } from "../../contracts/allocation_vault/deploy.ts";
+import { deployAllocationVault } from "../../localnet/protocols/allocation_vault/deploy.ts";
 import {
   computeDrift,
   type CurrentAssetInvestmentAllocation,
   needsRebalance,
   planRebalance,
-} from "../../contracts/allocation_vault/drift.ts";
+} from "../../localnet/protocols/allocation_vault/drift.ts";
 
 const E7 = 10_000_000n;
 

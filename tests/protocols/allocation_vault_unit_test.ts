@@ -7,14 +7,14 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { scValToNative } from "@stellar/stellar-sdk";
 import { asDexHost, FakeHost, fakeToken } from "./helpers/dex_fake_host.ts";
-import { deployAllocationVault } from "../../contracts/allocation_vault/deploy.ts";
+import { deployAllocationVault } from "../../localnet/protocols/allocation_vault/deploy.ts";
 import {
   computeDrift,
   type CurrentAssetInvestmentAllocation,
   equalTargets,
   needsRebalance,
   planRebalance,
-} from "../../contracts/allocation_vault/drift.ts";
+} from "../../localnet/protocols/allocation_vault/drift.ts";
 
 const E7 = 10_000_000n;
 

@@ -1,5 +1,5 @@
 /**
- * Pure quote maths of the DEX stand-ins (contracts/dex/math.ts) against the protocols' formulas.
+ * Pure quote maths of the DEX stand-ins (localnet/protocols/dex/math.ts) against the protocols' formulas.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -17,7 +17,7 @@ import {
   SoroswapLibraryError,
   sortTokens,
   unskew,
-} from "../../contracts/dex/math.ts";
+} from "../../localnet/protocols/dex/math.ts";
 
 /** The pair's invariant check for a swap in of `amountIn` (token 0) and out of `out` (token 1). */
 function kHolds(r0: bigint, r1: bigint, amountIn: bigint, out: bigint): boolean {

@@ -10,14 +10,14 @@ import { Asset, contract, Keypair, nativeToScVal, scValToNative, xdr } from "@st
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { type Client, ok, send, simError, TX } from "./helpers/client.ts";
 import { seedTrustline, setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployDexes, type DexDeployment } from "../../contracts/dex/deploy.ts";
+import { deployDexes, type DexDeployment } from "../../localnet/protocols/dex/deploy.ts";
 import {
   getAmountIn,
   getAmountOut,
   phoenixComputeSwap,
   slippageFloor,
   sortTokens,
-} from "../../contracts/dex/math.ts";
+} from "../../localnet/protocols/dex/math.ts";
 
 const E7 = 10_000_000n;
 

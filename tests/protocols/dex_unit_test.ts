@@ -8,13 +8,13 @@ import assert from "node:assert/strict";
 import { scValToNative } from "@stellar/stellar-sdk";
 import { ContractError } from "../../contracts/sdk.ts";
 import { asDexHost, FakeHost, fakeToken } from "./helpers/dex_fake_host.ts";
-import { deployDexes, type DexDeployment } from "../../contracts/dex/deploy.ts";
+import { deployDexes, type DexDeployment } from "../../localnet/protocols/dex/deploy.ts";
 import {
   getAmountIn,
   getAmountOut,
   phoenixComputeSwap,
   sortTokens,
-} from "../../contracts/dex/math.ts";
+} from "../../localnet/protocols/dex/math.ts";
 
 const E7 = 10_000_000n;
 const FAR = 4_000_000_000n;
@@ -205,9 +205,12 @@ Deno.test("Soroswap errors: deadline, min out, negative, path, identical, missin
   // A failed swap moved nothing.
   assert.equal(bal(w, w.xlm, w.user), 100_000n * E7);
   // Not initialised router.
-  const bare = w.h.deploy((await import("../../contracts/dex/soroswap/router.ts")).soroswapRouter, {
-    admin: w.admin,
-  });
+  const bare = w.h.deploy(
+    (await import("../../localnet/protocols/dex/soroswap/router.ts")).soroswapRouter,
+    {
+      admin: w.admin,
+    },
+  );
   assert.equal(w.h.invokeError(bare, "get_factory"), 501);
   assert.equal(w.h.invokeError(r, "initialize", { factory: w.d.soroswap_factory }), 504);
 });

@@ -17,10 +17,10 @@ import {
   ReserveV2,
 } from "@blend-capital/blend-sdk";
 import { ContractError } from "../../contracts/sdk.ts";
-import { lendingPool, PoolError, RequestType } from "../../contracts/lending_pool/mod.ts";
-import { oracle, stellarAsset } from "../../contracts/oracle/mod.ts";
-import { accrue, makeReserve } from "../../contracts/lending_pool/reserve.ts";
-import { scaleAuction } from "../../contracts/lending_pool/auctions.ts";
+import { lendingPool, PoolError, RequestType } from "../../localnet/protocols/lending_pool/mod.ts";
+import { oracle, stellarAsset } from "../../localnet/protocols/oracle/mod.ts";
+import { accrue, makeReserve } from "../../localnet/protocols/lending_pool/reserve.ts";
+import { scaleAuction } from "../../localnet/protocols/lending_pool/auctions.ts";
 import {
   decodeAuction,
   decodePositions,
@@ -32,8 +32,8 @@ import {
   keys,
   type ReserveConfig,
   type ReserveData,
-} from "../../contracts/lending_pool/storage.ts";
-import { address, items, symText } from "../../contracts/lending_pool/codec.ts";
+} from "../../localnet/protocols/lending_pool/storage.ts";
+import { address, items, symText } from "../../localnet/protocols/lending_pool/codec.ts";
 import { fakeToken, FakeWorld, randomAccount } from "./lending_pool_fake_env.ts";
 
 const E7 = 10_000_000n;

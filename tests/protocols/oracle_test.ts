@@ -11,7 +11,7 @@ import {
   PoolContractV2,
   PoolV2,
 } from "@blend-capital/blend-sdk";
-import { decodePriceData, otherAsset, stellarAsset } from "../../contracts/oracle/mod.ts";
+import { decodePriceData, otherAsset, stellarAsset } from "../../localnet/protocols/oracle/mod.ts";
 import {
   callOp,
   contractCode,

@@ -15,7 +15,7 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
-import { counterContract } from "../../contracts/testing/counter.ts";
+import { counterContract } from "../fixtures/counter.ts";
 import { type ContractModule, defineSpec, type Env, T } from "../../contracts/sdk.ts";
 import { contractIdFromAddress } from "../../localnet/host/keys.ts";
 import { contractDataKey } from "../../localnet/host/xdr_fast.ts";

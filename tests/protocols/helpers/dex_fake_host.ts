@@ -23,7 +23,7 @@ import {
   type TypeDef,
   variant,
 } from "../../../contracts/sdk.ts";
-import { big, getI128, setI128 } from "../../../contracts/dex/common.ts";
+import { big, getI128, setI128 } from "../../../localnet/protocols/dex/common.ts";
 
 type Tier = Map<string, xdr.ScVal>;
 

@@ -1,0 +1,23 @@
+/**
+ * What the deploy helpers of the TypeScript stand-ins (`localnet/protocols/dex/deploy.ts`,
+ * `localnet/protocols/allocation_vault/deploy.ts`) need from a node: the in-process Localnet API
+ * (`localnet/mod.ts` fits structurally, and so does a test's fake host).
+ *
+ * @module
+ */
+import type { ContractModule } from "../../contracts/sdk.ts";
+
+/** Deploys TS contract modules and invokes them (auth mocked, as the local node's API does). */
+export interface DeployTarget {
+  deployContract(
+    module: ContractModule,
+    args?: Record<string, unknown>,
+    opts?: { salt?: Uint8Array },
+  ): Promise<string>;
+  invoke<R = unknown>(
+    contractId: string,
+    fn: string,
+    args?: Record<string, unknown> | unknown[],
+    opts?: { source?: string },
+  ): Promise<R>;
+}
