@@ -355,7 +355,7 @@ Deno.test("extendTtl follows the host's threshold: extends only at or below it, 
   assert.equal(bump(2, "t", 3_110_399, 3_110_399).liveUntil!.get(dataKey(a, "t", 0)), max);
 });
 
-Deno.test("instance extendTtl judges the instance and code entries against the threshold each", async () => {
+Deno.test("instance extendTtl judges the instance and code entries against the threshold each", () => {
   const { l, admin, a } = setup();
   const inst = instanceLedgerKey(a);
   const bump = (threshold: number, extend_to: number) =>
