@@ -394,6 +394,8 @@ export class Invocation implements AuthHost {
     const callee = this.resolve(contract);
     const authSnapshot = this.auth.snapshot();
     const mark = this.state.mark();
+    // TTL extensions belong to the frame's storage changes: a failed call drops its own.
+    const ttlMark = new Map(this.liveUntil);
     const eventStart = this.events.length;
     const frame = new Frame(callee, fn, args, caller);
     this.frames.push(frame);
@@ -424,6 +426,8 @@ export class Invocation implements AuthHost {
       }
       this.events.markFailed(eventStart);
       this.state.rollback(mark);
+      this.liveUntil.clear();
+      for (const [k, v] of ttlMark) this.liveUntil.set(k, v);
       this.frames.pop();
       this.auth.popFrame();
       this.auth.rollback(authSnapshot);

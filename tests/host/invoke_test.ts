@@ -135,6 +135,8 @@ Deno.test("a failed tryCall callee rolls back its writes and events; the caller 
   assert.ok(written.includes(dataKey(a, "mine", 1)));
   assert.ok(written.includes(dataKey(a, "err", 1)));
   assert.ok(!written.includes(dataKey(b, "theirs", 1)), "callee write rolled back");
+  // So is its TTL extension (it extended its instance before failing): no rent for it.
+  assert.equal(sim.liveUntil!.has(instanceLedgerKey(b)), false, "callee TTL extension rolled back");
   const errVal = sim.changes.get(dataKey(a, "err", 1))!;
   assert.equal(scValToNative((errVal.data as Any).contractData.val), 7);
   // The callee's event is not emitted; the diagnostic log keeps it as failed.

@@ -88,6 +88,7 @@ export const probeContract: ContractModule = {
     },
     put_then_fail(env, { key, code }: { key: string; code: number }) {
       env.storage.persistent.set(sym(key), u32(1));
+      env.storage.instance.extendTtl(sym(key), 5_000, 5_000);
       env.emit([sym("doomed")], u32(code));
       fail(code);
     },
