@@ -169,7 +169,11 @@ export interface Storage {
   has(key: xdr.ScVal): boolean;
   set(key: xdr.ScVal, value: xdr.ScVal): void;
   remove(key: xdr.ScVal): void;
-  /** Extend the entry's TTL (kept for parity with Soroban; entries on the local node do not expire early). */
+  /**
+   * Extend the entry's TTL to `extendTo` ledgers from now if it is at most `threshold` ledgers
+   * (Soroban's `extend_ttl`; `threshold > extendTo` is an error). On instance storage it extends the
+   * contract's instance and code.
+   */
   extendTtl(key: xdr.ScVal, threshold: number, extendTo: number): void;
 }
 

@@ -434,6 +434,7 @@ export class Chain implements EventSource {
       maxEntryTtl: this.network.maxEntryTtl,
       baseReserve: Number(BASE_RESERVE),
       minTempTtl: this.network.minTemporaryTtl,
+      minPersistentTtl: this.network.minPersistentTtl,
     };
   }
 

@@ -70,6 +70,10 @@ export class EntryStore implements LedgerReader {
     return s.entry;
   }
 
+  liveUntil(key: string): number | undefined {
+    return this.stored(key)?.liveUntil;
+  }
+
   /** The stored record (entry, TTL, cached encodings); expired temporary entries are gone. */
   stored(key: string): StoredEntry | undefined {
     const s = this.#map.get(key);
@@ -143,6 +147,11 @@ export class Overlay implements LedgerReader {
     const w = this.writes.get(key);
     if (w !== undefined) return w ?? undefined;
     return this.base.get(key);
+  }
+
+  liveUntil(key: string): number | undefined {
+    // A write keeps the entry's TTL (as EntryStore.put does); a deletion ends it.
+    return this.writes.get(key) === null ? undefined : this.base.liveUntil?.(key);
   }
 
   set(key: string, entry: xdr.LedgerEntry): void {

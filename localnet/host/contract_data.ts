@@ -96,6 +96,90 @@ export function dataExtend(
   h.requestLiveUntil(lk, liveUntil);
 }
 
+function checkThreshold(h: Invocation, threshold: number, extendTo: number): void {
+  if (threshold > extendTo) {
+    throw h.err("Storage", "InvalidInput", "threshold must be <= extend_to", [
+      xdr.ScVal.scvU32(threshold),
+      xdr.ScVal.scvU32(extendTo),
+    ]);
+  }
+}
+
+/**
+ * Extends one contract data/code entry's TTL as the real host's `extend_ttl` does: an error when
+ * `threshold > extendTo` (`Storage, InvalidInput`) or when a temporary entry would pass the
+ * network's maximum TTL (`Storage, InvalidAction`; persistent entries, code and instances are
+ * clamped to it); otherwise the entry is extended to `ledgerSeq + extendTo` only if its TTL now
+ * (live-until − ledgerSeq) is at most `threshold`, and never shortened. Only a real extension is
+ * requested from the ledger layer, so only it is charged rent. The caller has checked the entry
+ * exists (and its footprint).
+ */
+export function extendEntryTtl(
+  h: Invocation,
+  key: string,
+  temporary: boolean,
+  threshold: number,
+  extendTo: number,
+): void {
+  checkThreshold(h, threshold, extendTo);
+  const seq = h.ledgerSeq;
+  const maxTtl = h.maxLiveUntil - seq;
+  if (temporary && extendTo > maxTtl) {
+    throw h.err(
+      "Storage",
+      "InvalidAction",
+      "trying to extend temporary entry past max TTL allowed by network",
+      [xdr.ScVal.scvU32(extendTo), xdr.ScVal.scvU32(maxTtl)],
+    );
+  }
+  const old = h.currentLiveUntil(key, temporary);
+  const next = Math.min(seq + extendTo, h.maxLiveUntil);
+  if (old - seq <= threshold && next > old) h.requestLiveUntil(key, next);
+}
+
+/** `extend_ttl` of a contract data entry of the frame's contract (see {@link extendEntryTtl}). */
+export function dataExtendTtl(
+  h: Invocation,
+  frame: Frame,
+  key: xdr.ScVal,
+  durability: 0 | 1,
+  threshold: number,
+  extendTo: number,
+): void {
+  const lk = contractDataKey(frame.callee.scAddress, key, durability);
+  const e = h.read(
+    lk,
+    () => ["trying to access contract storage key outside of the footprint", [key]],
+  );
+  if (!e) {
+    throw h.err(
+      "Storage",
+      "MissingValue",
+      "trying to extend TTL of a missing contract storage key",
+      [key],
+    );
+  }
+  extendEntryTtl(h, lk, durability === 0, threshold, extendTo);
+}
+
+/**
+ * `extend_ttl` of a contract's instance and/or code entries, each judged against the threshold
+ * on its own, as the real host does.
+ */
+export function calleeExtendTtl(
+  h: Invocation,
+  callee: { instanceKey: string; codeKey?: string },
+  threshold: number,
+  extendTo: number,
+  instance: boolean,
+  code: boolean,
+): void {
+  // threshold > extend_to is an error even when there is no code entry (a SAC) to extend.
+  checkThreshold(h, threshold, extendTo);
+  if (instance) extendEntryTtl(h, callee.instanceKey, false, threshold, extendTo);
+  if (code && callee.codeKey) extendEntryTtl(h, callee.codeKey, false, threshold, extendTo);
+}
+
 export function instanceMap(_h: Invocation, frame: Frame): Map<string, xdr.ScMapEntry> {
   if (!frame.storage) {
     frame.storage = new Map();
@@ -115,11 +199,6 @@ export function instanceSet(h: Invocation, frame: Frame, key: xdr.ScVal, val: xd
 
 export function instanceDel(h: Invocation, frame: Frame, key: xdr.ScVal): void {
   if (instanceMap(h, frame).delete(scvToken(key))) frame.dirty = true;
-}
-
-export function instanceExtend(h: Invocation, frame: Frame, liveUntil: number): void {
-  h.requestLiveUntil(frame.callee.instanceKey, liveUntil);
-  if (frame.callee.codeKey) h.requestLiveUntil(frame.callee.codeKey, liveUntil);
 }
 
 /** Writes a frame's instance storage back to its instance entry (one ledger entry). */

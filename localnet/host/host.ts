@@ -17,6 +17,7 @@ import { moduleByHash, type RegisteredModule, toHex } from "./registry.ts";
 import { SAC_SPEC_ENTRIES, type SacCtx, sacInvoke } from "./sac.ts";
 import { contractCodeKey, ledgerEntrySize } from "./xdr_fast.ts";
 import { HostErr, isRecoverable } from "./errors.ts";
+import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "../constants.ts";
 import { type Callee, type CallKind, type Executable, Frame } from "./frame.ts";
 import {
   dataExtend,
@@ -249,6 +250,22 @@ export class Invocation implements AuthHost {
     }
   }
 
+  /**
+   * The live-until ledger an entry has at this point of the run: an extension requested earlier
+   * in the run, else its stored TTL, else (created in this run) the minimum TTL of its
+   * durability. A reader that does not know TTLs makes existing entries count as expiring now.
+   */
+  currentLiveUntil(key: string, temporary: boolean): number {
+    const inReader = this.req.reader.get(key) !== undefined;
+    const base = inReader
+      ? this.req.reader.liveUntil?.(key) ?? this.ledgerSeq
+      : this.ledgerSeq - 1 +
+        (temporary
+          ? this.req.ledger.minTempTtl ?? MIN_TEMPORARY_TTL
+          : this.req.ledger.minPersistentTtl ?? MIN_PERSISTENT_TTL);
+    return Math.max(this.liveUntil.get(key) ?? 0, base);
+  }
+
   requestLiveUntil(key: string, liveUntil: number): void {
     const prev = this.liveUntil.get(key) ?? 0;
     if (liveUntil > prev) this.liveUntil.set(key, liveUntil);
@@ -377,6 +394,8 @@ export class Invocation implements AuthHost {
     const callee = this.resolve(contract);
     const authSnapshot = this.auth.snapshot();
     const mark = this.state.mark();
+    // TTL extensions belong to the frame's storage changes: a failed call drops its own.
+    const ttlMark = new Map(this.liveUntil);
     const eventStart = this.events.length;
     const frame = new Frame(callee, fn, args, caller);
     this.frames.push(frame);
@@ -407,6 +426,8 @@ export class Invocation implements AuthHost {
       }
       this.events.markFailed(eventStart);
       this.state.rollback(mark);
+      this.liveUntil.clear();
+      for (const [k, v] of ttlMark) this.liveUntil.set(k, v);
       this.frames.pop();
       this.auth.popFrame();
       this.auth.rollback(authSnapshot);

@@ -11,12 +11,12 @@ import type { CallKind, Frame } from "./frame.ts";
 import { HostErr, isRecoverable } from "./errors.ts";
 import { CodecError } from "./codec.ts";
 import {
+  calleeExtendTtl,
   dataDel,
-  dataExtend,
+  dataExtendTtl,
   dataGet,
   dataPut,
   instanceDel,
-  instanceExtend,
   instanceGet,
   instanceSet,
 } from "./contract_data.ts";
@@ -123,8 +123,8 @@ export class FrameEnv implements Env {
         has: (k) => h.guard(f, () => dataGet(h, f, k, d) !== undefined),
         set: (k, v) => h.guard(f, () => dataPut(h, f, k, v, d)),
         remove: (k) => h.guard(f, () => dataDel(h, f, k, d)),
-        extendTtl: (k, _threshold, extendTo) =>
-          h.guard(f, () => dataExtend(h, f, k, d, h.ledgerSeq + extendTo)),
+        extendTtl: (k, threshold, extendTo) =>
+          h.guard(f, () => dataExtendTtl(h, f, k, d, threshold, extendTo)),
       });
       this._storage = Object.freeze({
         instance: {
@@ -132,7 +132,8 @@ export class FrameEnv implements Env {
           has: (k) => instanceGet(h, f, k) !== undefined,
           set: (k, v) => instanceSet(h, f, k, v),
           remove: (k) => instanceDel(h, f, k),
-          extendTtl: (_k, _threshold, extendTo) => instanceExtend(h, f, h.ledgerSeq + extendTo),
+          extendTtl: (_k, threshold, extendTo) =>
+            h.guard(f, () => calleeExtendTtl(h, f.callee, threshold, extendTo, true, true)),
         },
         persistent: data(1),
         temporary: data(0),

@@ -17,6 +17,8 @@ import type { xdr } from "@stellar/stellar-sdk";
 export interface LedgerReader {
   /** The live entry for a base64 LedgerKey, or undefined. */
   get(key: string): xdr.LedgerEntry | undefined;
+  /** The live-until ledger of a live contract data/code entry (its TTL), when the reader knows it. */
+  liveUntil?(key: string): number | undefined;
 }
 
 /** Ledger facts an invocation sees. */
@@ -33,6 +35,8 @@ export interface LedgerInfo {
   baseReserve?: number;
   /** Minimum TTL of new temporary entries (default 16), for nonce entries. */
   minTempTtl?: number;
+  /** Minimum TTL of new persistent entries and code (default mainnet's 2,073,600). */
+  minPersistentTtl?: number;
 }
 
 /** Auth handling of an invocation (stellar-rpc semantics). */

@@ -27,11 +27,17 @@ export const NETWORK_ID = hash(new TextEncoder().encode(PASSPHRASE) as Any) as U
 /** A mutable in-memory ledger. */
 export class MemLedger implements LedgerReader {
   readonly entries = new Map<string, xdr.LedgerEntry>();
+  /** Live-until ledgers of entries, where a test sets one (others count as expiring now). */
+  readonly ttls = new Map<string, number>();
   sequence = 100;
   timestamp = 1_800_000_000n;
 
   get(key: string): xdr.LedgerEntry | undefined {
     return this.entries.get(key);
+  }
+
+  liveUntil(key: string): number | undefined {
+    return this.ttls.get(key);
   }
 
   info(over: Partial<LedgerInfo> = {}): LedgerInfo {

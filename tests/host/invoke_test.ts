@@ -135,6 +135,8 @@ Deno.test("a failed tryCall callee rolls back its writes and events; the caller 
   assert.ok(written.includes(dataKey(a, "mine", 1)));
   assert.ok(written.includes(dataKey(a, "err", 1)));
   assert.ok(!written.includes(dataKey(b, "theirs", 1)), "callee write rolled back");
+  // So is its TTL extension (it extended its instance before failing): no rent for it.
+  assert.equal(sim.liveUntil!.has(instanceLedgerKey(b)), false, "callee TTL extension rolled back");
   const errVal = sim.changes.get(dataKey(a, "err", 1))!;
   assert.equal(scValToNative((errVal.data as Any).contractData.val), 7);
   // The callee's event is not emitted; the diagnostic log keeps it as failed.
@@ -320,4 +322,54 @@ Deno.test("extendTtl requests a live-until ledger; extending a missing entry fai
   assert.deepEqual(sim.readWrite, []);
   assert.equal(sim.liveUntil!.get(dataKey(a, "k", 1)), l.sequence + 1000);
   void nativeToScVal;
+});
+
+Deno.test("extendTtl follows the host's threshold: extends only at or below it, never shortens", async () => {
+  const { l, admin, a } = setup();
+  await run(l, admin, a, "put", { tier: 1, key: "k", val: 1 });
+  await run(l, admin, a, "put", { tier: 2, key: "t", val: 1 });
+  const k = dataKey(a, "k", 1);
+  l.ttls.set(k, l.sequence + 50); // 50 ledgers of TTL left
+  const bump = (tier: number, key: string, threshold: number, extend_to: number) =>
+    simulate(l, admin, a, "bump_to", args("bump_to", { tier, key, threshold, extend_to }));
+  // TTL 50 > threshold 49: nothing to extend, so no live-until request (and no rent).
+  const above = bump(1, "k", 49, 1000);
+  assert.equal(above.ok, true);
+  assert.equal(above.liveUntil!.has(k), false);
+  // TTL 50 ≤ threshold 50: extended to sequence + extend_to.
+  const at = bump(1, "k", 50, 1000);
+  assert.equal(at.ok, true);
+  assert.equal(at.liveUntil!.get(k), l.sequence + 1000);
+  // Below the threshold but extend_to would not lengthen the TTL: no request.
+  assert.equal(bump(1, "k", 50, 50).liveUntil!.has(k), false);
+  // threshold > extend_to is the host's Error(Storage, InvalidInput), even with nothing to do.
+  const bad = bump(1, "k", 1001, 1000);
+  assert.deepEqual([bad.error!.type, bad.error!.code], ["Storage", "InvalidInput"]);
+  assert.match(bad.errorString!, /threshold must be <= extend_to/);
+  // Past the network's max TTL: a persistent entry is clamped to the max live-until ledger…
+  const max = l.sequence + 3_110_400 - 1;
+  const clamped = bump(1, "k", 4_000_000, 4_000_000);
+  assert.equal(clamped.ok, true);
+  assert.equal(clamped.liveUntil!.get(k), max);
+  // …a temporary one is an Error(Storage, InvalidAction).
+  const temp = bump(2, "t", 0, 3_110_400);
+  assert.deepEqual([temp.error!.type, temp.error!.code], ["Storage", "InvalidAction"]);
+  assert.equal(bump(2, "t", 3_110_399, 3_110_399).liveUntil!.get(dataKey(a, "t", 0)), max);
+});
+
+Deno.test("instance extendTtl judges the instance and code entries against the threshold each", () => {
+  const { l, admin, a } = setup();
+  const inst = instanceLedgerKey(a);
+  const bump = (threshold: number, extend_to: number) =>
+    simulate(l, admin, a, "bump_to", args("bump_to", { tier: 0, key: "x", threshold, extend_to }));
+  l.ttls.set(inst, l.sequence + 500);
+  const res = bump(100, 1000);
+  assert.equal(res.ok, true);
+  // The instance (TTL 500 > 100) stays; the code entry (no TTL known: expiring) is extended.
+  assert.equal(res.liveUntil!.has(inst), false);
+  const others = [...res.liveUntil!.entries()].filter(([key]) => key !== inst);
+  assert.deepEqual(others.map(([, v]) => v), [l.sequence + 1000]);
+  assert.equal(bump(500, 1000).liveUntil!.get(inst), l.sequence + 1000);
+  const bad = bump(1001, 1000);
+  assert.deepEqual([bad.error!.type, bad.error!.code], ["Storage", "InvalidInput"]);
 });

@@ -20,6 +20,10 @@ const spec = defineSpec({
     { name: "read", inputs: [["tier", T.u32], ["key", T.symbol]], output: T.option(T.u32) },
     { name: "del", inputs: [["tier", T.u32], ["key", T.symbol]] },
     { name: "bump", inputs: [["tier", T.u32], ["key", T.symbol]] },
+    {
+      name: "bump_to",
+      inputs: [["tier", T.u32], ["key", T.symbol], ["threshold", T.u32], ["extend_to", T.u32]],
+    },
     { name: "put_then_fail", inputs: [["key", T.symbol], ["code", T.u32]] },
     { name: "try_other", inputs: [["other", T.address], ["key", T.symbol]], output: T.bool },
     { name: "call_other", inputs: [["other", T.address], ["key", T.symbol]] },
@@ -71,8 +75,20 @@ export const probeContract: ContractModule = {
     bump(env, { tier: t, key }: { tier: number; key: string }) {
       tier(env, t).extendTtl(sym(key), 100, 1000);
     },
+    bump_to(
+      env,
+      { tier: t, key, threshold, extend_to }: {
+        tier: number;
+        key: string;
+        threshold: number;
+        extend_to: number;
+      },
+    ) {
+      tier(env, t).extendTtl(sym(key), threshold, extend_to);
+    },
     put_then_fail(env, { key, code }: { key: string; code: number }) {
       env.storage.persistent.set(sym(key), u32(1));
+      env.storage.instance.extendTtl(sym(key), 5_000, 5_000);
       env.emit([sym("doomed")], u32(code));
       fail(code);
     },

@@ -67,12 +67,16 @@ Deno.test("ledger: contract ids, asset contracts, upload from a contract, TTL of
   const codeKey = xdr.LedgerKey.contractCode(
     new xdr.LedgerKeyContractCode({ hash: hash(wasm as Any) as Any }),
   );
-  const r1 = await inv("l_c", [addr(counter), u32(0), u32(2_500_000)]);
+  const r1 = await inv("l_c", [addr(counter), u32(2_500_000), u32(2_500_000)]);
   assert.equal(await liveOf(instKey), r1.ledger + 2_500_000);
   assert.ok((await liveOf(codeKey)) < r1.ledger + 2_500_000);
-  const r2 = await inv("l_d", [addr(counter), u32(0), u32(2_600_000)]);
+  const r2 = await inv("l_d", [addr(counter), u32(2_600_000), u32(2_600_000)]);
   assert.equal(await liveOf(codeKey), r2.ledger + 2_600_000);
-  const r3 = await inv("l_9", [addr(counter), u32(0), u32(2_700_000)]);
+  const r3 = await inv("l_9", [addr(counter), u32(2_700_000), u32(2_700_000)]);
+  assert.equal(await liveOf(instKey), r3.ledger + 2_700_000);
+  assert.equal(await liveOf(codeKey), r3.ledger + 2_700_000);
+  // Threshold 0: both TTLs are far above it, so nothing is extended (the real host's rule).
+  await inv("l_9", [addr(counter), u32(0), u32(2_800_000)]);
   assert.equal(await liveOf(instKey), r3.ledger + 2_700_000);
   assert.equal(await liveOf(codeKey), r3.ledger + 2_700_000);
 });

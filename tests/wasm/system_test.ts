@@ -237,8 +237,9 @@ Deno.test("storage: three durabilities, TTL extension seen by getLedgerEntries",
   assert.equal(scValToNative((await inv("l_0", [key, u32(0)])).returnValue!), false);
   assert.equal(scValToNative((await inv("l_0", [key, u32(1)])).returnValue!), true);
   await assert.rejects(() => inv("l_1", [key, u32(0)]), /Error\(Storage, MissingValue\)/);
-  // Extend the persistent entry to 3,000,000 ledgers from now (above the default TTL).
-  const res = await inv("l_7", [key, u32(1), u32(0), u32(3_000_000)]);
+  // Extend the persistent entry to 3,000,000 ledgers from now (above the default TTL): its TTL
+  // is at or below the threshold (3,000,000), so it is extended.
+  const res = await inv("l_7", [key, u32(1), u32(3_000_000), u32(3_000_000)]);
   const lk = xdr.LedgerKey.fromXDR(
     contractDataKey(Address.fromString(fwd).toScAddress() as Any, key, 1),
     "base64",
@@ -249,12 +250,17 @@ Deno.test("storage: three durabilities, TTL extension seen by getLedgerEntries",
     () => inv("l_7", [key, u32(2), u32(0), u32(10)]),
     /Error\(Storage, InvalidAction\)/,
   );
+  // Past the max TTL: a persistent entry is clamped (the real host), a temporary one fails.
+  const r1 = await inv("l_7", [key, u32(1), u32(4_000_000), u32(4_000_000)]);
+  const clamped = await node.server.getLedgerEntries(lk);
+  assert.equal(clamped.entries[0].liveUntilLedgerSeq, r1.ledger + 3_110_400 - 1);
+  await inv("l__", [key, u32(7), u32(0)]);
   await assert.rejects(
-    () => inv("l_7", [key, u32(1), u32(0), u32(4_000_000)]),
+    () => inv("l_7", [key, u32(0), u32(0), u32(4_000_000)]),
     /Error\(Storage, InvalidAction\)/,
   );
   // Instance and code TTL.
-  const r2 = await inv("l_8", [u32(0), u32(3_000_000)]);
+  const r2 = await inv("l_8", [u32(3_000_000), u32(3_000_000)]);
   const inst = await node.server.getContractData(fwd, xdr.ScVal.scvLedgerKeyContractInstance());
   assert.equal(inst.liveUntilLedgerSeq, r2.ledger + 3_000_000);
 });

@@ -9,12 +9,12 @@ import { hf, type HostFn, type VmCtx } from "../ctx.ts";
 import { valErr } from "../objects.ts";
 import { boolVal, VOID } from "../val.ts";
 import {
+  calleeExtendTtl,
   dataDel,
-  dataExtend,
+  dataExtendTtl,
   dataGet,
   dataPut,
   instanceDel,
-  instanceExtend,
   instanceGet,
   instanceSet,
 } from "../../contract_data.ts";
@@ -63,20 +63,17 @@ function hash32(c: VmCtx, v: bigint): Uint8Array {
   return b;
 }
 
-function extendTo(c: VmCtx, e: bigint): number {
-  const live = c.h.ledgerSeq + c.u32(e);
-  if (live > c.h.maxLiveUntil) {
-    throw valErr("Storage", "InvalidAction", "trying to extend past max live_until ledger");
-  }
-  return live;
-}
-
 /** Extends another contract's instance and/or code TTL. */
-function extendOther(c: VmCtx, a: bigint, e: bigint, instance: boolean, code: boolean): bigint {
+function extendOther(
+  c: VmCtx,
+  a: bigint,
+  th: bigint,
+  e: bigint,
+  instance: boolean,
+  code: boolean,
+): bigint {
   const callee = c.h.resolve(c.address(a));
-  const live = Math.min(c.h.ledgerSeq + c.u32(e), c.h.maxLiveUntil);
-  if (instance) c.h.requestLiveUntil(callee.instanceKey, live);
-  if (code && callee.codeKey) c.h.requestLiveUntil(callee.codeKey, live);
+  guard(c, () => calleeExtendTtl(c.h, callee, c.u32(th), c.u32(e), instance, code));
   return VOID;
 }
 
@@ -192,7 +189,7 @@ export const LEDGER: [string, HostFn][] = [
   ],
   [
     "7",
-    hf("extend_contract_data_ttl", 4, (c, k, t, _th, e) => {
+    hf("extend_contract_data_ttl", 4, (c, k, t, th, e) => {
       const key = c.scval(k);
       const type = storageType(c, t);
       if (type === INSTANCE) {
@@ -202,15 +199,15 @@ export const LEDGER: [string, HostFn][] = [
           "instance storage should be extended via extend_current_contract_instance_and_code_ttl",
         );
       }
-      const live = extendTo(c, e);
-      guard(c, () => dataExtend(c.h, c.frame, key, type === PERSISTENT ? 1 : 0, live));
+      const durability = type === PERSISTENT ? 1 : 0;
+      guard(c, () => dataExtendTtl(c.h, c.frame, key, durability, c.u32(th), c.u32(e)));
       return VOID;
     }),
   ],
   [
     "8",
-    hf("extend_current_contract_instance_and_code_ttl", 2, (c, _th, e) => {
-      instanceExtend(c.h, c.frame, extendTo(c, e));
+    hf("extend_current_contract_instance_and_code_ttl", 2, (c, th, e) => {
+      guard(c, () => calleeExtendTtl(c.h, c.frame.callee, c.u32(th), c.u32(e), true, true));
       return VOID;
     }),
   ],
@@ -219,7 +216,7 @@ export const LEDGER: [string, HostFn][] = [
     hf(
       "extend_contract_instance_and_code_ttl",
       3,
-      (c, a, _th, e) => extendOther(c, a, e, true, true),
+      (c, a, th, e) => extendOther(c, a, th, e, true, true),
     ),
   ],
   [
@@ -240,11 +237,16 @@ export const LEDGER: [string, HostFn][] = [
   ],
   [
     "c",
-    hf("extend_contract_instance_ttl", 3, (c, a, _th, e) => extendOther(c, a, e, true, false), 21),
+    hf(
+      "extend_contract_instance_ttl",
+      3,
+      (c, a, th, e) => extendOther(c, a, th, e, true, false),
+      21,
+    ),
   ],
   [
     "d",
-    hf("extend_contract_code_ttl", 3, (c, a, _th, e) => extendOther(c, a, e, false, true), 21),
+    hf("extend_contract_code_ttl", 3, (c, a, th, e) => extendOther(c, a, th, e, false, true), 21),
   ],
   [
     "e",
