@@ -53,7 +53,7 @@ Deno.test("offline control: with the proxy closed, a package that is not cached 
   const cwd = await Deno.makeTempDir({ prefix: "vigil-offline-cwd-" });
   try {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--no-lock", "--no-config", "npm:left-pad@1.3.0"],
+      args: ["info", "--no-config", "npm:left-pad@1.3.0"],
       clearEnv: true,
       env: childEnv({ ...noNetwork(), DENO_DIR: denoDir, NO_COLOR: "1" }),
       cwd,
