@@ -9,10 +9,13 @@
  *    anything is created: the vault is created with the registry's id in its constructor and the
  *    registry with the vault's (no separate wiring call, no window in which the vault is unwired).
  *    A contract that already exists is not created again.
- * 4. The result is verified by reading `get_config`, `get_registry`, `get_vault`, `get_usdc` and
- *    `get_admin` back, and the out file is written (ids, Wasm hashes, passphrase, ledger, admin;
- *    no secrets). With an existing out file for the same network, it is verified and nothing
- *    changes.
+ *    The vault's constructor also gets its {@link FlashPolicy}: the liquidator as the only
+ *    executor, the lending pools and (Soroswap-ABI) routers a liquidation may use, and the
+ *    oracle slippage bound (default {@link DEFAULT_MAX_SLIPPAGE_BPS}).
+ * 4. The result is verified by reading `get_config`, `get_flash_policy`, `get_registry`,
+ *    `get_vault`, `get_usdc` and `get_admin` back, and the out file is written (ids, Wasm hashes,
+ *    passphrase, ledger, admin, flash policy; no secrets). With an existing out file for the same
+ *    network, it is verified and nothing changes.
  *
  * Every failure is a {@link DeployError} with one clear message.
  *
@@ -65,6 +68,34 @@ export const DEPLOY_BOUNDS: Record<keyof DeployConfig, [bigint, bigint]> = {
   max_draw_per_keeper: [0n, I64_MAX],
 };
 
+/**
+ * Default `max_slippage_bps` of the flash policy: the liquidator refuses a swap whose output is
+ * more than 3 % below the pool oracle's value (the keeper's own default SLIPPAGE_BPS is 1 %, so an
+ * honest keeper is inside it).
+ */
+export const DEFAULT_MAX_SLIPPAGE_BPS = 300;
+/** Most entries of each flash-policy list (the vault's bound). */
+export const MAX_POLICY_ENTRIES = 16;
+
+/** The vault's `FlashPolicy` (fields as the contract names them). */
+export interface FlashPolicy {
+  /** Executor contracts `flash` may call: Vigil's liquidator. */
+  executors: string[];
+  /** Largest swap shortfall below the pool oracle's value, in basis points (≤ 10000). */
+  max_slippage_bps: number;
+  /** Lending pools a liquidation may use. */
+  pools: string[];
+  /** Swap routers (Soroswap ABI) a liquidation may use. */
+  routers: string[];
+}
+
+/** What a deployer chooses of the flash policy (the executor is always Vigil's liquidator). */
+export interface FlashPolicyOptions {
+  pools?: string[];
+  routers?: string[];
+  max_slippage_bps?: number;
+}
+
 /** Vigil's contracts in creation order. */
 export const VIGIL_WASM = ["liquidator", "vault", "registry"] as const;
 type Name = typeof VIGIL_WASM[number];
@@ -82,6 +113,8 @@ export interface Deployment {
   wasm_hashes: Record<Name, string>;
   /** Configuration in 7-decimal units / seconds, as decimal strings. */
   config: Record<keyof DeployConfig, string>;
+  /** The vault's flash policy as deployed. */
+  policy: FlashPolicy;
 }
 
 /** A deployment failure: one message, meant to be printed as is. */
@@ -103,6 +136,8 @@ export interface DeployOptions {
   secret: string | undefined;
   /** Overrides of {@link DEFAULT_DEPLOY_CONFIG}. */
   config?: Partial<DeployConfig>;
+  /** The vault's flash policy (executors: the liquidator; default: no pool, no router, 300 bps). */
+  policy?: FlashPolicyOptions;
   /** Out file to write (and, when present, to verify instead of deploying). */
   out?: string;
   /** Progress lines (default: none). */
@@ -161,6 +196,35 @@ function checkConfig(c: DeployConfig): void {
   }
 }
 
+/**
+ * The constructor's FlashPolicy for `liquidator` from the deployer's options, validated against
+ * the vault's bounds (else a {@link DeployError}); duplicate entries are dropped.
+ */
+export function flashPolicy(liquidator: string, opts: FlashPolicyOptions = {}): FlashPolicy {
+  const list = (xs: string[] | undefined, flag: string): string[] => {
+    const out = [...new Set(xs ?? [])];
+    for (const x of out) {
+      if (!StrKey.isValidContract(x)) {
+        throw new DeployError(`${flag} ${x} is not a contract id (C…)`);
+      }
+    }
+    if (out.length > MAX_POLICY_ENTRIES) {
+      throw new DeployError(`at most ${MAX_POLICY_ENTRIES} ${flag} entries (got ${out.length})`);
+    }
+    return out;
+  };
+  const bps = opts.max_slippage_bps ?? DEFAULT_MAX_SLIPPAGE_BPS;
+  if (!Number.isInteger(bps) || bps < 0 || bps > 10_000) {
+    throw new DeployError(`--max-slippage-bps ${bps} is outside the contracts' bounds [0, 10000]`);
+  }
+  return {
+    executors: [liquidator],
+    max_slippage_bps: bps,
+    pools: list(opts.pools, "--pool"),
+    routers: list(opts.routers, "--router"),
+  };
+}
+
 const short = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split("\n")[0];
 
 /** Deploys (or verifies) Vigil on the network behind `rpcUrl`. */
@@ -177,6 +241,8 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
   }
   const config = { ...DEFAULT_DEPLOY_CONFIG, ...opts.config };
   checkConfig(config);
+  // Checked before anything is sent; the executor (the liquidator's id) is known only later.
+  const policyOpts = flashPolicy(opts.usdc, opts.policy);
 
   const server = new rpc.Server(opts.rpcUrl, { allowHttp: opts.rpcUrl.startsWith("http:") });
   let passphrase: string;
@@ -222,6 +288,7 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
   for (const name of VIGIL_WASM) {
     ids[name] = contractIdFor(passphrase, deployer, salt(name, opts.usdc));
   }
+  const policy = { ...policyOpts, executors: [ids.liquidator] };
   if (previous) {
     for (const name of VIGIL_WASM) {
       if (previous.contracts?.[name] !== ids[name]) {
@@ -262,6 +329,7 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
         withdraw_cooldown: config.withdraw_cooldown,
       },
       registry: ids.registry,
+      policy,
     },
     registry: {
       admin,
@@ -288,7 +356,7 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
     log(`${name}: created ${ids[name]}`);
   }
 
-  await verify(chain, specs, ids, { admin, usdc: opts.usdc, config });
+  await verify(chain, specs, ids, { admin, usdc: opts.usdc, config, policy });
   const deployment: Deployment = {
     network_passphrase: passphrase,
     rpc_url: opts.rpcUrl,
@@ -304,6 +372,7 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
       withdraw_cooldown: String(config.withdraw_cooldown),
       max_draw_per_keeper: String(config.max_draw_per_keeper),
     },
+    policy,
   };
   if (
     opts.out && (changed || !previous || JSON.stringify(previous) !== JSON.stringify(deployment))
@@ -353,7 +422,7 @@ async function verify(
   chain: Chain,
   specs: Record<Name, contract.Spec>,
   ids: Record<Name, string>,
-  want: { admin: string; usdc: string; config: DeployConfig },
+  want: { admin: string; usdc: string; config: DeployConfig; policy: FlashPolicy },
 ): Promise<void> {
   void specs;
   const read = async (name: Name, fn: string) => scValToNative(await chain.view(ids[name], fn));
@@ -373,6 +442,10 @@ async function verify(
     ["registry min_stake", rc.min_stake, want.config.min_stake],
     ["registry usdc_token", rc.usdc_token, want.usdc],
   );
+  const fp = await read("vault", "get_flash_policy") as Record<string, unknown>;
+  for (const k of ["executors", "max_slippage_bps", "pools", "routers"] as const) {
+    checks.push([`vault flash policy ${k}`, JSON.stringify(fp[k]), JSON.stringify(want.policy[k])]);
+  }
   for (const [what, got, expected] of checks) {
     if (String(got) !== String(expected)) {
       throw new DeployError(`verification failed: ${what} is ${got}, expected ${expected}`);
