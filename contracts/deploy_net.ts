@@ -91,8 +91,11 @@ export interface FlashPolicy {
 
 /** What a deployer chooses of the flash policy (the executor is always Vigil's liquidator). */
 export interface FlashPolicyOptions {
+  /** Lending pools a liquidation may use. */
   pools?: string[];
+  /** Soroswap-ABI routers a liquidation may swap on. */
   routers?: string[];
+  /** Oracle slippage bound in basis points (default {@link DEFAULT_MAX_SLIPPAGE_BPS}). */
   max_slippage_bps?: number;
 }
 
