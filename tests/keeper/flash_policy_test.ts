@@ -59,7 +59,7 @@ Deno.test("flash policy without the keeper's LENDING_POOL: warned once, skipped 
       logLines(k!).filter((l) =>
         l.status === "skipped" && poolMsg.test(String(l.reason)) && l.adapter === "lending_pool"
       );
-    await until(async () => skips().length >= 2, 60_000, "two skipped liquidations");
+    await until(() => Promise.resolve(skips().length >= 2), 60_000, "two skipped liquidations");
     const adapterWarnings = logLines(k).filter((l) =>
       l.level === "warn" && poolMsg.test(String(l.msg)) && /liquidations are skipped$/.test(
         String(l.msg),
