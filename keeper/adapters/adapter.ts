@@ -23,9 +23,10 @@
  *   `exec(keeper, vault, usdc, amount, data, policy)` and requires the vault's USDC balance to be
  *   no lower when it returns — all in ONE transaction. The executor must be listed in the vault's
  *   {@link FlashPolicy} (`VaultClient.flashPolicy`; only the vault's admin can add one), and it
- *   receives that policy to enforce the pools, routers and slippage bound it lists. Your executor does the protocol work under
- *   the keeper's signature and pays the vault back keeper → vault with the USDC SAC (a run-time
- *   amount via `approve` with fixed arguments + `transfer_from`, as `contracts/liquidator/` does);
+ *   receives that policy to enforce the pools, routers and slippage bound it lists. Your
+ *   executor does the protocol work and pays the vault back with the USDC SAC; a run-time amount
+ *   must move under the executor's own authority (`approve` with fixed arguments +
+ *   `transfer_from`, as `contracts/liquidator/` does), never as a keeper-signed run-time transfer;
  *   everything above `amount` is depositors' profit. If anything fails the whole transaction
  *   reverts: nothing is ever outstanding, so there is nothing to recover after a crash and an
  *   operator risks only fees. `flash` simulates first and sends only when the simulated profit
