@@ -40,6 +40,8 @@ Options:
                                 (repeatable, at most 16)
   --max-slippage-bps <n>        the liquidator's oracle floor: a swap may return at most n bps
                                 less than the pool oracle's value (default 300, at most 10000)
+                                (on a re-run, the vault's policy is compared only when one of
+                                these three is given: the admin changes it with set_flash_policy)
   -h, --help                    show this help
 
 DEPLOY_DEBUG=1 prints a failed simulation's full diagnostic event log instead of its first line.

@@ -15,7 +15,9 @@
  * 4. The result is verified by reading `get_config`, `get_flash_policy`, `get_registry`,
  *    `get_vault`, `get_usdc` and `get_admin` back, and the out file is written (ids, Wasm hashes,
  *    passphrase, ledger, admin, flash policy; no secrets). With an existing out file for the same
- *    network, it is verified and nothing changes.
+ *    network, it is verified and nothing changes. The flash policy of a vault that already existed
+ *    is compared only when policy options are given (the admin may have changed it since with
+ *    `set_flash_policy`).
  *
  * Every failure is a {@link DeployError} with one clear message.
  *
@@ -340,11 +342,13 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
       vault: ids.vault,
     },
   };
+  let vaultCreated = false;
   for (const name of VIGIL_WASM) {
     if (await chain.contractExists(ids[name])) {
       log(`${name}: ${ids[name]} already exists`);
       continue;
     }
+    if (name === "vault") vaultCreated = true;
     const args = ctorArgs[name];
     await chain.send(
       Operation.createCustomContract({
@@ -359,7 +363,21 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
     log(`${name}: created ${ids[name]}`);
   }
 
-  await verify(chain, specs, ids, { admin, usdc: opts.usdc, config, policy });
+  // The flash policy is the admin's to change later (`set_flash_policy`): on an existing vault it
+  // is compared only when the deployer states one (--pool/--router/--max-slippage-bps).
+  const p = opts.policy;
+  const policyStated = p !== undefined &&
+    (p.pools !== undefined || p.routers !== undefined || p.max_slippage_bps !== undefined);
+  const checkPolicy = vaultCreated || policyStated;
+  const live = await verify(chain, specs, ids, {
+    admin,
+    usdc: opts.usdc,
+    config,
+    policy: checkPolicy ? policy : undefined,
+  });
+  if (!checkPolicy) {
+    log("vault: flash policy not compared (existing vault, no policy flags; the admin sets it)");
+  }
   const deployment: Deployment = {
     network_passphrase: passphrase,
     rpc_url: opts.rpcUrl,
@@ -375,7 +393,7 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
       withdraw_cooldown: String(config.withdraw_cooldown),
       max_draw_per_keeper: String(config.max_draw_per_keeper),
     },
-    policy,
+    policy: checkPolicy ? policy : previous?.policy ?? live,
   };
   if (
     opts.out && (changed || !previous || JSON.stringify(previous) !== JSON.stringify(deployment))
@@ -420,13 +438,16 @@ export async function createWasmContract(opts: {
   return contractIdFor(passphrase, kp.publicKey(), s);
 }
 
-/** Reads the wiring and configuration back; any difference is a {@link DeployError}. */
+/**
+ * Reads the wiring, configuration and (when `want.policy` is given) the flash policy back; any
+ * difference is a {@link DeployError}. Returns the vault's flash policy as read.
+ */
 async function verify(
   chain: Chain,
   specs: Record<Name, contract.Spec>,
   ids: Record<Name, string>,
-  want: { admin: string; usdc: string; config: DeployConfig; policy: FlashPolicy },
-): Promise<void> {
+  want: { admin: string; usdc: string; config: DeployConfig; policy?: FlashPolicy },
+): Promise<FlashPolicy> {
   void specs;
   const read = async (name: Name, fn: string) => scValToNative(await chain.view(ids[name], fn));
   const checks: [string, unknown, unknown][] = [
@@ -446,14 +467,27 @@ async function verify(
     ["registry usdc_token", rc.usdc_token, want.usdc],
   );
   const fp = await read("vault", "get_flash_policy") as Record<string, unknown>;
-  for (const k of ["executors", "max_slippage_bps", "pools", "routers"] as const) {
-    checks.push([`vault flash policy ${k}`, JSON.stringify(fp[k]), JSON.stringify(want.policy[k])]);
-  }
+  const live: FlashPolicy = {
+    executors: (fp.executors as string[]) ?? [],
+    max_slippage_bps: Number(fp.max_slippage_bps),
+    pools: (fp.pools as string[]) ?? [],
+    routers: (fp.routers as string[]) ?? [],
+  };
   for (const [what, got, expected] of checks) {
     if (String(got) !== String(expected)) {
       throw new DeployError(`verification failed: ${what} is ${got}, expected ${expected}`);
     }
   }
+  for (const k of ["executors", "max_slippage_bps", "pools", "routers"] as const) {
+    if (want.policy && JSON.stringify(live[k]) !== JSON.stringify(want.policy[k])) {
+      throw new DeployError(
+        `verification failed: vault flash policy ${k} is ${JSON.stringify(live[k])}, expected ${
+          JSON.stringify(want.policy[k])
+        } (the admin changes it with set_flash_policy)`,
+      );
+    }
+  }
+  return live;
 }
 
 /** The few RPC operations a deployment needs, signed by the deployer. */

@@ -2,8 +2,9 @@
  * `main.ts deploy`'s flash-policy flags, run as a child process the way an operator runs them:
  * `--pool` and `--router` (repeatable) and `--max-slippage-bps` reach the vault's constructor
  * (read back with `get_flash_policy`), the out file records the policy, a second run verifies and
- * changes nothing, a run with another policy fails verification; bad values are one message and
- * exit 1 before anything is sent. In-process: the default policy (the liquidator as the only
+ * changes nothing, a run with another policy fails verification, a run without policy flags after
+ * the admin changed the policy does not compare it; bad values are one message and exit 1 before
+ * anything is sent. In-process: the default policy (the liquidator as the only
  * executor, no pool, no router, 300 bps).
  */
 import assert from "node:assert/strict";
@@ -138,8 +139,29 @@ Deno.test("deploy --pool/--router/--max-slippage-bps: the vault's flash policy, 
       deployer.secret(),
       dir,
     );
-    assertOneError(other, /verification failed: vault flash policy pools is /, deployer.secret());
-    assert.deepEqual(JSON.parse(await Deno.readTextFile(`${dir}/d.json`)).policy, want);
+    assertOneError(
+      other,
+      /verification failed: vault flash policy pools is .*set_flash_policy/,
+      deployer.secret(),
+    );
+    const text = await Deno.readTextFile(`${dir}/d.json`);
+    assert.deepEqual(JSON.parse(text).policy, want);
+
+    // The admin changes the policy later: a re-run without policy flags does not compare it (it
+    // is the admin's) and changes nothing; one with the old flags names the difference.
+    await node.invoke(d.contracts.vault, "set_flash_policy", {
+      policy: { ...want, pools: [pools[0]] },
+    }, { source: deployer.publicKey() });
+    const plain = await deploy(flags.slice(0, 6), deployer.secret(), dir);
+    assert.equal(plain.code, 0, plain.err);
+    assert.match(plain.out, /flash policy not compared/);
+    assert.match(plain.out, /verified, nothing changed/);
+    assert.equal(await Deno.readTextFile(`${dir}/d.json`), text);
+    assertOneError(
+      await deploy(flags, deployer.secret(), dir),
+      /verification failed: vault flash policy pools is \[".*"\], expected \[".*",".*"\]/,
+      deployer.secret(),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
