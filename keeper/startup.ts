@@ -205,7 +205,7 @@ async function checkFlashPolicy(
   if (problem) log.warn(`${problem}: liquidations are skipped until the vault's admin adds it`);
   if (config.slippageBps > policy.max_slippage_bps) {
     log.warn(
-      `SLIPPAGE_BPS ${config.slippageBps} is above the vault's max_slippage_bps ${policy.max_slippage_bps}: the liquidator's oracle floor is the tighter one`,
+      `SLIPPAGE_BPS ${config.slippageBps} is above the vault's max_slippage_bps ${policy.max_slippage_bps}: swaps inside flashes are planned with ${policy.max_slippage_bps} (the liquidator's oracle floor)`,
     );
   }
   const routers = new Set(policy.routers);

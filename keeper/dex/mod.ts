@@ -144,20 +144,24 @@ export class SwapClient {
    * Plans a swap of `amountIn` of `tokenIn` to USDC to run inside the liquidator's flash (one
    * transaction), with this module's venue rules: venues in order, the next one only after a
    * transient quote failure, a quote below the oracle floor stops (ErrSlippageExceeded), no
-   * venue → ErrNoRoute. Only Soroswap-ABI venues whose router is in `routers` (the vault's flash
-   * policy; every Soroswap venue when absent) are used: the others are listed in ErrNoRoute's
-   * failures without being asked.
+   * venue → ErrNoRoute. Only Soroswap-ABI venues whose router is in `policy.routers` (the vault's
+   * flash policy; every Soroswap venue when absent) are used: the others are listed in
+   * ErrNoRoute's failures without being asked. The slippage used is the tighter of SLIPPAGE_BPS
+   * and `policy.maxSlippageBps` (the liquidator's own oracle floor), so a quote the liquidator
+   * would refuse stops here instead of failing the flash's simulation.
    */
   async planLeg(
     chain: ChainRpc,
     tokenIn: string,
     amountIn: bigint,
     refValue: bigint,
-    routers?: ReadonlySet<string>,
+    policy: { routers?: ReadonlySet<string>; maxSlippageBps?: number } = {},
   ): Promise<PlannedLeg> {
     if (tokenIn === this.usdc) throw new Error("planLeg: input is already USDC");
     if (amountIn <= 0n) throw new RangeError("planLeg: amount must be positive");
-    const floor = slippageFloor(refValue, this.slippageBps);
+    const routers = policy.routers;
+    const bps = Math.min(this.slippageBps, policy.maxSlippageBps ?? this.slippageBps);
+    const floor = slippageFloor(refValue, bps);
     const failures: { venue: string; error: string }[] = [];
     for (const venue of this.venues) {
       const problem = flashVenueProblem(venue, routers);
@@ -173,7 +177,7 @@ export class SwapClient {
         continue;
       }
       if (quote < floor) throw new ErrSlippageExceeded(venue.name, quote, floor);
-      const fromQuote = slippageFloor(quote, this.slippageBps);
+      const fromQuote = slippageFloor(quote, bps);
       return {
         router: venue.contractId,
         kind: 0,

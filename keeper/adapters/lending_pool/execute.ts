@@ -89,6 +89,8 @@ export interface ExecuteDeps {
    * whose router is listed (undefined: every Soroswap-ABI venue).
    */
   routers?: ReadonlySet<string>;
+  /** The flash policy's `max_slippage_bps`: the planned floors are never looser than it. */
+  maxSlippageBps?: number;
   cache: PoolCache;
   clock: LedgerClock;
   invoke?: InvokeOptions;
@@ -340,7 +342,12 @@ async function planSwaps(
     const full = (lot * BigInt(percent)) / 100n;
     const amountIn = full > 0n ? full : 1n;
     const ref = oracleRefValue(state, asset, amountIn, deps.usdc);
-    legs.push(await deps.dex!.planLeg(chain, asset, amountIn, ref, deps.routers));
+    legs.push(
+      await deps.dex!.planLeg(chain, asset, amountIn, ref, {
+        routers: deps.routers,
+        maxSlippageBps: deps.maxSlippageBps,
+      }),
+    );
   }
   return legs;
 }

@@ -197,6 +197,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       pollIntervalSec: this.#opts.pollIntervalSec,
       dex: this.#opts.dex,
       routers: new Set(policy.routers),
+      maxSlippageBps: policy.max_slippage_bps,
       cache: this.#cache,
       clock: this.clock,
       invoke: this.#opts.invoke,
