@@ -80,6 +80,8 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
   #warnedNoUsdc = false;
   /** The flash-policy problem last warned about (warned once until it changes). */
   #policyProblem: string | undefined;
+  /** This cycle's read of the vault's flash policy (reset by getTasks: read once per cycle). */
+  #policy: Promise<FlashPolicy> | undefined;
 
   constructor(opts: LendingPoolOptions) {
     this.#opts = opts;
@@ -115,6 +117,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       latestLedger(rpc),
     ]);
     this.clock.observe(head.sequence);
+    this.#policy = undefined; // a new cycle: the admin may have changed it
     this.index.exclude(state.backstop);
     this.#state = state;
     this.#lastSync = sync;
@@ -175,9 +178,14 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       }
       return noCapitalResult("skipped", { details: { reason: `${missing} not set` } });
     }
-    // Read every time (the admin may change it): nothing that costs fees (an auction, a
-    // trustline, a flash) happens for a liquidation the vault would refuse.
-    const policy = await vault.flashPolicy();
+    // Read once per cycle, at its first task (the admin may change it at any time): nothing
+    // that costs fees (an auction, a trustline, a flash) happens for a liquidation the vault
+    // would refuse. A failed read is retried by the next task.
+    const read = this.#policy ??= vault.flashPolicy();
+    const policy = await read.catch((err) => {
+      if (this.#policy === read) this.#policy = undefined;
+      throw err;
+    });
     const problem = flashPolicyProblem(policy, this.#opts.liquidator, this.#opts.poolId);
     if (problem !== this.#policyProblem) {
       if (problem) this.#log("warn", `${problem}: liquidations are skipped`, { policy });
