@@ -25,6 +25,7 @@ import {
   waitLog,
 } from "./keeper_fixture.ts";
 import type { KeeperChild } from "./keeper_process.ts";
+import { flashPolicyProblem } from "../../keeper/adapters/lending_pool/mod.ts";
 
 function dump(k: KeeperChild | undefined) {
   if (!k) return;
@@ -129,4 +130,22 @@ Deno.test("flash policy without any router: no venue usable inside a flash — s
     if (k) await stopKeeper(k);
     await w.close();
   }
+});
+
+Deno.test("flashPolicyProblem names the executor first, then the pool; undefined when both are listed", () => {
+  const [liq, pool, other] = ["CLIQ", "CPOOL", "COTHER"];
+  const policy = { executors: [liq], max_slippage_bps: 300, pools: [pool], routers: [] };
+  assert.equal(flashPolicyProblem(policy, liq, pool), undefined);
+  assert.match(
+    flashPolicyProblem({ ...policy, executors: [other] }, liq, pool)!,
+    /^LIQUIDATOR_CONTRACT CLIQ is not an executor/,
+  );
+  assert.match(
+    flashPolicyProblem({ ...policy, pools: [other] }, liq, pool)!,
+    /^LENDING_POOL CPOOL is not a pool/,
+  );
+  assert.match(
+    flashPolicyProblem({ ...policy, executors: [], pools: [] }, liq, pool)!,
+    /^LIQUIDATOR_CONTRACT/,
+  );
 });
