@@ -13,6 +13,7 @@ import { Keypair } from "@stellar/stellar-sdk";
 import { startLocalnet } from "../localnet/mod.ts";
 import { setupDevChain } from "../localnet/dev_setup.ts";
 import { deployVigil } from "../contracts/deploy.ts";
+import { marketPolicy } from "../demo/chain.ts";
 import { deployMarket, registerShock, seedBorrowers } from "../localnet/scenarios/market.ts";
 import { loadConfig } from "../keeper/config.ts";
 import { createKeeperContext } from "../keeper/context.ts";
@@ -33,8 +34,11 @@ for (const n of sizes) {
   try {
     const t0 = performance.now();
     const dev = await setupDevChain(node);
-    const { vault, registry } = await deployVigil(node, { usdc: dev.contracts.usdc });
     const market = await deployMarket(node, dev, { allocationVault: false });
+    const { vault, registry } = await deployVigil(node, {
+      usdc: dev.contracts.usdc,
+      policy: marketPolicy(market),
+    });
     registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
     const tSeed = performance.now();
     await seedBorrowers(node, market, n);

@@ -8,7 +8,7 @@
  * @module
  */
 import { Keypair } from "@stellar/stellar-sdk";
-import { deployToNetwork, type FlashPolicyOptions } from "./deploy_net.ts";
+import { deployToNetwork, type FlashPolicy, type FlashPolicyOptions } from "./deploy_net.ts";
 import type { VaultConfig } from "./vault/spec.ts";
 import type { RegistryConfig } from "./registry/spec.ts";
 
@@ -45,6 +45,8 @@ export interface VigilDeployment {
   liquidator: string;
   /** The admin both contracts were deployed with. */
   admin: string;
+  /** The vault's flash policy as deployed (executors: the liquidator). */
+  policy: FlashPolicy;
 }
 
 /** Splits a {@link VigilConfig} (over the testnet limits) into the two contracts' configs. */
@@ -68,7 +70,10 @@ export function vigilConfigs(
 
 /**
  * Deploys registry, vault and liquidator, wired to each other and to `usdc`, with the spec's
- * testnet limits (overridable through `config`). Without `admin`, a fresh random key is used and
+ * testnet limits (overridable through `config`). The vault's flash policy lists the liquidator as
+ * its executor and `policy`'s pools and routers: where a market exists, deploy it FIRST and pass
+ * `{ pools: [lending_pool], routers: [primary_dex_router] }` (without them no liquidation is
+ * allowed). Without `admin`, a fresh random key is used and
  * discarded: the configuration is then frozen (the local node's mocked-auth `invoke` can still act
  * as any address in tests). The deployer is a fresh account funded on `localnet` unless given.
  */
@@ -94,5 +99,11 @@ export async function deployVigil(
     policy: opts.policy,
   });
   const c = deployment.contracts;
-  return { vault: c.vault, registry: c.registry, liquidator: c.liquidator, admin };
+  return {
+    vault: c.vault,
+    registry: c.registry,
+    liquidator: c.liquidator,
+    admin,
+    policy: deployment.policy,
+  };
 }

@@ -6,13 +6,21 @@
  */
 import { parseArgs } from "node:util";
 import { readEnvironment } from "../keeper/config.ts";
-import { type DeployConfig, DeployError, deployToNetwork, parseUsdc } from "./deploy_net.ts";
+import {
+  type DeployConfig,
+  DeployError,
+  deployToNetwork,
+  type FlashPolicyOptions,
+  parseUsdc,
+} from "./deploy_net.ts";
 
 /** Help text of `main.ts deploy`. */
 export const DEPLOY_HELP = `Usage: main.ts deploy --rpc-url URL --usdc C… [options]
 
 Uploads Vigil's Wasm (registry, vault, liquidator), creates the contracts with their constructor
-arguments (wired to each other), verifies get_config and writes the out file. Re-running with an
+arguments (wired to each other; the vault's flash policy lets only the liquidator execute
+flashes, on the given pools and routers), verifies get_config and get_flash_policy and writes the
+out file. Re-running with an
 existing out file verifies and changes nothing. The deployer's secret seed is read from
 DEPLOYER_SECRET (environment or .env), never from a flag.
 
@@ -26,6 +34,14 @@ Options:
   --deposit-cap <USDC>          vault deposit cap (default 10000000)
   --withdraw-cooldown <s>       seconds new shares stay locked (default 3600, at most 604800)
   --max-draw-per-keeper <USDC>  largest flash loan (default 10000; 0 stops flashes)
+  --pool <C…>                   a lending pool liquidations may use (repeatable, at most 16);
+                                without one the vault allows no liquidation
+  --router <C…>                 a Soroswap-ABI swap router liquidations may swap on
+                                (repeatable, at most 16)
+  --max-slippage-bps <n>        the liquidator's oracle floor: a swap may return at most n bps
+                                less than the pool oracle's value (default 300, at most 10000)
+                                (on a re-run, the vault's policy is compared only when one of
+                                these three is given: the admin changes it with set_flash_policy)
   -h, --help                    show this help
 
 DEPLOY_DEBUG=1 prints a failed simulation's full diagnostic event log instead of its first line.
@@ -46,6 +62,9 @@ export async function runDeploy(argv: string[], dir = Deno.cwd()): Promise<numbe
         "deposit-cap": { type: "string" },
         "withdraw-cooldown": { type: "string" },
         "max-draw-per-keeper": { type: "string" },
+        pool: { type: "string", multiple: true },
+        router: { type: "string", multiple: true },
+        "max-slippage-bps": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -78,6 +97,19 @@ export async function runDeploy(argv: string[], dir = Deno.cwd()): Promise<numbe
       }
       config.withdraw_cooldown = BigInt(values["withdraw-cooldown"]);
     }
+    let maxSlippageBps: number | undefined;
+    const bps = values["max-slippage-bps"];
+    if (bps !== undefined) {
+      if (!/^\d+$/.test(bps) || Number(bps) > 10_000) {
+        throw new DeployError(`--max-slippage-bps ${bps} is not an integer in [0, 10000]`);
+      }
+      maxSlippageBps = Number(bps);
+    }
+    const policy: FlashPolicyOptions = {
+      pools: values.pool,
+      routers: values.router,
+      max_slippage_bps: maxSlippageBps,
+    };
     const { env } = readEnvironment({ dir });
     const { deployment, changed } = await deployToNetwork({
       rpcUrl: values["rpc-url"],
@@ -85,6 +117,7 @@ export async function runDeploy(argv: string[], dir = Deno.cwd()): Promise<numbe
       admin: values.admin,
       secret: env.DEPLOYER_SECRET,
       config,
+      policy,
       out: values.out,
       log: (line) => console.log(`deploy: ${line}`),
     });
@@ -95,6 +128,12 @@ export async function runDeploy(argv: string[], dir = Deno.cwd()): Promise<numbe
       } on "${deployment.network_passphrase}"`,
     );
     console.log(`deploy: vault ${c.vault} registry ${c.registry} liquidator ${c.liquidator}`);
+    const p = deployment.policy;
+    console.log(
+      `deploy: flash policy: executor ${p.executors.join(",")}; pools ${
+        p.pools.join(",") || "(none)"
+      }; routers ${p.routers.join(",") || "(none)"}; max slippage ${p.max_slippage_bps} bps`,
+    );
     console.log(`deploy: wrote ${values.out}`);
     return 0;
   } catch (e) {

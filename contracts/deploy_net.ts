@@ -9,10 +9,15 @@
  *    anything is created: the vault is created with the registry's id in its constructor and the
  *    registry with the vault's (no separate wiring call, no window in which the vault is unwired).
  *    A contract that already exists is not created again.
- * 4. The result is verified by reading `get_config`, `get_registry`, `get_vault`, `get_usdc` and
- *    `get_admin` back, and the out file is written (ids, Wasm hashes, passphrase, ledger, admin;
- *    no secrets). With an existing out file for the same network, it is verified and nothing
- *    changes.
+ *    The vault's constructor also gets its {@link FlashPolicy}: the liquidator as the only
+ *    executor, the lending pools and (Soroswap-ABI) routers a liquidation may use, and the
+ *    oracle slippage bound (default {@link DEFAULT_MAX_SLIPPAGE_BPS}).
+ * 4. The result is verified by reading `get_config`, `get_flash_policy`, `get_registry`,
+ *    `get_vault`, `get_usdc` and `get_admin` back, and the out file is written (ids, Wasm hashes,
+ *    passphrase, ledger, admin, flash policy; no secrets). With an existing out file for the same
+ *    network, it is verified and nothing changes. The flash policy of a vault that already existed
+ *    is compared only when policy options are given (the admin may have changed it since with
+ *    `set_flash_policy`).
  *
  * Every failure is a {@link DeployError} with one clear message.
  *
@@ -65,7 +70,28 @@ export const DEPLOY_BOUNDS: Record<keyof DeployConfig, [bigint, bigint]> = {
   max_draw_per_keeper: [0n, I64_MAX],
 };
 
-/** What a deployment allows a flash to touch (the vault's `FlashPolicy` without executors). */
+/**
+ * Default `max_slippage_bps` of the flash policy: the liquidator refuses a swap whose output is
+ * more than 3 % below the pool oracle's value (the keeper's own default SLIPPAGE_BPS is 1 %, so an
+ * honest keeper is inside it).
+ */
+export const DEFAULT_MAX_SLIPPAGE_BPS = 300;
+/** Most entries of each flash-policy list (the vault's bound). */
+export const MAX_POLICY_ENTRIES = 16;
+
+/** The vault's `FlashPolicy` (fields as the contract names them). */
+export interface FlashPolicy {
+  /** Executor contracts `flash` may call: Vigil's liquidator. */
+  executors: string[];
+  /** Largest swap shortfall below the pool oracle's value, in basis points (≤ 10000). */
+  max_slippage_bps: number;
+  /** Lending pools a liquidation may use. */
+  pools: string[];
+  /** Swap routers (Soroswap ABI) a liquidation may use. */
+  routers: string[];
+}
+
+/** What a deployer chooses of the flash policy (the executor is always Vigil's liquidator). */
 export interface FlashPolicyOptions {
   /** Lending pools a liquidation may use. */
   pools?: string[];
@@ -74,9 +100,6 @@ export interface FlashPolicyOptions {
   /** Oracle slippage bound in basis points (default {@link DEFAULT_MAX_SLIPPAGE_BPS}). */
   max_slippage_bps?: number;
 }
-
-/** Default oracle slippage bound of the flash policy (the keeper's SLIPPAGE_BPS defaults to 100). */
-export const DEFAULT_MAX_SLIPPAGE_BPS = 300;
 
 /** Vigil's contracts in creation order. */
 export const VIGIL_WASM = ["liquidator", "vault", "registry"] as const;
@@ -95,6 +118,8 @@ export interface Deployment {
   wasm_hashes: Record<Name, string>;
   /** Configuration in 7-decimal units / seconds, as decimal strings. */
   config: Record<keyof DeployConfig, string>;
+  /** The vault's flash policy as deployed. */
+  policy: FlashPolicy;
 }
 
 /** A deployment failure: one message, meant to be printed as is. */
@@ -116,7 +141,7 @@ export interface DeployOptions {
   secret: string | undefined;
   /** Overrides of {@link DEFAULT_DEPLOY_CONFIG}. */
   config?: Partial<DeployConfig>;
-  /** The vault's flash policy (its executors are always `[liquidator]`). */
+  /** The vault's flash policy (executors: the liquidator; default: no pool, no router, 300 bps). */
   policy?: FlashPolicyOptions;
   /** Out file to write (and, when present, to verify instead of deploying). */
   out?: string;
@@ -176,6 +201,35 @@ function checkConfig(c: DeployConfig): void {
   }
 }
 
+/**
+ * The constructor's FlashPolicy for `liquidator` from the deployer's options, validated against
+ * the vault's bounds (else a {@link DeployError}); duplicate entries are dropped.
+ */
+export function flashPolicy(liquidator: string, opts: FlashPolicyOptions = {}): FlashPolicy {
+  const list = (xs: string[] | undefined, flag: string): string[] => {
+    const out = [...new Set(xs ?? [])];
+    for (const x of out) {
+      if (!StrKey.isValidContract(x)) {
+        throw new DeployError(`${flag} ${x} is not a contract id (C…)`);
+      }
+    }
+    if (out.length > MAX_POLICY_ENTRIES) {
+      throw new DeployError(`at most ${MAX_POLICY_ENTRIES} ${flag} entries (got ${out.length})`);
+    }
+    return out;
+  };
+  const bps = opts.max_slippage_bps ?? DEFAULT_MAX_SLIPPAGE_BPS;
+  if (!Number.isInteger(bps) || bps < 0 || bps > 10_000) {
+    throw new DeployError(`--max-slippage-bps ${bps} is outside the contracts' bounds [0, 10000]`);
+  }
+  return {
+    executors: [liquidator],
+    max_slippage_bps: bps,
+    pools: list(opts.pools, "--pool"),
+    routers: list(opts.routers, "--router"),
+  };
+}
+
 const short = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split("\n")[0];
 
 /** Deploys (or verifies) Vigil on the network behind `rpcUrl`. */
@@ -192,6 +246,8 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
   }
   const config = { ...DEFAULT_DEPLOY_CONFIG, ...opts.config };
   checkConfig(config);
+  // Checked before anything is sent; the executor (the liquidator's id) is known only later.
+  const policyOpts = flashPolicy(opts.usdc, opts.policy);
 
   const server = new rpc.Server(opts.rpcUrl, { allowHttp: opts.rpcUrl.startsWith("http:") });
   let passphrase: string;
@@ -237,6 +293,7 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
   for (const name of VIGIL_WASM) {
     ids[name] = contractIdFor(passphrase, deployer, salt(name, opts.usdc));
   }
+  const policy = { ...policyOpts, executors: [ids.liquidator] };
   if (previous) {
     for (const name of VIGIL_WASM) {
       if (previous.contracts?.[name] !== ids[name]) {
@@ -277,12 +334,7 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
         withdraw_cooldown: config.withdraw_cooldown,
       },
       registry: ids.registry,
-      policy: {
-        executors: [ids.liquidator],
-        max_slippage_bps: opts.policy?.max_slippage_bps ?? DEFAULT_MAX_SLIPPAGE_BPS,
-        pools: opts.policy?.pools ?? [],
-        routers: opts.policy?.routers ?? [],
-      },
+      policy,
     },
     registry: {
       admin,
@@ -290,11 +342,13 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
       vault: ids.vault,
     },
   };
+  let vaultCreated = false;
   for (const name of VIGIL_WASM) {
     if (await chain.contractExists(ids[name])) {
       log(`${name}: ${ids[name]} already exists`);
       continue;
     }
+    if (name === "vault") vaultCreated = true;
     const args = ctorArgs[name];
     await chain.send(
       Operation.createCustomContract({
@@ -309,7 +363,21 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
     log(`${name}: created ${ids[name]}`);
   }
 
-  await verify(chain, specs, ids, { admin, usdc: opts.usdc, config });
+  // The flash policy is the admin's to change later (`set_flash_policy`): on an existing vault it
+  // is compared only when the deployer states one (--pool/--router/--max-slippage-bps).
+  const p = opts.policy;
+  const policyStated = p !== undefined &&
+    (p.pools !== undefined || p.routers !== undefined || p.max_slippage_bps !== undefined);
+  const checkPolicy = vaultCreated || policyStated;
+  const live = await verify(chain, specs, ids, {
+    admin,
+    usdc: opts.usdc,
+    config,
+    policy: checkPolicy ? policy : undefined,
+  });
+  if (!checkPolicy) {
+    log("vault: flash policy not compared (existing vault, no policy flags; the admin sets it)");
+  }
   const deployment: Deployment = {
     network_passphrase: passphrase,
     rpc_url: opts.rpcUrl,
@@ -325,6 +393,7 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
       withdraw_cooldown: String(config.withdraw_cooldown),
       max_draw_per_keeper: String(config.max_draw_per_keeper),
     },
+    policy: checkPolicy ? policy : previous?.policy ?? live,
   };
   if (
     opts.out && (changed || !previous || JSON.stringify(previous) !== JSON.stringify(deployment))
@@ -369,13 +438,16 @@ export async function createWasmContract(opts: {
   return contractIdFor(passphrase, kp.publicKey(), s);
 }
 
-/** Reads the wiring and configuration back; any difference is a {@link DeployError}. */
+/**
+ * Reads the wiring, configuration and (when `want.policy` is given) the flash policy back; any
+ * difference is a {@link DeployError}. Returns the vault's flash policy as read.
+ */
 async function verify(
   chain: Chain,
   specs: Record<Name, contract.Spec>,
   ids: Record<Name, string>,
-  want: { admin: string; usdc: string; config: DeployConfig },
-): Promise<void> {
+  want: { admin: string; usdc: string; config: DeployConfig; policy?: FlashPolicy },
+): Promise<FlashPolicy> {
   void specs;
   const read = async (name: Name, fn: string) => scValToNative(await chain.view(ids[name], fn));
   const checks: [string, unknown, unknown][] = [
@@ -394,11 +466,28 @@ async function verify(
     ["registry min_stake", rc.min_stake, want.config.min_stake],
     ["registry usdc_token", rc.usdc_token, want.usdc],
   );
+  const fp = await read("vault", "get_flash_policy") as Record<string, unknown>;
+  const live: FlashPolicy = {
+    executors: (fp.executors as string[]) ?? [],
+    max_slippage_bps: Number(fp.max_slippage_bps),
+    pools: (fp.pools as string[]) ?? [],
+    routers: (fp.routers as string[]) ?? [],
+  };
   for (const [what, got, expected] of checks) {
     if (String(got) !== String(expected)) {
       throw new DeployError(`verification failed: ${what} is ${got}, expected ${expected}`);
     }
   }
+  for (const k of ["executors", "max_slippage_bps", "pools", "routers"] as const) {
+    if (want.policy && JSON.stringify(live[k]) !== JSON.stringify(want.policy[k])) {
+      throw new DeployError(
+        `verification failed: vault flash policy ${k} is ${JSON.stringify(live[k])}, expected ${
+          JSON.stringify(want.policy[k])
+        } (the admin changes it with set_flash_policy)`,
+      );
+    }
+  }
+  return live;
 }
 
 /** The few RPC operations a deployment needs, signed by the deployer. */

@@ -1,7 +1,8 @@
 /**
- * The chain a newcomer's first run uses: the dev chain (XLM + USDC SACs, dev accounts), Vigil's
- * vault, registry and liquidator (flash executor), and optionally the liquidation market (Blend pool, oracle, DEXes,
- * allocation vault, borrowers), with the `localnet_shock` control method.
+ * The chain a newcomer's first run uses: the dev chain (XLM + USDC SACs, dev accounts), optionally
+ * the liquidation market (Blend pool, oracle, DEXes, allocation vault, borrowers) with the
+ * `localnet_shock` control method, and Vigil's vault, registry and liquidator (flash executor),
+ * deployed after the market so the vault's flash policy can name its pool and primary router.
  *
  * Shared by `main.ts localnet [--scenario market]` and `main.ts demo`.
  *
@@ -63,23 +64,27 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
   });
   try {
     const dev = await setupDevChain(net, { accounts: opts.accounts });
-    const vigil = await deployVigil(net, { usdc: dev.contracts.usdc });
+    const accounts: Record<string, DevAccount> = { ...dev.accounts };
+    let market: Market | undefined;
+    if (opts.market) {
+      // The market first: Vigil's flash policy names its lending pool and primary router.
+      // keeper1 (when the dev chain has one) holds the allocation vault's rebalance role.
+      const rebalanceManager = opts.rebalanceManager ?? dev.accounts.keeper1?.public;
+      market = await deployMarket(net, dev, { rebalanceManager });
+      Object.assign(accounts, market.accounts);
+      registerShock(net, market.contracts.oracle, market.accounts.market_admin.public);
+    }
+    const vigil = await deployVigil(net, {
+      usdc: dev.contracts.usdc,
+      policy: market ? marketPolicy(market) : undefined,
+    });
     const contracts: Record<string, string> = {
       ...dev.contracts,
       vault: vigil.vault,
       registry: vigil.registry,
       liquidator: vigil.liquidator,
+      ...market?.contracts,
     };
-    const accounts: Record<string, DevAccount> = { ...dev.accounts };
-    let market: Market | undefined;
-    if (opts.market) {
-      // keeper1 (when the dev chain has one) holds the allocation vault's rebalance role.
-      const rebalanceManager = opts.rebalanceManager ?? dev.accounts.keeper1?.public;
-      market = await deployMarket(net, dev, { rebalanceManager });
-      Object.assign(contracts, market.contracts);
-      Object.assign(accounts, market.accounts);
-      registerShock(net, market.contracts.oracle, market.accounts.market_admin.public);
-    }
     await net.closeLedgers(1);
     const out: LocalnetOut = {
       rpcUrl: net.rpcUrl,
@@ -94,6 +99,17 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
     await net.close();
     throw e;
   }
+}
+
+/**
+ * The flash policy Vigil gets next to the market: its lending pool and its primary router (the
+ * Soroswap ABI; the Phoenix fallback cannot be used inside a flash, see keeper/README.md).
+ */
+export function marketPolicy(market: Market): { pools: string[]; routers: string[] } {
+  return {
+    pools: [market.contracts.lending_pool],
+    routers: [market.contracts.primary_dex_router].filter((r): r is string => r !== undefined),
+  };
 }
 
 /** Writes `localnet.json` with mode 0600 (it holds dev secrets; never printed). */

@@ -19,14 +19,14 @@
  */
 import { AllocationAdapter } from "./adapters/allocation/mod.ts";
 import type { Adapter, Result, Task } from "./adapters/adapter.ts";
-import { LendingPoolAdapter } from "./adapters/lending_pool/mod.ts";
+import { flashPolicyProblem, LendingPoolAdapter } from "./adapters/lending_pool/mod.ts";
 import { describeError } from "./chain/errors.ts";
 import { ChainRpc } from "./chain/rpc.ts";
 import type { InvokeOptions } from "./chain/tx.ts";
 import { keepAlive } from "./chain/ttl.ts";
 import type { KeeperContext } from "./context.ts";
 import { runCycle } from "./cycle.ts";
-import { SwapClient } from "./dex/mod.ts";
+import { flashVenueProblem, SwapClient } from "./dex/mod.ts";
 import type { CycleHandle, KeeperHooks } from "./main.ts";
 import { startTicker } from "./main.ts";
 import { rpcRequestHook } from "./metrics.ts";
@@ -158,6 +158,9 @@ export async function prepareChain(
       availableCapital: () => availableCapital(vault),
     });
     adapters.push(lending);
+    if (config.usdcContract && config.liquidatorContract) {
+      await checkFlashPolicy(ctx, vault, dex, config.liquidatorContract, config.lendingPool);
+    }
     if (config.allocationVault) {
       adapters.push(
         new AllocationAdapter({
@@ -176,6 +179,45 @@ export async function prepareChain(
     dex: dex ? dex.venues.map((v) => v.name) : null,
   });
   return { chain, vault, registry, adapters, lending, dex, registration };
+}
+
+/**
+ * Start-up check of the vault's flash policy against this keeper's configuration: warnings only
+ * (the adapter re-reads the policy before each liquidation and skips what it would refuse).
+ */
+async function checkFlashPolicy(
+  ctx: KeeperContext,
+  vault: VaultContract,
+  dex: SwapClient | undefined,
+  liquidator: string,
+  pool: string,
+): Promise<void> {
+  const { config, log } = ctx;
+  let policy;
+  try {
+    policy = await vault.getFlashPolicy();
+  } catch (err) {
+    log.warn(`cannot read the vault's flash policy: ${describeError(err)}`);
+    return;
+  }
+  log.info("vault flash policy", { policy });
+  const problem = flashPolicyProblem(policy, liquidator, pool);
+  if (problem) log.warn(`${problem}: liquidations are skipped until the vault's admin adds it`);
+  if (config.slippageBps > policy.max_slippage_bps) {
+    log.warn(
+      `SLIPPAGE_BPS ${config.slippageBps} is above the vault's max_slippage_bps ${policy.max_slippage_bps}: swaps inside flashes are planned with ${policy.max_slippage_bps} (the liquidator's oracle floor)`,
+    );
+  }
+  const routers = new Set(policy.routers);
+  for (const v of dex?.venues ?? []) {
+    const why = flashVenueProblem(v, routers);
+    if (why) {
+      log.info(`DEX venue ${v.name} is not used inside a flash: ${why}`, { router: v.contractId });
+    }
+  }
+  if (dex && dex.flashVenues(routers).length === 0) {
+    log.warn("no DEX venue is usable inside a flash: only auctions with USDC lots can be filled");
+  }
 }
 
 function registrationDeps(ctx: KeeperContext, chain: ChainRpc, registry: RegistryContract) {

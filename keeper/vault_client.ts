@@ -2,7 +2,7 @@
  * The keeper's clients of Vigil's vault and registry, over Soroban RPC.
  *
  * Adapters never see this class: they get {@link VaultContract.client}, a {@link VaultClient}
- * with only `flash` and `simulateFlash` (issue 12: capital leaves the vault only inside one
+ * with only `flash`, `simulateFlash` and `flashPolicy` (issue 12: capital leaves the vault only inside one
  * flash transaction, so there is nothing to tally or recover between transactions).
  *
  * @module
@@ -11,6 +11,7 @@ import type { Keypair, xdr } from "@stellar/stellar-sdk";
 import {
   type FlashOptions,
   type FlashOutcome,
+  type FlashPolicy,
   FlashUnprofitableError,
   type VaultClient,
 } from "./adapters/adapter.ts";
@@ -18,7 +19,7 @@ import type { ChainRpc } from "./chain/rpc.ts";
 import { big, native, sv } from "./chain/scval.ts";
 import { invokeContract, type InvokeOptions, type InvokeResult, simulateRead } from "./chain/tx.ts";
 
-export { FlashUnprofitableError };
+export { type FlashPolicy, FlashUnprofitableError };
 
 /** VaultState (spec field names, bigint amounts). */
 export interface VaultState {
@@ -136,6 +137,19 @@ export class VaultContract {
     };
   }
 
+  /** `get_flash_policy()`: executors, pools, routers and the oracle slippage bound. */
+  async getFlashPolicy(): Promise<FlashPolicy> {
+    const r = await simulateRead(this.#chain, this.id, "get_flash_policy");
+    const v = native<Record<string, unknown>>(r.retval);
+    const list = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
+    return {
+      executors: list(v.executors),
+      max_slippage_bps: Number(v.max_slippage_bps),
+      pools: list(v.pools),
+      routers: list(v.routers),
+    };
+  }
+
   /** `balance(depositor)` → shares and USDC value (accepts a struct or a tuple). */
   async balance(depositor: string): Promise<{ shares: bigint; usdcValue: bigint }> {
     const r = await simulateRead(this.#chain, this.id, "balance", [sv.address(depositor)]);
@@ -154,11 +168,12 @@ export class VaultContract {
     return m?.has(fn);
   }
 
-  /** The {@link VaultClient} handed to adapters (flash and simulateFlash only). */
+  /** The {@link VaultClient} handed to adapters (flash, simulateFlash and flashPolicy only). */
   client(): VaultClient {
     return {
       flash: (executor, amount, data, rt, opts) => this.flash(executor, amount, data, rt, opts),
       simulateFlash: (executor, amount, data, rt) => this.simulateFlash(executor, amount, data, rt),
+      flashPolicy: () => this.getFlashPolicy(),
     };
   }
 }

@@ -20,10 +20,13 @@
  * - Vault capital is reached only through the {@link VaultClient} handed to `execute`, and only
  *   as a **flash loan** (issue 12): `vault.flash(executor, amount, data, responseTimeMs)` sends
  *   `amount` USDC to the keeper account, calls your executor contract's
- *   `exec(keeper, vault, usdc, amount, data)` and requires the vault's USDC balance to be no
- *   lower when it returns — all in ONE transaction. Your executor does the protocol work under
- *   the keeper's signature and pays the vault back keeper → vault with the USDC SAC (a run-time
- *   amount via `approve` with fixed arguments + `transfer_from`, as `contracts/liquidator/` does);
+ *   `exec(keeper, vault, usdc, amount, data, policy)` and requires the vault's USDC balance to be
+ *   no lower when it returns — all in ONE transaction. The executor must be listed in the vault's
+ *   {@link FlashPolicy} (`VaultClient.flashPolicy`; only the vault's admin can add one), and it
+ *   receives that policy to enforce the pools, routers and slippage bound it lists. Your
+ *   executor does the protocol work and pays the vault back with the USDC SAC; a run-time amount
+ *   must move under the executor's own authority (`approve` with fixed arguments +
+ *   `transfer_from`, as `contracts/liquidator/` does), never as a keeper-signed run-time transfer;
  *   everything above `amount` is depositors' profit. If anything fails the whole transaction
  *   reverts: nothing is ever outstanding, so there is nothing to recover after a crash and an
  *   operator risks only fees. `flash` simulates first and sends only when the simulated profit
@@ -108,6 +111,20 @@ export interface FlashOptions {
 }
 
 /**
+ * The vault's flash policy (`get_flash_policy`), set by the vault's admin: the vault lends only
+ * when the flash's executor is in `executors`, and forwards the policy to the executor as the
+ * last argument of `exec`, which enforces the rest (Vigil's liquidator: the plan's pool in
+ * `pools`, every swap router in `routers`, each swap's output at least the pool oracle's value
+ * less `max_slippage_bps`).
+ */
+export interface FlashPolicy {
+  executors: string[];
+  max_slippage_bps: number;
+  pools: string[];
+  routers: string[];
+}
+
+/**
  * Capital access handed to {@link Adapter.execute}: the vault's flash loan, signed by the keeper
  * (see the module doc). `data` is forwarded unchanged to `executor.exec` as its last argument.
  */
@@ -131,6 +148,12 @@ export interface VaultClient {
     responseTimeMs: number,
     opts?: FlashOptions,
   ): Promise<FlashOutcome>;
+  /**
+   * The vault's {@link FlashPolicy}, read now (the admin may change it at any time). Check it
+   * before doing anything that costs fees: a flash through an executor, pool or router it does
+   * not list fails.
+   */
+  flashPolicy(): Promise<FlashPolicy>;
 }
 
 /** The simulated flash profit is below the minimum: nothing was sent. */

@@ -55,7 +55,7 @@ export interface SwapClientOptions {
 /** One swap planned for the liquidator's flash (`SwapLeg` of contracts/liquidator). */
 export interface PlannedLeg {
   router: string;
-  /** 0 = Soroswap router, 1 = Phoenix multihop (the liquidator's `SwapKind`). */
+  /** The liquidator's `SwapKind`: always 0 (Soroswap router; Phoenix legs are refused). */
   kind: number;
   path: string[];
   amountIn: bigint;
@@ -66,6 +66,26 @@ export interface PlannedLeg {
   floor: bigint;
   /** Venues whose quote failed before this one. */
   failures: { venue: string; error: string }[];
+}
+
+/**
+ * Why `venue` cannot swap inside a flash under a policy whose routers are `routers`, or undefined
+ * when it can. Vigil's liquidator swaps only on Soroswap-ABI routers the vault's flash policy
+ * lists: Phoenix's pool pulls the input with a nested `require_auth` of the sender, which a
+ * contract can pre-authorize only by naming the pool, and the multihop does not expose which pool
+ * it will use.
+ */
+export function flashVenueProblem(
+  venue: Venue,
+  routers?: ReadonlySet<string>,
+): string | undefined {
+  if (venue.kind !== "soroswap") {
+    return `${venue.kind ?? "unknown"} ABI: not usable inside a flash (Soroswap-ABI routers only)`;
+  }
+  if (routers && !routers.has(venue.contractId)) {
+    return "router not in the vault's flash policy";
+  }
+  return undefined;
 }
 
 /** floor = refValue × (10000 − bps) / 10000, rounded down. */
@@ -115,24 +135,40 @@ export class SwapClient {
     return new SwapClient({ ...opts, primary, fallback });
   }
 
+  /** The venues usable inside a flash under a policy listing `routers` ({@link flashVenueProblem}). */
+  flashVenues(routers?: ReadonlySet<string>): Venue[] {
+    return this.venues.filter((v) => flashVenueProblem(v, routers) === undefined);
+  }
+
   /**
    * Plans a swap of `amountIn` of `tokenIn` to USDC to run inside the liquidator's flash (one
    * transaction), with this module's venue rules: venues in order, the next one only after a
    * transient quote failure, a quote below the oracle floor stops (ErrSlippageExceeded), no
-   * venue → ErrNoRoute. Only venues with a known router ABI (`kind`) are used.
+   * venue → ErrNoRoute. Only Soroswap-ABI venues whose router is in `policy.routers` (the vault's
+   * flash policy; every Soroswap venue when absent) are used: the others are listed in
+   * ErrNoRoute's failures without being asked. The slippage used is the tighter of SLIPPAGE_BPS
+   * and `policy.maxSlippageBps` (the liquidator's own oracle floor), so a quote the liquidator
+   * would refuse stops here instead of failing the flash's simulation.
    */
   async planLeg(
     chain: ChainRpc,
     tokenIn: string,
     amountIn: bigint,
     refValue: bigint,
+    policy: { routers?: ReadonlySet<string>; maxSlippageBps?: number } = {},
   ): Promise<PlannedLeg> {
     if (tokenIn === this.usdc) throw new Error("planLeg: input is already USDC");
     if (amountIn <= 0n) throw new RangeError("planLeg: amount must be positive");
-    const floor = slippageFloor(refValue, this.slippageBps);
+    const routers = policy.routers;
+    const bps = Math.min(this.slippageBps, policy.maxSlippageBps ?? this.slippageBps);
+    const floor = slippageFloor(refValue, bps);
     const failures: { venue: string; error: string }[] = [];
     for (const venue of this.venues) {
-      if (!venue.kind) continue;
+      const problem = flashVenueProblem(venue, routers);
+      if (problem) {
+        failures.push({ venue: venue.name, error: problem });
+        continue;
+      }
       let quote: bigint;
       try {
         quote = await venue.quote(chain, tokenIn, this.usdc, amountIn);
@@ -141,10 +177,10 @@ export class SwapClient {
         continue;
       }
       if (quote < floor) throw new ErrSlippageExceeded(venue.name, quote, floor);
-      const fromQuote = slippageFloor(quote, this.slippageBps);
+      const fromQuote = slippageFloor(quote, bps);
       return {
         router: venue.contractId,
-        kind: venue.kind === "phoenix" ? 1 : 0,
+        kind: 0,
         path: [tokenIn, this.usdc],
         amountIn,
         minOut: fromQuote > floor ? fromQuote : floor,

@@ -29,6 +29,8 @@ function fakeVault(): FakeVault {
     client(): VaultClient {
       return {
         simulateFlash: () => Promise.resolve(1n),
+        flashPolicy: () =>
+          Promise.resolve({ executors: ["CEXEC"], max_slippage_bps: 300, pools: [], routers: [] }),
         flash: (_executor, amount) => {
           v.flashes.push(amount);
           return Promise.resolve({ profit: 1n, txHash: "f", ledger: 1 });
@@ -165,7 +167,7 @@ Deno.test("every task gets the flash-only vault client; a TaskError's result is 
     capital: 100n,
     tasks: [t("1", 5), t("2", 4), t("3", 3)],
     run: async (task, v) => {
-      assert.deepEqual(Object.keys(v).sort(), ["flash", "simulateFlash"]);
+      assert.deepEqual(Object.keys(v).sort(), ["flash", "flashPolicy", "simulateFlash"]);
       const out = await v.flash("CEXEC", 100n, xdr.ScVal.scvVoid(), 5);
       const r: Result = {
         drew: 100n,

@@ -188,3 +188,76 @@ Deno.test("invalid inputs are refused before any venue call", async () => {
   assert.deepEqual(p.calls, []);
   assert.throws(() => client(p, undefined, wallet, 10_001), RangeError);
 });
+
+Deno.test("planLeg (inside a flash): only Soroswap-ABI venues whose router the flash policy lists are asked", async () => {
+  const wallet = { usdc: 0n };
+  const soroswap = (name: string, o: Parameters<typeof venue>[2]) =>
+    Object.assign(venue(name, wallet, o), { kind: "soroswap" as const });
+  const phoenix = Object.assign(venue("phoenix-router", wallet, { quote: 2_000_000n }), {
+    kind: "phoenix" as const,
+  });
+
+  // A listed Soroswap primary: planned there, kind 0, minOut = max(floor, quote − bps).
+  const p = soroswap("primary-router", { quote: 1_010_000n });
+  const leg = await client(p, phoenix).planLeg(
+    chain,
+    XLM,
+    10_000_000n,
+    1_000_000n,
+    { routers: new Set(["primary-router"]) },
+  );
+  assert.equal(leg.router, "primary-router");
+  assert.equal(leg.kind, 0);
+  assert.deepEqual(leg.path, [XLM, USDC]);
+  assert.equal(leg.minOut, slippageFloor(1_010_000n, 100));
+  assert.deepEqual(p.calls, [`quote ${XLM}->${USDC} 10000000`]);
+
+  // The primary's quote fails and the only other venue is Phoenix: ErrNoRoute, Phoenix never
+  // asked (the liquidator refuses Phoenix legs), and the reason says why.
+  const down = soroswap("primary-router", { quoteError: transient });
+  const err = await client(down, phoenix).planLeg(
+    chain,
+    XLM,
+    10_000_000n,
+    1_000_000n,
+    { routers: new Set(["primary-router", "phoenix-router"]) },
+  ).then(() => null, (e) => e);
+  assert.ok(err instanceof ErrNoRoute);
+  assert.deepEqual(err.failures.map((f) => f.venue), ["primary-router", "phoenix-router"]);
+  assert.match(err.failures[1].error, /not usable inside a flash/);
+  assert.deepEqual(phoenix.calls, []);
+
+  // A Soroswap router the policy does not list is never asked either; the listed fallback is.
+  const unlisted = soroswap("primary-router", { quote: 5_000_000n });
+  const listed = soroswap("fallback-router", { quote: 1_000_000n });
+  const c = client(unlisted, listed);
+  const leg2 = await c.planLeg(chain, XLM, 10_000_000n, 1_000_000n, {
+    routers: new Set(["fallback-router"]),
+  });
+  assert.equal(leg2.router, "fallback-router");
+  assert.deepEqual(unlisted.calls, []);
+  assert.deepEqual(c.flashVenues(new Set(["fallback-router"])).map((v) => v.name), [
+    "fallback-router",
+  ]);
+  assert.deepEqual(c.flashVenues(new Set()), []);
+});
+
+Deno.test("planLeg: the flash policy's max_slippage_bps tightens SLIPPAGE_BPS (never loosens it)", async () => {
+  const wallet = { usdc: 0n };
+  const p = Object.assign(venue("primary-router", wallet, { quote: 980_000n }), {
+    kind: "soroswap" as const,
+  });
+  // SLIPPAGE_BPS 400: floor 960,000 — the 980,000 quote passes on the keeper's own setting...
+  const loose = await client(p, undefined, wallet, 400).planLeg(chain, XLM, 10n, 1_000_000n);
+  assert.equal(loose.floor, 960_000n);
+  // ...but the policy's 100 bps (the liquidator's floor 990,000) refuses it before any flash.
+  const err = await client(p, undefined, wallet, 400)
+    .planLeg(chain, XLM, 10n, 1_000_000n, { maxSlippageBps: 100 })
+    .then(() => null, (e) => e);
+  assert.ok(err instanceof ErrSlippageExceeded);
+  // A looser policy never loosens the keeper's own floor.
+  const tight = await client(p, undefined, wallet, 100)
+    .planLeg(chain, XLM, 10n, 970_000n, { maxSlippageBps: 3000 });
+  assert.equal(tight.floor, slippageFloor(970_000n, 100));
+  assert.equal(tight.minOut, slippageFloor(980_000n, 100));
+});

@@ -9,6 +9,8 @@
 import { Keypair, rpc, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil } from "../../contracts/deploy.ts";
+import type { FlashPolicy, FlashPolicyOptions } from "../../contracts/deploy_net.ts";
+import { marketPolicy } from "../../demo/chain.ts";
 import { deployMarket, type Market, registerShock } from "../../localnet/scenarios/market.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { type KeeperChild, spawnKeeper } from "./keeper_process.ts";
@@ -24,6 +26,10 @@ export interface World {
   registry: string;
   /** Vigil's flash executor. */
   liquidator: string;
+  /** The vault's admin (the node's mocked-auth `invoke` can act as it). */
+  admin: string;
+  /** The vault's flash policy as deployed. */
+  policy: FlashPolicy;
   usdc: string;
   xlm: string;
   weth: string;
@@ -43,6 +49,8 @@ export interface WorldOptions {
   keeperIsRebalanceManager?: boolean;
   /** Deploy the market's borrowers/depositors (default true). */
   positions?: boolean;
+  /** Overrides of the vault's flash policy (default: the market's pool and primary router). */
+  policy?: FlashPolicyOptions;
 }
 
 /** Starts a node and deploys everything a keeper needs. */
@@ -52,18 +60,16 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     const dev = await setupDevChain(node);
     const usdc = dev.contracts.usdc;
     const keepers = ["keeper1", "keeper2"].map((n) => Keypair.fromSecret(dev.accounts[n].secret));
+    // The market first: the vault's flash policy names its pool and primary router.
     const market = await deployMarket(node, dev, {
       positions: opts.positions,
       rebalanceManager: opts.keeperIsRebalanceManager ? keepers[0].publicKey() : undefined,
     });
-    const { vault, registry, liquidator } = await deployVigil(node, {
-      usdc,
-      policy: {
-        pools: [market.contracts.lending_pool],
-        routers: [market.contracts.primary_dex_router],
-      },
-    });
     registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
+    const { vault, registry, liquidator, admin, policy } = await deployVigil(node, {
+      usdc,
+      policy: { ...marketPolicy(market), ...opts.policy },
+    });
     const depositor = Keypair.fromSecret(dev.accounts.alice.secret);
     await node.invoke(vault, "deposit", {
       depositor: depositor.publicKey(),
@@ -76,6 +82,8 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       vault,
       registry,
       liquidator,
+      admin,
+      policy,
       usdc,
       xlm: market.contracts.xlm,
       weth: market.contracts.weth,

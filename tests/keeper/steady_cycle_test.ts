@@ -12,6 +12,7 @@ import { Keypair } from "@stellar/stellar-sdk";
 import { startLocalnet } from "../../localnet/mod.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil } from "../../contracts/deploy.ts";
+import { marketPolicy } from "../../demo/chain.ts";
 import { deployMarket, registerShock, seedBorrowers } from "../../localnet/scenarios/market.ts";
 import { loadConfig } from "../../keeper/config.ts";
 import { createKeeperContext } from "../../keeper/context.ts";
@@ -37,8 +38,11 @@ async function measure(extraBorrowers: number): Promise<Measured> {
   const node = await startLocalnet({ port: 0, ledgerMs: 0, onError: () => {} });
   try {
     const dev = await setupDevChain(node);
-    const { vault, registry } = await deployVigil(node, { usdc: dev.contracts.usdc });
     const market = await deployMarket(node, dev, { allocationVault: false });
+    const { vault, registry } = await deployVigil(node, {
+      usdc: dev.contracts.usdc,
+      policy: marketPolicy(market),
+    });
     registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
     if (extraBorrowers > 0) await seedBorrowers(node, market, extraBorrowers);
     await node.closeLedgers(1);

@@ -11,6 +11,7 @@ import { Keypair } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil, USDC } from "../../contracts/deploy.ts";
+import type { FlashPolicy } from "../../contracts/deploy_net.ts";
 import { runKeeper } from "../../keeper/main.ts";
 import { script, scriptedExecutor } from "../fixtures/scripted_executor.ts";
 import { createApi } from "../../keeper/api/mod.ts";
@@ -52,6 +53,22 @@ function freePortUrl(): string {
   return `http://127.0.0.1:${port}`;
 }
 
+/**
+ * Adds `executor` to the vault's flash policy (`set_flash_policy` as the admin, whom the node's
+ * mocked-auth `invoke` can act as): the vault lends only to listed executors.
+ */
+export async function allowExecutor(
+  node: TestNode,
+  vault: string,
+  admin: string,
+  policy: FlashPolicy,
+  executor: string,
+): Promise<void> {
+  await node.invoke(vault, "set_flash_policy", {
+    policy: { ...policy, executors: [...policy.executors, executor] },
+  }, { source: admin });
+}
+
 /** Starts the stack. */
 export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStack> {
   clearSpecCache();
@@ -68,7 +85,7 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
     for (const [name, a] of Object.entries(dev.accounts)) {
       accounts[name] = Keypair.fromSecret(a.secret);
     }
-    const { vault, registry } = await deployVigil(node, {
+    const { vault, registry, admin, policy } = await deployVigil(node, {
       usdc,
       config: { deposit_cap: (opts.depositCap ?? 1_000_000n) * USDC },
     });
@@ -83,6 +100,7 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       // A settled liquidation: one flash of 200 USDC repaid with 10 USDC profit (the scripted
       // test executor stands in for the liquidator).
       const executor = await node.deployContract(scriptedExecutor, {});
+      await allowExecutor(node, vault, admin, policy, executor);
       await node.advanceTime(30);
       await node.invoke(vault, "flash", {
         keeper: k1,

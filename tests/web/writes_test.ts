@@ -14,6 +14,7 @@ import { clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
 import { plainError } from "../../lib/errors.ts";
 import { ContractCallError } from "../../lib/tx_errors.ts";
 import { script, scriptedExecutor } from "../fixtures/scripted_executor.ts";
+import { allowExecutor } from "./stack.ts";
 
 function signer(kp: Keypair, passphrase: string): TxSigner {
   return {
@@ -31,7 +32,7 @@ Deno.test("write path and plain error messages against the local node", async (t
   await using node = await startTestNode();
   const dev = await setupDevChain(node, { accounts: ["alice", "keeper1"] });
   const usdc = dev.contracts.usdc;
-  const { vault, registry } = await deployVigil(node, { usdc });
+  const { vault, registry, admin, policy } = await deployVigil(node, { usdc });
   const net = { rpcUrl: node.rpcUrl, passphrase: node.networkPassphrase };
   const alice = Keypair.fromSecret(dev.accounts.alice.secret);
   const k1 = Keypair.fromSecret(dev.accounts.keeper1.secret);
@@ -75,6 +76,7 @@ Deno.test("write path and plain error messages against the local node", async (t
 
   await t.step("a flash that keeps the money: FlashNotRepaid in plain words", async () => {
     const executor = await node.deployContract(scriptedExecutor, {});
+    await allowExecutor(node, vault, admin, policy, executor);
     const e = await writeCall(
       net,
       vault,

@@ -12,7 +12,8 @@
  *    a smaller percent that fits. Non-USDC lot assets need the DEX client (without one the
  *    auction is skipped with a log line) and a trustline.
  * 4. Plan the liquidator's work — one Blend `submit` (fill, repay the bid, withdraw the lot) and
- *    one swap per non-USDC lot asset, each with the oracle-based slippage floor as `min_out` —
+ *    one swap per non-USDC lot asset on a Soroswap-ABI router of the vault's flash policy, each
+ *    with the oracle-based slippage floor as `min_out` —
  *    then wait for the block before the target and send `vault.flash(keeper, liquidator, amount,
  *    plan, response_time_ms)`. `flash` simulates first and sends only when the simulated profit
  *    is positive; the transaction lands in the first profitable block.
@@ -83,6 +84,13 @@ export interface ExecuteDeps {
   minProfit: number;
   pollIntervalSec: number;
   dex?: SwapClient;
+  /**
+   * The routers of the vault's flash policy: swaps inside the flash use only Soroswap-ABI venues
+   * whose router is listed (undefined: every Soroswap-ABI venue).
+   */
+  routers?: ReadonlySet<string>;
+  /** The flash policy's `max_slippage_bps`: the planned floors are never looser than it. */
+  maxSlippageBps?: number;
   cache: PoolCache;
   clock: LedgerClock;
   invoke?: InvokeOptions;
@@ -125,9 +133,13 @@ export async function executeLiquidation(
     if (!task.positions.liabilities.has(state.reserveList.indexOf(deps.usdc))) {
       return noCapitalResult("skipped", { details: { reason: USDC_ONLY } });
     }
-    // Without a DEX client only USDC lots can be converted inside the flash.
-    if (!deps.dex && nonUsdcCollateral(state, task.positions, deps.usdc)) {
-      return noCapitalResult("skipped", { details: { reason: NO_DEX } });
+    // Without a DEX client only USDC lots can be converted inside the flash; without a venue
+    // the flash may use, the same: never create an auction that cannot be filled.
+    if (nonUsdcCollateral(state, task.positions, deps.usdc)) {
+      if (!deps.dex) return noCapitalResult("skipped", { details: { reason: NO_DEX } });
+      if (deps.dex.flashVenues(deps.routers).length === 0) {
+        return noCapitalResult("skipped", { details: { reason: NO_FLASH_VENUE } });
+      }
     }
     auction = await createAuction(chain, keypair, state, task, deps);
     if (!auction) {
@@ -181,6 +193,9 @@ export async function executeLiquidation(
     });
     return noCapitalResult("skipped", { details: { reason: NO_DEX } });
   }
+  if (lotAssets.some((a) => a !== deps.usdc) && deps.dex!.flashVenues(deps.routers).length === 0) {
+    return noCapitalResult("skipped", { details: { reason: NO_FLASH_VENUE } });
+  }
   const need = bids.get(deps.usdc) ?? 0n;
   let percent = 100;
   let amount = need + need / 1000n + 1n;
@@ -218,10 +233,13 @@ export async function executeLiquidation(
     legs = await planSwaps(chain, state, target, percent, deps);
   } catch (err) {
     if (err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute) {
-      deps.log("warn", "lot cannot be converted to USDC above the slippage floor: skipped", {
-        user,
-        error: describeError(err),
-      });
+      deps.log(
+        "warn",
+        err instanceof ErrNoRoute
+          ? "lot cannot be converted to USDC: no venue usable inside the flash answered: skipped"
+          : "lot cannot be converted to USDC above the slippage floor: skipped",
+        { user, error: describeError(err) },
+      );
       return noCapitalResult("skipped", { details: { user, reason: err.name } });
     }
     throw err;
@@ -316,15 +334,20 @@ async function planSwaps(
   const legs: PlannedLeg[] = [];
   for (const [asset, lot] of lotAmounts(state, target)) {
     if (asset === deps.usdc) continue;
-    // The lot only grows with later blocks (and interest only raises the b-rate), so the amount
-    // at the target block, less a rounding margin (1 ppm + 10 units), is always there when the
-    // flash runs. A flash landing later than the target leaves the lot's growth since the target
-    // with the keeper (its amount is signed before landing: see contracts/README.md).
-    let amountIn = (lot * BigInt(percent)) / 100n;
-    amountIn -= amountIn / 1_000_000n + 10n;
-    if (amountIn <= 0n) continue;
+    // The lot at the target block. The liquidator swaps what actually arrived in the keeper
+    // account (the lot grows if the flash lands later) and scales min_out by it, so amountIn only
+    // sizes the quote and sets the min_out / amount_in ratio; the whole lot goes to depositors.
+    // Every non-USDC lot asset needs exactly one leg (the liquidator refuses a plan that would
+    // leave one with the keeper).
+    const full = (lot * BigInt(percent)) / 100n;
+    const amountIn = full > 0n ? full : 1n;
     const ref = oracleRefValue(state, asset, amountIn, deps.usdc);
-    legs.push(await deps.dex!.planLeg(chain, asset, amountIn, ref));
+    legs.push(
+      await deps.dex!.planLeg(chain, asset, amountIn, ref, {
+        routers: deps.routers,
+        maxSlippageBps: deps.maxSlippageBps,
+      }),
+    );
   }
   return legs;
 }
@@ -399,6 +422,10 @@ async function onFlashFailure(
 /** Why a position or auction is skipped when its debt is not in USDC. */
 export const USDC_ONLY =
   "debt not in USDC: only USDC-denominated bids are filled from vault capital";
+
+/** Why an auction with a non-USDC lot is skipped when no DEX venue may be used inside a flash. */
+export const NO_FLASH_VENUE =
+  "NO_ROUTE: non-USDC lot and no DEX venue usable inside a flash (a Soroswap-ABI router in the vault's flash policy)";
 
 /** Why an auction with a non-USDC lot is skipped without a DEX client. */
 export const NO_DEX = "non-USDC lot and no DEX configured: only USDC lots can be filled";

@@ -18,6 +18,7 @@ import type { SwapClient } from "../../dex/mod.ts";
 import {
   type Adapter,
   clampPriority,
+  type FlashPolicy,
   noCapitalResult,
   type Result,
   type Task,
@@ -77,6 +78,10 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
   #views: PositionView[] = [];
   #lastSync: SyncReport | undefined;
   #warnedNoUsdc = false;
+  /** The flash-policy problem last warned about (warned once until it changes). */
+  #policyProblem: string | undefined;
+  /** This cycle's read of the vault's flash policy (reset by getTasks: read once per cycle). */
+  #policy: Promise<FlashPolicy> | undefined;
 
   constructor(opts: LendingPoolOptions) {
     this.#opts = opts;
@@ -112,6 +117,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       latestLedger(rpc),
     ]);
     this.clock.observe(head.sequence);
+    this.#policy = undefined; // a new cycle: the admin may have changed it
     this.index.exclude(state.backstop);
     this.#state = state;
     this.#lastSync = sync;
@@ -172,6 +178,25 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       }
       return noCapitalResult("skipped", { details: { reason: `${missing} not set` } });
     }
+    // Read once per cycle, at its first task (the admin may change it at any time): nothing
+    // that costs fees (an auction, a trustline, a flash) happens for a liquidation the vault
+    // would refuse. A failed read is retried by the next task.
+    const read = this.#policy ??= vault.flashPolicy();
+    const policy = await read.catch((err) => {
+      if (this.#policy === read) this.#policy = undefined;
+      throw err;
+    });
+    const problem = flashPolicyProblem(policy, this.#opts.liquidator, this.#opts.poolId);
+    if (problem !== this.#policyProblem) {
+      if (problem) this.#log("warn", `${problem}: liquidations are skipped`, { policy });
+      else if (this.#policyProblem) {
+        this.#log("info", "the vault's flash policy now allows our liquidations");
+      }
+      this.#policyProblem = problem;
+    }
+    if (problem) {
+      return noCapitalResult("skipped", { details: { user: task.data.user, reason: problem } });
+    }
     const result = await executeLiquidation(rpc, keypair, task.data, vault, {
       poolId: this.#opts.poolId,
       usdc: this.#opts.usdc,
@@ -179,6 +204,8 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       minProfit: this.#opts.minProfit,
       pollIntervalSec: this.#opts.pollIntervalSec,
       dex: this.#opts.dex,
+      routers: new Set(policy.routers),
+      maxSlippageBps: policy.max_slippage_bps,
       cache: this.#cache,
       clock: this.clock,
       invoke: this.#opts.invoke,
@@ -212,6 +239,24 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
   #log(level: "debug" | "info" | "warn", msg: string, fields?: Record<string, unknown>): void {
     this.#opts.log?.(level, msg, { adapter: this.name(), pool: this.#opts.poolId, ...fields });
   }
+}
+
+/**
+ * Why the vault's flash policy refuses this keeper's liquidations (the liquidator is not an
+ * allowed executor, or the pool is not an allowed pool), or undefined when it allows them.
+ */
+export function flashPolicyProblem(
+  policy: FlashPolicy,
+  liquidator: string,
+  pool: string,
+): string | undefined {
+  if (!policy.executors.includes(liquidator)) {
+    return `LIQUIDATOR_CONTRACT ${liquidator} is not an executor in the vault's flash policy`;
+  }
+  if (!policy.pools.includes(pool)) {
+    return `LENDING_POOL ${pool} is not a pool in the vault's flash policy`;
+  }
+  return undefined;
 }
 
 /** Blend's estimated liquidation incentive 1 + (1 − C/L)/2 on effective values, as a ratio hint. */
