@@ -20,7 +20,8 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
-import { clockPool, takingPool } from "../fixtures/scripted_executor.ts";
+import { clockPool, scriptedExecutor, takingPool } from "../fixtures/scripted_executor.ts";
+import { nativePlan, planScVal } from "./market_world.ts";
 import {
   expectAuthFailure,
   expectErr,
@@ -284,82 +285,43 @@ Deno.test("ATTACK: hostile executors (keeps the money, re-enters, calls record_e
   });
 });
 
-type Req = { address: string; amount: bigint; type: number };
-type Leg = { amountIn: bigint; kind: number; minOut: bigint; path: string[]; router: string };
-
-/** A `LiquidationPlan` as `contract.Client` takes it (native, field names as in the spec). */
-function nativePlan(pool: string, requests: Req[], swaps: Leg[]) {
-  return {
-    allowance_until: 1_000_000,
-    pool,
-    requests: requests.map((r) => ({
-      address: r.address,
-      amount: r.amount,
-      request_type: r.type,
-    })),
-    swaps: swaps.map((s) => ({
-      amount_in: s.amountIn,
-      kind: s.kind,
-      min_out: s.minOut,
-      path: s.path,
-      router: s.router,
-    })),
-  };
+/** A policy a direct caller of the liquidator may pass: anything it likes. */
+function hostilePolicy(pools: string[], routers: string[] = []) {
+  return { executors: [], max_slippage_bps: 10_000, pools, routers };
 }
 
-/** A `LiquidationPlan` ScVal (what the vault forwards as `data`). */
-function plan(pool: string, requests: Req[], swaps: Leg[]): xdr.ScVal {
-  const map = (entries: [string, xdr.ScVal][]) =>
-    xdr.ScVal.scvMap(entries.map(([k, v]) => new xdr.ScMapEntry({ key: sym(k), val: v })));
-  return map([
-    ["allowance_until", u32(1_000_000)],
-    ["pool", addr(pool)],
-    [
-      "requests",
-      vec(
-        ...requests.map((r) =>
-          map([["address", addr(r.address)], ["amount", i128(r.amount)], [
-            "request_type",
-            u32(r.type),
-          ]])
-        ),
-      ),
-    ],
-    [
-      "swaps",
-      vec(...swaps.map((s) =>
-        map([
-          ["amount_in", i128(s.amountIn)],
-          ["kind", u32(s.kind)],
-          ["min_out", i128(s.minOut)],
-          ["path", vec(...s.path.map(addr))],
-          ["router", addr(s.router)],
-        ])
-      )),
-    ],
-  ]);
-}
-
-Deno.test("ATTACK: the liquidator called directly with hostile arguments moves only the caller's own money", async () => {
+Deno.test("ATTACK: the liquidator called directly with hostile arguments (and a hostile policy naming a fake pool) moves only the caller's own money", async () => {
   await withVigil(async (f) => {
     const { eve, snapshot } = await setup(f);
     const e = eve.publicKey();
     const keeper = await f.user(500n * USDC);
     const k = keeper.publicKey();
     const liq = await f.client(f.liquidator, eve);
-    const empty = nativePlan(f.usdc, [], []);
+    // A fake pool that takes the spender's USDC and gives nothing back; the caller names it in
+    // the policy it passes itself (exec trusts the policy only because the vault forwards its
+    // own; called directly, nothing but the keeper argument's signature protects anyone).
+    const pool = await f.node.deployContract(takingPool, {});
+    const policy = hostilePolicy([pool, f.usdc], [f.usdc]);
+    const empty = nativePlan(pool, [], []);
+    const taking = nativePlan(pool, [{ address: f.usdc, amount: 400n * USDC, type: 5 }], []);
     const before = await snapshot();
-    // Spend another keeper's USDC (pay it to eve): needs that keeper's signature.
-    await expectAuthFailure(
-      f,
-      await liq.exec({ keeper: k, vault: e, usdc: f.usdc, amount: 100n * USDC, data: empty }, T),
-      eve,
-      k,
-    );
+    // Spend another keeper's USDC (through the fake pool, or paid to eve): needs that keeper's
+    // signature, which eve does not have.
+    for (const [data, amount] of [[taking, 500n * USDC], [empty, 100n * USDC]] as const) {
+      await expectAuthFailure(
+        f,
+        await liq.exec({ keeper: k, vault: e, usdc: f.usdc, amount, data, policy }, T),
+        eve,
+        k,
+      );
+    }
     // Spend the vault's USDC by naming the vault as the keeper: the vault authorizes nothing.
     await expectAuthFailure(
       f,
-      await liq.exec({ keeper: f.vault, vault: e, usdc: f.usdc, amount: 1n, data: empty }, T),
+      await liq.exec(
+        { keeper: f.vault, vault: e, usdc: f.usdc, amount: 1n, data: empty, policy },
+        T,
+      ),
       eve,
       f.vault,
     );
@@ -373,6 +335,7 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments moves o
           usdc: f.usdc,
           amount: 1n * USDC,
           data: empty,
+          policy,
         }, T),
       ),
       1n * USDC,
@@ -382,10 +345,10 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments moves o
     // The repayment allowance the liquidator set for itself is gone when exec returns.
     const usdcClient = await f.client(f.usdc, eve);
     assert.equal(ok(await usdcClient.allowance({ from: e, spender: f.liquidator }, T)), 0n);
-    assert.equal(await f.balance(k), 500n * USDC);
+    assert.equal(await f.balance(k), 500n * USDC, "the victim keeper's USDC is untouchable");
     // Malformed plans: InvalidPlan before anything moves.
     const bad = (s: Partial<{ kind: number; path: string[]; amountIn: bigint; minOut: bigint }>) =>
-      nativePlan(f.usdc, [], [{
+      nativePlan(pool, [], [{
         amountIn: 1n,
         kind: 0,
         minOut: 0n,
@@ -398,41 +361,71 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments moves o
         bad({ kind: 7 }),
         bad({ path: [f.usdc] }),
         bad({ amountIn: -1n }),
-        bad({
-          minOut: -1n,
-        }),
+        bad({ minOut: -1n }),
       ]
     ) {
       expectErr(
-        await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: 0n, data: p }, T),
+        await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: 0n, data: p, policy }, T),
         "InvalidPlan",
       );
     }
     expectErr(
-      await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: -1n, data: empty }, T),
+      await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: -1n, data: empty, policy }, T),
       "InvalidPlan",
     );
+    // A pool or router the passed policy does not name: NotAllowed (the check itself works).
+    expectErr(
+      await liq.exec({
+        keeper: e,
+        vault: e,
+        usdc: f.usdc,
+        amount: 0n,
+        data: empty,
+        policy: hostilePolicy([f.usdc]),
+      }, T),
+      "NotAllowed",
+    );
     // A plan that spends more USDC than it produced: LiquidationShortfall.
-    const pool = await f.node.deployContract(takingPool, {});
     const losing = nativePlan(pool, [{ address: f.usdc, amount: 3n * USDC, type: 5 }], []);
     expectErr(
-      await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: 1n * USDC, data: losing }, T),
+      await liq.exec(
+        { keeper: e, vault: e, usdc: f.usdc, amount: 1n * USDC, data: losing, policy },
+        T,
+      ),
       "LiquidationShortfall",
     );
-    // Through the vault, a losing liquidation repays less than it borrowed: the flash reverts.
+    // Eve's own money through her fake pool: she can lose it, nobody else can.
+    const eveBefore = await f.balance(e);
+    await send(
+      await liq.exec({
+        keeper: e,
+        vault: other.publicKey(),
+        usdc: f.usdc,
+        amount: 5n * USDC,
+        data: nativePlan(pool, [{ address: f.usdc, amount: 2n * USDC, type: 5 }], []),
+        policy,
+      }, T),
+    );
+    assert.equal(await f.balance(e), eveBefore - 5n * USDC);
+    assert.equal(await f.balance(pool), 2n * USDC);
+    assert.equal(await f.balance(k), 500n * USDC);
+    // Through the vault the policy is the vault's: the fake pool is not in it (NotAllowed);
+    // once the admin lists it, a losing liquidation repays less than it borrowed (reverts).
     const eveReg = await f.client(f.registry, eve);
     await send(await eveReg.register({ operator: e, name: "eve" }, T));
     const eveVault = await f.client(f.vault, eve);
-    expectErr(
-      await eveVault.flash({
+    const viaVault = () =>
+      eveVault.flash({
         keeper: e,
         executor: f.liquidator,
         amount: 100n * USDC,
-        data: plan(pool, [{ address: f.usdc, amount: 1n, type: 5 }], []),
+        data: planScVal(pool, [{ address: f.usdc, amount: 1n, type: 5 }], []),
         response_time_ms: 0n,
-      }, T),
-      "FlashNotRepaid",
-    );
+      }, T);
+    expectErr(await viaVault(), "NotAllowed");
+    const p = await f.policy();
+    await f.setPolicy({ ...p, pools: [pool] });
+    expectErr(await viaVault(), "FlashNotRepaid");
     const after = await snapshot();
     assert.deepEqual(after.state, before.state);
     assert.deepEqual(after.alice, before.alice);
@@ -447,13 +440,15 @@ Deno.test("liquidator: a flash landing in a later ledger than simulated still se
     await send(await eveReg.register({ operator: e, name: "eve" }, T));
     const pool = await f.node.deployContract(clockPool, {});
     await f.mint(pool, 1_000n * USDC);
+    const p = await f.policy();
+    await f.setPolicy({ ...p, pools: [pool] });
     const before = await snapshot();
     // Simulated (and signed) now; the repayment depends on the ledger second it lands in.
     const tx = await eveVault.flash({
       keeper: e,
       executor: f.liquidator,
       amount: 100n * USDC,
-      data: plan(pool, [{ address: f.usdc, amount: 1n * USDC, type: 5 }], []),
+      data: planScVal(pool, [{ address: f.usdc, amount: 1n * USDC, type: 5 }], []),
       response_time_ms: 0n,
     }, T);
     const simulated = ok<bigint>(tx);
@@ -469,7 +464,7 @@ Deno.test("liquidator: a flash landing in a later ledger than simulated still se
   });
 });
 
-Deno.test("KNOWN LIMIT: a keeper can keep a liquidation's whole profit by repaying exactly the principal (depositors' share is voluntary)", async () => {
+Deno.test("ATTACK (was KNOWN LIMIT): a keeper's own executor that repays exactly the principal and keeps the gain is refused (ExecutorNotAllowed), nothing moves", async () => {
   await withVigil(async (f) => {
     const { eve, eveVault, eveReg, snapshot } = await setup(f);
     const e = eve.publicKey();
@@ -488,25 +483,46 @@ Deno.test("KNOWN LIMIT: a keeper can keep a liquidation's whole profit by repayi
       fn: "submit",
       args: [addr(e), addr(e), addr(e), vec(req)],
     };
+    // Eve's own executor (the same scriptable code, her deployment): it runs the liquidation,
+    // repays exactly `amount` and would leave the gain with her. Stopped by the vault's
+    // executor check (ExecutorNotAllowed, vault `flash`) before the loan leaves the vault.
+    const own = await f.node.deployContract(scriptedExecutor, {});
+    const poolBefore = await f.balance(pool);
     const before = await snapshot();
-    // The same liquidation through the official liquidator books its gain as depositors' profit;
-    // through the keeper's own executor, which repays exactly `amount`, the vault books 0 and
-    // the keeper keeps the gain. The vault only checks `after >= before`: nothing enforces a
-    // depositor share (a bounded flash fee would).
-    let kept = 0n;
-    for (let i = 0; i < 3 && kept === 0n; i++) {
-      const bal = await f.balance(e);
-      const booked = await send<bigint>(
-        await eveVault.flash(flashArgs(f, e, 100n * USDC, [submit, { op: "repay_all" }]), T),
+    for (let i = 0; i < 3; i++) {
+      expectErr(
+        await eveVault.flash({
+          ...flashArgs(f, e, 100n * USDC, [submit, { op: "repay_all" }]),
+          executor: own,
+        }, T),
+        "ExecutorNotAllowed",
       );
-      assert.equal(booked, 0n, "the vault books no profit");
-      kept = (await f.balance(e)) - bal;
-      if (kept === 0n) await f.advanceTime(1); // ledger second ≡ 0 mod 997: no gain this time
+      await f.advanceTime(1);
     }
-    assert.ok(kept > 0n, "the keeper kept the liquidation's gain");
+    // The same liquidation through Vigil's liquidator (the admin lists the pool) books the gain
+    // for the depositors and leaves eve's USDC exactly as it was.
+    const p = await f.policy();
+    await f.setPolicy({ ...p, pools: [pool] });
+    let booked = 0n;
+    for (let i = 0; i < 3 && booked === 0n; i++) {
+      booked = await send<bigint>(
+        await eveVault.flash({
+          keeper: e,
+          executor: f.liquidator,
+          amount: 100n * USDC,
+          data: planScVal(pool, [{ address: f.usdc, amount: 1n * USDC, type: 5 }], []),
+          response_time_ms: 0n,
+        }, T),
+      );
+      if (booked === 0n) await f.advanceTime(1); // ledger second ≡ 0 mod 997: no gain
+    }
+    assert.ok(booked > 0n, "the liquidation's gain went to the vault");
     const after = await snapshot();
-    assert.deepEqual(after.state, before.state, "depositors got nothing, lost nothing");
-    assert.deepEqual(after.alice, before.alice);
+    assert.equal(after.eve, before.eve, "attacker +0 USDC");
+    assert.equal(after.state.total_usdc, before.state.total_usdc + booked);
+    assert.equal(after.vault, before.vault + booked);
+    assert.equal(await f.balance(pool), poolBefore - booked);
+    priceNotLower(before.state, after.state);
   });
 });
 
