@@ -8,7 +8,7 @@
  * @module
  */
 import { Keypair } from "@stellar/stellar-sdk";
-import { deployToNetwork } from "./deploy_net.ts";
+import { deployToNetwork, type FlashPolicyOptions } from "./deploy_net.ts";
 import type { VaultConfig } from "./vault/spec.ts";
 import type { RegistryConfig } from "./registry/spec.ts";
 
@@ -74,7 +74,13 @@ export function vigilConfigs(
  */
 export async function deployVigil(
   localnet: VigilNode,
-  opts: { usdc: string; admin?: string; config?: VigilConfig; deployer?: Keypair },
+  opts: {
+    usdc: string;
+    admin?: string;
+    config?: VigilConfig;
+    deployer?: Keypair;
+    policy?: FlashPolicyOptions;
+  },
 ): Promise<VigilDeployment> {
   const admin = opts.admin ?? Keypair.random().publicKey();
   const deployer = opts.deployer ?? Keypair.random();
@@ -85,6 +91,7 @@ export async function deployVigil(
     admin,
     secret: deployer.secret(),
     config: { ...TESTNET_LIMITS, ...opts.config },
+    policy: opts.policy,
   });
   const c = deployment.contracts;
   return { vault: c.vault, registry: c.registry, liquidator: c.liquidator, admin };

@@ -65,6 +65,19 @@ export const DEPLOY_BOUNDS: Record<keyof DeployConfig, [bigint, bigint]> = {
   max_draw_per_keeper: [0n, I64_MAX],
 };
 
+/** What a deployment allows a flash to touch (the vault's `FlashPolicy` without executors). */
+export interface FlashPolicyOptions {
+  /** Lending pools a liquidation may use. */
+  pools?: string[];
+  /** Soroswap-ABI routers a liquidation may swap on. */
+  routers?: string[];
+  /** Oracle slippage bound in basis points (default {@link DEFAULT_MAX_SLIPPAGE_BPS}). */
+  max_slippage_bps?: number;
+}
+
+/** Default oracle slippage bound of the flash policy (the keeper's SLIPPAGE_BPS defaults to 100). */
+export const DEFAULT_MAX_SLIPPAGE_BPS = 300;
+
 /** Vigil's contracts in creation order. */
 export const VIGIL_WASM = ["liquidator", "vault", "registry"] as const;
 type Name = typeof VIGIL_WASM[number];
@@ -103,6 +116,8 @@ export interface DeployOptions {
   secret: string | undefined;
   /** Overrides of {@link DEFAULT_DEPLOY_CONFIG}. */
   config?: Partial<DeployConfig>;
+  /** The vault's flash policy (its executors are always `[liquidator]`). */
+  policy?: FlashPolicyOptions;
   /** Out file to write (and, when present, to verify instead of deploying). */
   out?: string;
   /** Progress lines (default: none). */
@@ -262,6 +277,12 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
         withdraw_cooldown: config.withdraw_cooldown,
       },
       registry: ids.registry,
+      policy: {
+        executors: [ids.liquidator],
+        max_slippage_bps: opts.policy?.max_slippage_bps ?? DEFAULT_MAX_SLIPPAGE_BPS,
+        pools: opts.policy?.pools ?? [],
+        routers: opts.policy?.routers ?? [],
+      },
     },
     registry: {
       admin,

@@ -22,21 +22,30 @@ export interface BlendRequest {
 
 /** Swap venue kinds of a {@link SwapLeg}. */
 export const SwapKind = {
-  /** Soroswap router `swap_exact_tokens_for_tokens(amount_in, min_out, path, to, now + 1)`. */
+  /**
+   * Soroswap router `swap_exact_tokens_for_tokens(amount_in, min_out, path, liquidator, now + 1)`,
+   * run by the liquidator on what the keeper received.
+   */
   Soroswap: 0,
-  /** Phoenix multihop `swap(recipient, operations, None, amount, Xyk, None, None)`. */
+  /**
+   * Phoenix multihop: refused inside a flash (`InvalidPlan`) in this version. Its pool pulls the
+   * input with a nested `require_auth` the liquidator could only pre-authorize knowing the pool.
+   */
   Phoenix: 1,
 } as const;
 
-/** One swap of seized collateral towards USDC, sent to the keeper. */
+/**
+ * One swap of seized collateral to USDC. The liquidator swaps ALL the keeper received of
+ * `path[0]` (not `amount_in`), so `amount_in` and `min_out` only set the keeper's price floor.
+ */
 export interface SwapLeg {
-  /** Exact input (units of `path[0]`). */
+  /** The planned input (units of `path[0]`): scales `min_out` to the amount actually swapped. */
   amount_in: bigint;
   /** {@link SwapKind}. */
   kind: number;
-  /** The keeper's oracle-based slippage floor: the swap fails below it. */
+  /** The keeper's floor for `amount_in`; the liquidator also applies the oracle floor. */
   min_out: bigint;
-  /** Token path, at least 2 entries; the last is normally USDC. */
+  /** Token path, at least 2 entries; the first a lot asset, the last USDC. */
   path: string[];
   router: string;
 }
@@ -63,18 +72,25 @@ export const LIQUIDATOR_SPEC = defineSpec({
     {
       name: "exec",
       doc:
-        "Keeper auth. Flash executor: submits the plan's Blend requests for the keeper, runs its swaps to the keeper, then moves amount + (USDC the liquidation produced) from the keeper to vault with transfer_from under a keeper allowance that it sets and clears itself. LiquidationShortfall if that is negative. Returns the amount repaid.",
+        "Keeper auth. Flash executor: checks the plan against the vault's policy (pool and routers listed, else NotAllowed; only fill/repay USDC/withdraw-collateral requests and one Soroswap leg to USDC per non-USDC lot asset, else InvalidPlan), submits the Blend requests for the keeper (its positions must not change: PositionsChanged), moves every lot asset the keeper gained into itself and swaps ALL of it to USDC at no less than the pool oracle's value minus max_slippage_bps (PriceUnavailable without a price), then pays the vault amount + the keeper's USDC gain (transfer_from under an allowance set and cleared here; negative: LiquidationShortfall) plus all swap proceeds. Returns the amount repaid.",
       inputs: [
         ["keeper", A],
         ["vault", A],
         ["usdc", A],
         ["amount", T.i128],
         ["data", T.udt("LiquidationPlan")],
+        ["policy", T.udt("FlashPolicy")],
       ],
       output: T.i128,
     },
   ],
   structs: {
+    FlashPolicy: [
+      ["executors", T.vec(A)],
+      ["max_slippage_bps", T.u32],
+      ["pools", T.vec(A)],
+      ["routers", T.vec(A)],
+    ],
     LiquidationPlan: [
       ["allowance_until", T.u32],
       ["pool", A],

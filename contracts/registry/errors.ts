@@ -45,9 +45,13 @@ export const VigilError = {
   ZeroPayout: 146,
   PoolInsolvent: 147,
   FlashNotRepaid: 148,
+  ExecutorNotAllowed: 149,
   // Liquidator executor (160–179)
   LiquidationShortfall: 160,
   InvalidPlan: 161,
+  NotAllowed: 162,
+  PositionsChanged: 163,
+  PriceUnavailable: 164,
 } as const;
 
 /**
@@ -88,9 +92,15 @@ const MESSAGES: Record<VigilErrorName, string> = {
   ZeroPayout: "withdrawal too small: it would pay out zero USDC",
   PoolInsolvent: "pool has shares but no assets: deposits are refused",
   FlashNotRepaid: "the vault's USDC balance is lower after the flash than before it",
+  ExecutorNotAllowed:
+    "the flash executor is not in the vault's flash policy (admin-listed executors)",
   LiquidationShortfall: "the liquidation produced less USDC than it spent: nothing to repay with",
   InvalidPlan:
-    "liquidation plan malformed (unknown swap kind, path shorter than 2, negative amount)",
+    "liquidation plan not allowed: request type, swap kind, path, or a lot asset without exactly one swap leg",
+  NotAllowed: "the plan's pool or a swap router is not in the vault's flash policy",
+  PositionsChanged:
+    "the keeper's positions in the pool differ after the liquidation (value kept in the pool)",
+  PriceUnavailable: "the pool's oracle has no price for a lot asset or USDC",
 };
 
 /** The error table in `SpecDef.errors` form (shared by both contracts' specs). */

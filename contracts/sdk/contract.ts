@@ -1,7 +1,7 @@
 // Storage, auth, events, ledger, cross-contract calls and a token client.
 import * as env from "./env";
 import { I128 } from "./int";
-import { expectAddress, fromU32, symbol, TRUE, vecOf } from "./val";
+import { expectAddress, fromU32, symbol, toU32, TRUE, vecOf } from "./val";
 
 // --- storage (StorageType is passed raw: 0 temporary, 1 persistent, 2 instance)
 export const TEMPORARY: u64 = 0;
@@ -58,6 +58,19 @@ export function requireAuth(address: u64): void {
 /** Publishes a contract event. */
 export function publish(topics: u64, data: u64): void {
   env.contract_event(topics, data);
+}
+
+/** The current ledger's sequence number. */
+export function ledgerSequence(): u32 {
+  return toU32(env.get_ledger_sequence());
+}
+
+/**
+ * `authorize_as_current_contract`: this contract authorizes the given calls (a Vec of
+ * `InvokerContractAuthEntry`) made deeper than its direct ones, for the rest of this frame.
+ */
+export function authorizeAsCurrentContract(entries: u64): void {
+  env.authorize_as_curr_contract(entries);
 }
 
 /** Calls `fn` on `contract`; a failure of the callee fails this invocation too. */

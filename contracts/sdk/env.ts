@@ -6,6 +6,7 @@
 // --- x: context
 @external("x", "0") export declare function obj_cmp(a: u64, b: u64): i64;
 @external("x", "1") export declare function contract_event(topics: u64, data: u64): u64;
+@external("x", "3") export declare function get_ledger_sequence(): u64;
 @external("x", "4") export declare function get_ledger_timestamp(): u64;
 @external("x", "5") export declare function fail_with_error(error: u64): u64;
 @external("x", "7") export declare function get_current_contract_address(): u64;
@@ -66,3 +67,4 @@
 
 // --- a: address
 @external("a", "0") export declare function require_auth(address: u64): u64;
+@external("a", "3") export declare function authorize_as_curr_contract(auth_entries: u64): u64;

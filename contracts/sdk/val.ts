@@ -158,6 +158,11 @@ export function vecGet(v: u64, i: u32): u64 {
   return env.vec_get(v, fromU32(i));
 }
 
+/** Whether Vec `v` holds a Val equal to `x`. */
+export function vecContains(v: u64, x: u64): bool {
+  return env.vec_first_index_of(expectTag(v, TAG_VEC_OBJ), x) != TAG_VOID;
+}
+
 /** A Rust `#[contracttype]` enum variant: `Vec[Symbol(name), payload...]`. */
 export function variant0(name: string): u64 {
   return vec1(symbol(name));

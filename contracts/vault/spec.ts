@@ -56,6 +56,25 @@ export interface DepositorBalance {
   usdc_value: bigint;
 }
 
+/**
+ * `FlashPolicy`: what a flash may touch, set by the admin. The vault lends only to `executors`
+ * and forwards the policy to the executor, which enforces `pools`, `routers` and the oracle-based
+ * `max_slippage_bps` floor (contracts/README.md, "the profit belongs to depositors").
+ */
+export interface FlashPolicy {
+  /** Executor contracts `flash` may call (Vigil's liquidator). */
+  executors: string[];
+  /** Largest shortfall of a swap's output below the pool oracle's value, in basis points. */
+  max_slippage_bps: number;
+  /** Lending pools a liquidation may use. */
+  pools: string[];
+  /** Swap routers (Soroswap ABI) a liquidation may use. */
+  routers: string[];
+}
+
+/** Most entries of each FlashPolicy list. */
+export const MAX_POLICY_ENTRIES = 16;
+
 /** Shares minted on the first deposit that nobody can ever withdraw (0.0001 USDC at price 1). */
 export const MIN_LIQUIDITY = 1_000n;
 
@@ -67,11 +86,14 @@ export const VAULT_SPEC = defineSpec({
     {
       name: "__constructor",
       doc:
-        "Stores admin, USDC token and config; the registry may be given now or once later (set_registry).",
-      inputs: [["admin", A], ["usdc", A], ["config", T.udt("VaultConfig")], [
-        "registry",
-        T.option(A),
-      ]],
+        "Stores admin, USDC token, config and flash policy; the registry may be given now or once later (set_registry).",
+      inputs: [
+        ["admin", A],
+        ["usdc", A],
+        ["config", T.udt("VaultConfig")],
+        ["registry", T.option(A)],
+        ["policy", T.udt("FlashPolicy")],
+      ],
     },
     {
       name: "set_registry",
@@ -82,6 +104,17 @@ export const VAULT_SPEC = defineSpec({
       name: "set_config",
       doc: "Admin only: replaces the config within fixed bounds. Never moves funds.",
       inputs: [["config", T.udt("VaultConfig")]],
+    },
+    {
+      name: "set_flash_policy",
+      doc:
+        "Admin only: replaces the flash policy (executors, pools, routers: at most 16 each; max_slippage_bps <= 10000). Never moves funds.",
+      inputs: [["policy", T.udt("FlashPolicy")]],
+    },
+    {
+      name: "get_flash_policy",
+      doc: "The flash policy: allowed executors, pools, routers and the oracle slippage bound.",
+      output: T.udt("FlashPolicy"),
     },
     {
       name: "deposit",
@@ -100,7 +133,7 @@ export const VAULT_SPEC = defineSpec({
     {
       name: "flash",
       doc:
-        "Keeper auth; registered keeper with stake >= min_stake. Lends amount of idle USDC to the keeper account, calls executor.exec(keeper, vault, usdc, amount, data), then requires the vault's USDC balance to be at least what it was (else FlashNotRepaid, everything reverts). The increase is depositors' profit. Returns the profit.",
+        "Keeper auth; registered keeper with stake >= min_stake; executor in the flash policy (else ExecutorNotAllowed). Lends amount of idle USDC to the keeper account, calls executor.exec(keeper, vault, usdc, amount, data, policy), then requires the vault's USDC balance to be at least what it was (else FlashNotRepaid, everything reverts). The increase is depositors' profit. Returns the profit.",
       inputs: [
         ["keeper", A],
         ["executor", A],
@@ -162,6 +195,12 @@ export const VAULT_SPEC = defineSpec({
     DepositorBalance: [
       ["shares", T.i128],
       ["usdc_value", T.i128],
+    ],
+    FlashPolicy: [
+      ["executors", T.vec(A)],
+      ["max_slippage_bps", T.u32],
+      ["pools", T.vec(A)],
+      ["routers", T.vec(A)],
     ],
   },
   errors: VIGIL_SPEC_ERRORS,

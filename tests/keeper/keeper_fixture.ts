@@ -51,11 +51,17 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   try {
     const dev = await setupDevChain(node);
     const usdc = dev.contracts.usdc;
-    const { vault, registry, liquidator } = await deployVigil(node, { usdc });
     const keepers = ["keeper1", "keeper2"].map((n) => Keypair.fromSecret(dev.accounts[n].secret));
     const market = await deployMarket(node, dev, {
       positions: opts.positions,
       rebalanceManager: opts.keeperIsRebalanceManager ? keepers[0].publicKey() : undefined,
+    });
+    const { vault, registry, liquidator } = await deployVigil(node, {
+      usdc,
+      policy: {
+        pools: [market.contracts.lending_pool],
+        routers: [market.contracts.primary_dex_router],
+      },
     });
     registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
     const depositor = Keypair.fromSecret(dev.accounts.alice.secret);

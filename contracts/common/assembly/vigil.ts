@@ -22,8 +22,12 @@ export const ZeroShares: u32 = 145;
 export const ZeroPayout: u32 = 146;
 export const PoolInsolvent: u32 = 147;
 export const FlashNotRepaid: u32 = 148;
+export const ExecutorNotAllowed: u32 = 149;
 export const LiquidationShortfall: u32 = 160;
 export const InvalidPlan: u32 = 161;
+export const NotAllowed: u32 = 162;
+export const PositionsChanged: u32 = 163;
+export const PriceUnavailable: u32 = 164;
 
 /** TTL policy (ledgers): entries below ~14 days are extended to ~30 days. */
 export const TTL_THRESHOLD: u32 = 17280 * 14;

@@ -1,18 +1,30 @@
-// Vigil's liquidation executor: stateless, no storage. The vault calls `exec` inside `flash`
-// after sending `amount` USDC to the keeper's account; everything here moves the KEEPER's
-// funds under the keeper's own authorization, then sends principal plus proceeds back to the
-// vault. Called directly with hostile arguments it can only spend the caller's own money.
+// Vigil's liquidation executor: no storage, holds no funds between transactions. The vault calls
+// `exec` inside `flash` after sending `amount` USDC to the keeper's account and passes its flash
+// policy along. Everything the liquidation produces goes back to the vault: the keeper ends with
+// the same USDC, the same lot-asset balances and the same pool positions it had before.
+//
+// Why the checks: the keeper chooses the plan. Without them it could keep part of the lot (swap
+// less than it received, leave collateral in its position, borrow against it, swap into another
+// asset, use its own pool or router) and still repay exactly `amount`; depositors would lend for
+// free. Run-time amounts move under this contract's own authority (transfer_from after a
+// fixed-argument approval, `authorize_as_current_contract` for the router's pull), so the
+// keeper's recorded authorization still matches whatever ledger the flash lands in.
 import {
-  currentContract, expectAddress, expectTag, fail, fromU64, I128, invoke, ledgerTimestamp,
-  requireAuth, Schema, TAG_U32, tokenApprove, tokenBalance, tokenTransferFrom, toU32, vec0, vecGet,
-  vecLen, vecOf, VOID,
+  authorizeAsCurrentContract, currentContract, expectAddress, expectTag, fail, fromU32, fromU64,
+  I128, invoke, ledgerTimestamp, mapGet, requireAuth, Schema, symbol, TAG_U32, TAG_VOID, tagOf,
+  tokenApprove, tokenBalance, tokenTransfer, tokenTransferFrom, toU32, valEq, vec1, vec2, vecContains,
+  vecGet, vecLen, vecOf,
 } from "../../sdk/index";
 import * as env from "../../sdk/env";
 import * as E from "../../common/assembly/vigil";
-import { add, sub } from "../../common/assembly/vigil";
+import { add, mulDiv, sub } from "../../common/assembly/vigil";
 
 const KIND_SOROSWAP: u32 = 0;
-const KIND_PHOENIX: u32 = 1;
+
+/** Blend request types a liquidation may use. */
+const REQ_WITHDRAW_COLLATERAL: u32 = 3;
+const REQ_REPAY: u32 = 5;
+const REQ_FILL_USER_LIQUIDATION: u32 = 6;
 
 // LiquidationPlan { allowance_until, pool, requests, swaps }
 let PLAN: Schema | null = null;
@@ -25,8 +37,22 @@ const P_POOL = 1;
 const P_REQUESTS = 2;
 const P_SWAPS = 3;
 
-/** The repayment allowance: a fixed amount, so the keeper's recorded authorization matches. */
-const ALLOWANCE: i64 = i64.MAX_VALUE;
+// FlashPolicy { executors, max_slippage_bps, pools, routers }
+let POLICY: Schema | null = null;
+function policySchema(): Schema {
+  if (POLICY == null) POLICY = new Schema("executors,max_slippage_bps,pools,routers");
+  return POLICY!;
+}
+const F_SLIPPAGE = 1;
+const F_POOLS = 2;
+const F_ROUTERS = 3;
+
+// Blend Request { address, amount, request_type }
+let REQ: Schema | null = null;
+function requestSchema(): Schema {
+  if (REQ == null) REQ = new Schema("address,amount,request_type");
+  return REQ!;
+}
 
 // SwapLeg { amount_in, kind, min_out, path, router }
 let LEG: Schema | null = null;
@@ -34,82 +60,217 @@ function legSchema(): Schema {
   if (LEG == null) LEG = new Schema("amount_in,kind,min_out,path,router");
   return LEG!;
 }
+const L_AMOUNT_IN = 0;
+const L_KIND = 1;
+const L_MIN_OUT = 2;
+const L_PATH = 3;
+const L_ROUTER = 4;
 
-// Phoenix multihop `Swap { ask_asset, ask_asset_min_amount: Option<i128>, offer_asset }`
-let HOP: Schema | null = null;
-function hopSchema(): Schema {
-  if (HOP == null) HOP = new Schema("ask_asset,ask_asset_min_amount,offer_asset");
-  return HOP!;
+// soroban-sdk InvokerContractAuthEntry::Contract(SubContractInvocation { context, sub_invocations })
+let SUB: Schema | null = null;
+function subInvocationSchema(): Schema {
+  if (SUB == null) SUB = new Schema("context,sub_invocations");
+  return SUB!;
+}
+// ContractContext { args, contract, fn_name }
+let CTX: Schema | null = null;
+function contextSchema(): Schema {
+  if (CTX == null) CTX = new Schema("args,contract,fn_name");
+  return CTX!;
 }
 
-/** A leg the liquidator can run: known kind, a path of ≥ 2 tokens, no negative amounts. */
-function validLeg(leg: StaticArray<u64>): bool {
-  const kind = toU32(leg[1]);
-  return (kind == KIND_SOROSWAP || kind == KIND_PHOENIX) && vecLen(leg[3]) >= 2 &&
-    !I128.fromVal(leg[0]).isNeg() && !I128.fromVal(leg[2]).isNeg();
+/** The repayment allowance: a fixed amount, so the keeper's recorded authorization matches. */
+const ALLOWANCE: i64 = i64.MAX_VALUE;
+const BPS: i64 = 10000;
+
+/** One checked swap leg. */
+class Leg {
+  asset: u64 = 0;
+  path: u64 = 0;
+  router: u64 = 0;
+  amountIn: I128 = I128.zero();
+  minOut: I128 = I128.zero();
+  before: I128 = I128.zero();
 }
 
-function swap(keeper: u64, leg: StaticArray<u64>): void {
-  if (I128.fromVal(leg[0]).isZero()) return;
-  const path = leg[3];
-  const router = expectAddress(leg[4]);
-  if (toU32(leg[1]) == KIND_SOROSWAP) {
-    // swap_exact_tokens_for_tokens(amount_in, amount_out_min, path, to, deadline); the swap runs
-    // in this invocation and Soroswap requires deadline > ledger time.
-    const deadline = fromU64(ledgerTimestamp() + 1);
-    const a: StaticArray<u64> = [leg[0], leg[2], path, keeper, deadline];
-    invoke(router, "swap_exact_tokens_for_tokens", vecOf(a));
-    return;
+/**
+ * Checks the plan against the policy and the rules (see the module comment) before anything
+ * moves; returns the legs, one per non-USDC asset the plan withdraws.
+ */
+function checkPlan(plan: StaticArray<u64>, policy: StaticArray<u64>, usdc: u64): Leg[] {
+  if (!vecContains(policy[F_POOLS], expectAddress(plan[P_POOL]))) fail(E.NotAllowed);
+  const requests = plan[P_REQUESTS];
+  const nr = vecLen(requests);
+  // Non-USDC assets the plan withdraws (each needs exactly one leg).
+  const withdrawn = new Array<u64>();
+  for (let i: u32 = 0; i < nr; i++) {
+    const r = requestSchema().decode(vecGet(requests, i));
+    const asset = expectAddress(r[0]);
+    if (I128.fromVal(r[1]).isNeg()) fail(E.InvalidPlan);
+    const kind = toU32(r[2]);
+    if (kind == REQ_REPAY) {
+      if (!valEq(asset, usdc)) fail(E.InvalidPlan);
+    } else if (kind == REQ_WITHDRAW_COLLATERAL) {
+      if (!valEq(asset, usdc) && !contains(withdrawn, asset)) withdrawn.push(asset);
+    } else if (kind != REQ_FILL_USER_LIQUIDATION) {
+      fail(E.InvalidPlan);
+    }
   }
-  // Phoenix multihop swap(recipient, operations, max_spread_bps, amount, pool_type, deadline,
-  // max_allowed_fee_bps), one Swap per consecutive pair of the path.
-  const n = vecLen(path);
-  let ops = vec0();
-  for (let i: u32 = 0; i + 1 < n; i++) {
-    const hop = hopSchema().values();
-    hop[0] = vecGet(path, i + 1);
-    // The slippage floor applies to what the last hop delivers.
-    hop[1] = i + 2 == n ? leg[2] : VOID;
-    hop[2] = vecGet(path, i);
-    ops = env.vec_push_back(ops, hopSchema().encode(hop));
+  const swaps = plan[P_SWAPS];
+  const ns = vecLen(swaps);
+  if (ns != (withdrawn.length as u32)) fail(E.InvalidPlan);
+  const legs = new Array<Leg>();
+  for (let i: u32 = 0; i < ns; i++) {
+    const l = legSchema().decode(vecGet(swaps, i));
+    if (toU32(l[L_KIND]) != KIND_SOROSWAP) fail(E.InvalidPlan);
+    const path = l[L_PATH];
+    const n = vecLen(path);
+    if (n < 2) fail(E.InvalidPlan);
+    const first = expectAddress(vecGet(path, 0));
+    if (!valEq(expectAddress(vecGet(path, n - 1)), usdc) || valEq(first, usdc)) {
+      fail(E.InvalidPlan);
+    }
+    if (!contains(withdrawn, first)) fail(E.InvalidPlan);
+    for (let j = 0; j < legs.length; j++) if (valEq(legs[j].asset, first)) fail(E.InvalidPlan);
+    const router = expectAddress(l[L_ROUTER]);
+    if (!vecContains(policy[F_ROUTERS], router)) fail(E.NotAllowed);
+    const leg = new Leg();
+    leg.asset = first;
+    leg.path = path;
+    leg.router = router;
+    leg.amountIn = I128.fromVal(l[L_AMOUNT_IN]);
+    leg.minOut = I128.fromVal(l[L_MIN_OUT]);
+    if (leg.amountIn.isNeg() || leg.minOut.isNeg()) fail(E.InvalidPlan);
+    legs.push(leg);
   }
-  const XYK: u64 = 4; // PoolType::Xyk as U32Val(0)
-  const a: StaticArray<u64> = [keeper, ops, VOID, leg[0], XYK, VOID, VOID];
-  invoke(router, "swap", vecOf(a));
+  return legs;
 }
 
-export function exec(keeper: u64, vault: u64, usdc: u64, amount: u64, data: u64): u64 {
+function contains(list: Array<u64>, x: u64): bool {
+  for (let i = 0; i < list.length; i++) if (valEq(list[i], x)) return true;
+  return false;
+}
+
+/** `lastprice(Asset::Stellar(token)).price` from the pool's oracle (PriceUnavailable on None). */
+function oraclePrice(oracle: u64, token: u64): I128 {
+  const asset = vec2(symbol("Stellar"), token);
+  const r = invoke(oracle, "lastprice", vec1(asset));
+  if (tagOf(r) == TAG_VOID) fail(E.PriceUnavailable);
+  const price = I128.fromVal(mapGet(r, symbol("price")));
+  if (!price.isPos()) fail(E.PriceUnavailable);
+  return price;
+}
+
+/** ceil(a * b / c) for a, b ≥ 0 and c > 0 (MathOverflow past i128). */
+function mulDivCeil(a: I128, b: I128, c: I128): I128 {
+  const one = I128.of(1);
+  const q = mulDiv(a, b, c);
+  return mulDiv(q, c, one).lt(mulDiv(a, b, one)) ? add(q, one) : q;
+}
+
+/**
+ * The least USDC the swap of `got` may return: the larger of the keeper's floor scaled to `got`
+ * and the pool oracle's value of `got` less `max_slippage_bps`.
+ */
+function minOutFor(leg: Leg, got: I128, oracle: u64, usdc: u64, slippageBps: u32): I128 {
+  const value = mulDiv(got, oraclePrice(oracle, leg.asset), oraclePrice(oracle, usdc));
+  const floor = mulDiv(value, I128.of(BPS - (slippageBps as i64)), I128.of(BPS));
+  const keeperFloor = leg.amountIn.isZero()
+    ? leg.minOut
+    : mulDivCeil(leg.minOut, got, leg.amountIn);
+  return keeperFloor.gt(floor) ? keeperFloor : floor;
+}
+
+/** An `InvokerContractAuthEntry::Contract` for `contract.fn(args)` with no sub-invocations. */
+function contractAuth(contract: u64, fn: string, args: u64): u64 {
+  const ctx = contextSchema().values();
+  ctx[0] = args;
+  ctx[1] = contract;
+  ctx[2] = symbol(fn);
+  const sub = subInvocationSchema().values();
+  sub[0] = contextSchema().encode(ctx);
+  sub[1] = env.vec_new();
+  return vec2(symbol("Contract"), subInvocationSchema().encode(sub));
+}
+
+/** Swaps `got` of `leg.asset`, held by this contract, to USDC for this contract. */
+function swap(self: u64, leg: Leg, got: I128, minOut: I128): void {
+  const first = leg.asset;
+  const second = vecGet(leg.path, 1);
+  const pair = invoke(leg.router, "router_pair_for", vec2(first, second));
+  // The router pulls the input with `first.transfer(self, pair, got)`: a call it makes, not
+  // this contract, so this contract authorizes exactly that one.
+  const t: StaticArray<u64> = [self, pair, got.toVal()];
+  authorizeAsCurrentContract(vec1(contractAuth(first, "transfer", vecOf(t))));
+  // swap_exact_tokens_for_tokens(amount_in, amount_out_min, path, to, deadline); Soroswap
+  // requires deadline > ledger time.
+  const deadline = fromU64(ledgerTimestamp() + 1);
+  const a: StaticArray<u64> = [got.toVal(), minOut.toVal(), leg.path, self, deadline];
+  invoke(leg.router, "swap_exact_tokens_for_tokens", vecOf(a));
+}
+
+/** Moves `amount` of `token` from `keeper` to `to` under an allowance set and cleared here. */
+function pullFromKeeper(token: u64, keeper: u64, to: u64, amount: I128, until: u64): void {
+  const self = currentContract();
+  tokenApprove(token, keeper, self, I128.of(ALLOWANCE), until);
+  tokenTransferFrom(token, self, keeper, to, amount);
+  tokenApprove(token, keeper, self, I128.zero(), until);
+}
+
+export function exec(
+  keeper: u64,
+  vault: u64,
+  usdc: u64,
+  amount: u64,
+  data: u64,
+  policy: u64,
+): u64 {
   requireAuth(keeper);
   expectAddress(vault);
+  expectAddress(usdc);
   const principal = I128.fromVal(amount);
-  const plan = planSchema().decode(data);
-  const swaps = plan[P_SWAPS];
-  const until = expectTag(plan[P_UNTIL], TAG_U32);
-  const n = vecLen(swaps);
-  // Checked before anything moves.
   if (principal.isNeg()) fail(E.InvalidPlan);
-  for (let i: u32 = 0; i < n; i++) {
-    if (!validLeg(legSchema().decode(vecGet(swaps, i)))) fail(E.InvalidPlan);
-  }
-  const b0 = tokenBalance(usdc, keeper);
+  const plan = planSchema().decode(data);
+  const pol = policySchema().decode(policy);
+  const until = expectTag(plan[P_UNTIL], TAG_U32);
+  const slippageBps = toU32(pol[F_SLIPPAGE]);
+  if (slippageBps > (BPS as u32)) fail(E.InvalidPlan);
+  const legs = checkPlan(plan, pol, usdc);
+  const pool = plan[P_POOL];
+  const self = currentContract();
+
+  const positionsBefore = invoke(pool, "get_positions", vec1(keeper));
+  const usdcBefore = tokenBalance(usdc, keeper);
+  for (let i = 0; i < legs.length; i++) legs[i].before = tokenBalance(legs[i].asset, keeper);
+  const ownUsdcBefore = tokenBalance(usdc, self);
+
   const requests = plan[P_REQUESTS];
   if (vecLen(requests) > 0) {
     const a: StaticArray<u64> = [keeper, keeper, keeper, requests];
-    invoke(expectAddress(plan[P_POOL]), "submit", vecOf(a));
+    invoke(pool, "submit", vecOf(a));
   }
-  for (let i: u32 = 0; i < n; i++) swap(keeper, legSchema().decode(vecGet(swaps, i)));
-  const b1 = tokenBalance(usdc, keeper);
-  // Principal plus everything the liquidation produced (negative: it spent more than it got).
-  const repay = add(principal, sub(b1, b0));
-  if (repay.isNeg()) fail(E.LiquidationShortfall);
-  if (repay.isPos()) {
-    // transfer_from under an allowance set and cleared here: the approvals have fixed arguments
-    // (the keeper's recorded authorization matches whatever ledger the flash lands in), and the
-    // variable transfer_from needs only this contract's own authorization (the direct invoker).
-    const self = currentContract();
-    tokenApprove(usdc, keeper, self, I128.of(ALLOWANCE), until);
-    tokenTransferFrom(usdc, self, keeper, vault, repay);
-    tokenApprove(usdc, keeper, self, I128.zero(), until);
+  // Collateral left in the keeper's position (or a borrow) would be value the vault never sees.
+  if (!valEq(invoke(pool, "get_positions", vec1(keeper)), positionsBefore)) {
+    fail(E.PositionsChanged);
   }
-  return repay.toVal();
+
+  if (legs.length > 0) {
+    const cfg = invoke(pool, "get_config", env.vec_new());
+    const oracle = expectAddress(mapGet(cfg, symbol("oracle")));
+    for (let i = 0; i < legs.length; i++) {
+      const leg = legs[i];
+      const got = sub(tokenBalance(leg.asset, keeper), leg.before);
+      if (!got.isPos()) continue;
+      pullFromKeeper(leg.asset, keeper, self, got, until);
+      swap(self, leg, got, minOutFor(leg, got, oracle, usdc, slippageBps));
+    }
+  }
+
+  // Principal plus the keeper's USDC gain (negative: the fill cost more than it lent).
+  const fromKeeper = add(principal, sub(tokenBalance(usdc, keeper), usdcBefore));
+  if (fromKeeper.isNeg()) fail(E.LiquidationShortfall);
+  if (fromKeeper.isPos()) pullFromKeeper(usdc, keeper, vault, fromKeeper, until);
+  const proceeds = sub(tokenBalance(usdc, self), ownUsdcBefore);
+  if (proceeds.isPos()) tokenTransfer(usdc, self, vault, proceeds);
+  return add(fromKeeper, proceeds.isPos() ? proceeds : I128.zero()).toVal();
 }

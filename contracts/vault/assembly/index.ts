@@ -6,7 +6,7 @@ import {
   currentContract, expectAddress, extendInstanceTtl, extendTtl, fail, fromU64, get, has, I128,
   INSTANCE, invoke, ledgerTimestamp, PERSISTENT, publish, put, requireAuth, Schema, symbol,
   tagOf, toU64, tokenBalance, tokenTransfer, TRUE, valEq, variant0, variant1, vec1, vec2, vecOf,
-  VOID, TAG_VOID, mapGet,
+  VOID, TAG_VOID, mapGet, vecContains, vecGet, vecLen, TAG_VEC_OBJ, expectTag, toU32,
 } from "../../sdk/index";
 import * as E from "../../common/assembly/vigil";
 import { add, mulDiv, sub } from "../../common/assembly/vigil";
@@ -55,6 +55,16 @@ const D_SHARES = 4;
 const D_UNLOCK = 5;
 const D_WITHDRAWN = 6;
 
+// FlashPolicy { executors, max_slippage_bps, pools, routers }
+let POLICY: Schema | null = null;
+function policySchema(): Schema {
+  if (POLICY == null) POLICY = new Schema("executors,max_slippage_bps,pools,routers");
+  return POLICY!;
+}
+const F_EXECUTORS = 0;
+/** Most entries of each policy list (keeps the instance entry and the checks small). */
+const MAX_POLICY_ENTRIES: u32 = 16;
+
 let BAL: Schema | null = null;
 function balanceSchema(): Schema {
   if (BAL == null) BAL = new Schema("shares,usdc_value");
@@ -74,6 +84,7 @@ function keyRegistry(): u64 { return variant0("Registry"); }
 function keyConfig(): u64 { return variant0("Config"); }
 function keyState(): u64 { return variant0("State"); }
 function keyLoss(): u64 { return variant0("TotalLoss"); }
+function keyPolicy(): u64 { return variant0("FlashPolicy"); }
 function keyDepositor(a: u64): u64 { return variant1("Depositor", a); }
 
 function bumpInstance(): void {
@@ -166,6 +177,23 @@ function validateConfig(cfg: StaticArray<u64>): void {
   if (toU64(cfg[C_COOLDOWN]) > MAX_COOLDOWN) fail(E.InvalidConfig);
 }
 
+/** A list of at most MAX_POLICY_ENTRIES addresses. */
+function validAddressList(v: u64): bool {
+  expectTag(v, TAG_VEC_OBJ);
+  const n = vecLen(v);
+  if (n > MAX_POLICY_ENTRIES) return false;
+  for (let i: u32 = 0; i < n; i++) expectAddress(vecGet(v, i));
+  return true;
+}
+
+function validatePolicy(policy: u64): void {
+  const p = policySchema().decode(policy);
+  if (toU32(p[1]) > 10000) fail(E.InvalidConfig);
+  if (!validAddressList(p[0]) || !validAddressList(p[2]) || !validAddressList(p[3])) {
+    fail(E.InvalidConfig);
+  }
+}
+
 function loadConfig(): StaticArray<u64> {
   return configSchema().decode(get(keyConfig(), INSTANCE));
 }
@@ -179,13 +207,21 @@ function sharesToAssets(s: State, shares: I128): I128 {
   return s.shares.isZero() ? I128.zero() : mulDiv(shares, s.usdc, s.shares);
 }
 
-export function __constructor(admin: u64, usdc_token: u64, config: u64, registry: u64): u64 {
+export function __constructor(
+  admin: u64,
+  usdc_token: u64,
+  config: u64,
+  registry: u64,
+  policy: u64,
+): u64 {
   expectAddress(admin);
   expectAddress(usdc_token);
   validateConfig(configSchema().decode(config));
+  validatePolicy(policy);
   put(keyAdmin(), admin, INSTANCE);
   put(keyUsdc(), usdc_token, INSTANCE);
   put(keyConfig(), config, INSTANCE);
+  put(keyPolicy(), policy, INSTANCE);
   storeState(new State());
   const wired = tagOf(registry) != TAG_VOID;
   if (wired) put(keyRegistry(), expectAddress(registry), INSTANCE);
@@ -193,7 +229,21 @@ export function __constructor(admin: u64, usdc_token: u64, config: u64, registry
   const d: StaticArray<u64> = [admin, usdc_token, config];
   event("init", VOID, vecOf(d));
   if (wired) event("set_registry", VOID, registry);
+  event("set_flash_policy", VOID, policy);
   return VOID;
+}
+
+export function set_flash_policy(policy: u64): u64 {
+  requireAuth(get(keyAdmin(), INSTANCE));
+  validatePolicy(policy);
+  put(keyPolicy(), policy, INSTANCE);
+  bumpInstance();
+  event("set_flash_policy", VOID, policy);
+  return VOID;
+}
+
+export function get_flash_policy(): u64 {
+  return get(keyPolicy(), INSTANCE);
 }
 
 export function set_registry(registry: u64): u64 {
@@ -318,6 +368,12 @@ export function flash(
   requireAuth(keeper);
   expectAddress(executor);
   toU64(response_time_ms);
+  // Only admin-listed executors: any other contract could repay exactly `amount` and keep the
+  // liquidation's profit (a free flash loan of depositors' capital).
+  const policy = get(keyPolicy(), INSTANCE);
+  if (!vecContains(policySchema().decode(policy)[F_EXECUTORS], executor)) {
+    fail(E.ExecutorNotAllowed);
+  }
 
   // NotRegistered from the registry reverts the whole flash.
   const info = invoke(registry, "get_keeper", vec1(keeper));
@@ -336,7 +392,7 @@ export function flash(
   const self = currentContract();
   const before = tokenBalance(token, self);
   tokenTransfer(token, self, keeper, amt);
-  const args: StaticArray<u64> = [keeper, self, token, amount, data];
+  const args: StaticArray<u64> = [keeper, self, token, amount, data, policy];
   invoke(executor, "exec", vecOf(args));
   const after = tokenBalance(token, self);
   if (after.lt(before)) fail(E.FlashNotRepaid);
