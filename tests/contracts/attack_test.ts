@@ -20,8 +20,25 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
-import { clockPool, scriptedExecutor, takingPool } from "../fixtures/scripted_executor.ts";
-import { nativePlan, planScVal } from "./market_world.ts";
+import {
+  clockPool,
+  script,
+  scriptedExecutor,
+  skimRouter,
+  takingPool,
+} from "../fixtures/scripted_executor.ts";
+import {
+  honestRequests,
+  nativePlan,
+  openAuction,
+  type PlanLeg,
+  type PlanRequest,
+  planScVal,
+  Req,
+  requestsScVal,
+  startMarketWorld,
+  xlmLeg,
+} from "./market_world.ts";
 import {
   expectAuthFailure,
   expectErr,
@@ -600,4 +617,143 @@ Deno.test("KNOWN LIMIT: a just-in-time depositor shares a liquidation's profit a
     assert.ok(jayGain > (profit * 49n) / 100n, `jay took ${jayGain} of ${profit}`);
     assert.ok(aliceGain < (profit * 51n) / 100n, `alice kept ${aliceGain} of ${profit}`);
   });
+});
+
+Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refused; the liquidator swaps the whole lot, the vault books the profit, the keeper ends +0 in every asset", async () => {
+  const w = await startMarketWorld();
+  try {
+    // The deployment's policy: Vigil's liquidator, the market's pool and Soroswap router.
+    assert.deepEqual(await w.policy(), {
+      executors: [w.liquidator],
+      max_slippage_bps: 300,
+      pools: [w.pool],
+      routers: [w.router],
+    });
+    await openAuction(w);
+    const e = w.eve.publicKey();
+    const ev = await w.client(w.vault, w.eve);
+    const amount = 6_000n * USDC; // above the bid: the pool refunds the rest of the repayment
+    const flash = (requests: PlanRequest[], swaps: PlanLeg[], pool = w.pool) =>
+      ev.flash({
+        keeper: e,
+        executor: w.liquidator,
+        amount,
+        data: planScVal(pool, requests, swaps),
+        response_time_ms: 5n,
+      }, T);
+    const honest = honestRequests(w, amount);
+    const [fill, repay, withdraw] = honest;
+    const leg = xlmLeg(w, 1n * USDC, 0n);
+    const snap = async () => ({
+      usdc: await w.bal(w.usdc, e),
+      xlm: await w.bal(w.xlm, e),
+      weth: await w.bal(w.weth, e),
+      positions: await w.node.view(w.pool, "get_positions", { address: e }),
+      vault: await w.bal(w.usdc, w.vault),
+      state: await w.state(),
+      liqUsdc: await w.bal(w.usdc, w.liquidator),
+      liqXlm: await w.bal(w.xlm, w.liquidator),
+      poolUsdc: await w.bal(w.usdc, w.pool),
+      pairUsdc: await w.bal(w.usdc, w.pair),
+      alice: await w.node.view<Record<string, bigint>>(w.vault, "balance", {
+        depositor: w.depositor.publicKey(),
+      }),
+    });
+    const before = await snap();
+
+    // Each of these would leave part of the liquidation's value with eve (the liquidator check
+    // that stops it in brackets). All are refused in simulation: nothing is sent, nothing moves.
+    // 1. Keep the collateral in her pool position (no withdraw, so no leg): PositionsChanged.
+    expectErr(await flash([fill, repay], []), "PositionsChanged");
+    // 2. Withdraw only part of it: PositionsChanged (positions compared after the submit).
+    expectErr(
+      await flash([fill, repay, { ...withdraw, amount: 1_000n * USDC }], [leg]),
+      "PositionsChanged",
+    );
+    // 3. Borrow USDC against the seized collateral: InvalidPlan (only types 6, 5, 3).
+    expectErr(
+      await flash([...honest, { address: w.usdc, amount: 100n * USDC, type: Req.Borrow }], [leg]),
+      "InvalidPlan",
+    );
+    // 4. Repay with a non-USDC asset: InvalidPlan (repay address must be USDC).
+    expectErr(
+      await flash([...honest, { address: w.xlm, amount: 1n, type: Req.Repay }], [leg]),
+      "InvalidPlan",
+    );
+    // 5. Swap the lot into another asset (WETH) instead of USDC: InvalidPlan (last hop = USDC).
+    expectErr(await flash(honest, [{ ...leg, path: [w.xlm, w.weth] }]), "InvalidPlan");
+    // 6. Withdraw the lot and not swap it: InvalidPlan (one leg per withdrawn lot asset).
+    expectErr(await flash(honest, []), "InvalidPlan");
+    // 7. Two legs for the same asset, or a leg for an asset not withdrawn: InvalidPlan.
+    expectErr(await flash(honest, [leg, leg]), "InvalidPlan");
+    expectErr(await flash(honest, [leg, { ...leg, path: [w.weth, w.usdc] }]), "InvalidPlan");
+    // 8. A Phoenix leg (even through the listed router): InvalidPlan in this version.
+    expectErr(await flash(honest, [{ ...leg, kind: 1 }]), "InvalidPlan");
+    // 9. A router not in the policy (a fake that keeps the lot): NotAllowed.
+    const skim = await w.node.deployContract(skimRouter, {});
+    expectErr(await flash(honest, [{ ...leg, router: skim }]), "NotAllowed");
+    // 10. A pool not in the policy (a fake that "fills" by taking and keeping): NotAllowed.
+    const fakePool = await w.node.deployContract(takingPool, {});
+    expectErr(await flash(honest, [leg], fakePool), "NotAllowed");
+    // 11. Her own executor running the honest plan and repaying exactly `amount`: refused by the
+    //     vault (ExecutorNotAllowed), even though it is a copy of working code.
+    const own = await w.node.deployContract(scriptedExecutor, {});
+    const ownData = script({
+      op: "call",
+      contract: w.pool,
+      fn: "submit",
+      args: [addr(e), addr(e), addr(e), requestsScVal(honest)],
+    }, { op: "repay_all" });
+    expectErr(
+      await ev.flash({ keeper: e, executor: own, amount, data: ownData, response_time_ms: 5n }, T),
+      "ExecutorNotAllowed",
+    );
+    // 12. min_out 0 while the DEX price is far below the oracle's (a whale sold XLM; a keeper
+    //     could have done it to buy the lot back cheap): the liquidator's oracle floor
+    //     (oracle value − 3 %) makes the router refuse the swap, so the whole flash reverts.
+    const whaleUsdc = await w.dexSellXlm(4_000_000n);
+    const cheap = await flash(honest, [leg]);
+    assert.ok(
+      rpc.Api.isSimulationError(cheap.simulation!),
+      "a swap below the oracle floor must fail",
+    );
+    assert.doesNotMatch(
+      cheap.simulation.error,
+      /Error\(Contract, #1[4-6]\d\)/,
+      "not a Vigil check",
+    );
+    assert.deepEqual(await snap(), before, "nothing moved");
+    await w.dexBuyXlm(whaleUsdc); // the DEX price back near where it was
+
+    // 13. The plan that tries to keep most of the lot by declaring amount_in = 1 XLM (min_out 0):
+    //     the liquidator swaps EVERYTHING eve received, at no less than the oracle floor, and
+    //     the vault gets all of it. The same plan as 12, now above the floor: it settles.
+    const { result: profit, fee } = await w.sendFee<bigint>(await flash(honest, [leg]));
+    const after = await snap();
+    assert.ok(profit > 0n, `profit ${profit}`);
+    assert.equal(after.usdc, before.usdc, "eve +0 USDC");
+    assert.equal(after.xlm, before.xlm - fee, "eve +0 XLM (only the transaction fee)");
+    assert.equal(after.weth, before.weth, "eve +0 WETH");
+    assert.deepEqual(after.positions, before.positions, "eve keeps nothing in the pool");
+    assert.equal(after.liqUsdc, 0n, "the liquidator keeps nothing");
+    assert.equal(after.liqXlm, 0n);
+    // The vault booked the whole gain: what the pair paid out minus what the pool took.
+    assert.equal(after.vault - before.vault, profit);
+    assert.equal(after.state.total_usdc, before.state.total_usdc + profit);
+    assert.equal(after.state.total_profit, before.state.total_profit + profit);
+    assert.equal(
+      profit,
+      (before.pairUsdc - after.pairUsdc) - (after.poolUsdc - before.poolUsdc),
+      "every USDC the liquidation produced reached the vault",
+    );
+    assert.ok(after.alice.usdc_value > before.alice.usdc_value, "the depositor earned it");
+    priceNotLower(before.state, after.state);
+    // No allowance outlives the flash.
+    const usdcC = await w.client(w.usdc, w.eve);
+    const xlmC = await w.client(w.xlm, w.eve);
+    assert.equal(ok(await usdcC.allowance({ from: e, spender: w.liquidator }, T)), 0n);
+    assert.equal(ok(await xlmC.allowance({ from: e, spender: w.liquidator }, T)), 0n);
+  } finally {
+    await w.close();
+  }
 });

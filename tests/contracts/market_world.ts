@@ -65,24 +65,28 @@ export function nativePlan(pool: string, requests: PlanRequest[], swaps: PlanLeg
   };
 }
 
+const scMap = (entries: [string, xdr.ScVal][]) =>
+  X.ScVal.scvMap(entries.map(([k, v]) => new X.ScMapEntry({ key: sym(k), val: v })));
+
+/** Blend `Vec<Request>` as an ScVal (fields sorted by name). */
+export function requestsScVal(requests: PlanRequest[]): xdr.ScVal {
+  return vec(
+    ...requests.map((r) =>
+      scMap([["address", addr(r.address)], ["amount", i128(r.amount)], [
+        "request_type",
+        u32(r.type),
+      ]])
+    ),
+  );
+}
+
 /** A `LiquidationPlan` ScVal (what `vault.flash` forwards as `data`). */
 export function planScVal(pool: string, requests: PlanRequest[], swaps: PlanLeg[]): xdr.ScVal {
-  const map = (entries: [string, xdr.ScVal][]) =>
-    X.ScVal.scvMap(entries.map(([k, v]) => new X.ScMapEntry({ key: sym(k), val: v })));
+  const map = scMap;
   return map([
     ["allowance_until", u32(1_000_000)],
     ["pool", addr(pool)],
-    [
-      "requests",
-      vec(
-        ...requests.map((r) =>
-          map([["address", addr(r.address)], ["amount", i128(r.amount)], [
-            "request_type",
-            u32(r.type),
-          ]])
-        ),
-      ),
-    ],
+    ["requests", requestsScVal(requests)],
     [
       "swaps",
       vec(...swaps.map((s) =>
