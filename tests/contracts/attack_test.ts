@@ -722,14 +722,23 @@ Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refu
       /Error\(Contract, #1[4-6]\d\)/,
       "not a Vigil check",
     );
-    assert.deepEqual(await snap(), before, "nothing moved");
+    assert.deepEqual(
+      { ...await snap(), pairUsdc: 0n },
+      { ...before, pairUsdc: 0n },
+      "nothing moved (but the whale's trade)",
+    );
     await w.dexBuyXlm(whaleUsdc); // the DEX price back near where it was
+    const pairBefore = await w.bal(w.usdc, w.pair);
 
     // 13. The plan that tries to keep most of the lot by declaring amount_in = 1 XLM (min_out 0):
     //     the liquidator swaps EVERYTHING eve received, at no less than the oracle floor, and
     //     the vault gets all of it. The same plan as 12, now above the floor: it settles.
     const { result: profit, fee } = await w.sendFee<bigint>(await flash(honest, [leg]));
     const after = await snap();
+    console.log(
+      `real fill through the liquidator: profit ${profit} units, fee ${fee} stroops, pair paid ` +
+        `${pairBefore - after.pairUsdc} units, pool took ${after.poolUsdc - before.poolUsdc} units`,
+    );
     assert.ok(profit > 0n, `profit ${profit}`);
     assert.equal(after.usdc, before.usdc, "eve +0 USDC");
     assert.equal(after.xlm, before.xlm - fee, "eve +0 XLM (only the transaction fee)");
@@ -743,7 +752,7 @@ Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refu
     assert.equal(after.state.total_profit, before.state.total_profit + profit);
     assert.equal(
       profit,
-      (before.pairUsdc - after.pairUsdc) - (after.poolUsdc - before.poolUsdc),
+      (pairBefore - after.pairUsdc) - (after.poolUsdc - before.poolUsdc),
       "every USDC the liquidation produced reached the vault",
     );
     assert.ok(after.alice.usdc_value > before.alice.usdc_value, "the depositor earned it");

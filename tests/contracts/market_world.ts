@@ -176,6 +176,8 @@ export async function startMarketWorld(): Promise<MarketWorld> {
       }) as Promise<AnyClient>;
     const bal = (token: string, id: string) => node.view<bigint>(token, "balance", { id });
     const eve = Keypair.fromSecret(dev.accounts.keeper1.secret);
+    // Eve holds a WETH trustline too (every asset she could route a lot into is watched).
+    seedTrustline(node, eve.publicKey(), new Asset("WETH", market.accounts.weth_issuer.public), 0n);
     const depositor = Keypair.fromSecret(dev.accounts.alice.secret);
     const sendFee = async <R>(
       // deno-lint-ignore no-explicit-any
