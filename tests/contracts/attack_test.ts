@@ -20,6 +20,7 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
+import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
 import {
   clockPool,
   script,
@@ -733,7 +734,7 @@ Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refu
     // 13. The plan that tries to keep most of the lot by declaring amount_in = 1 XLM (min_out 0):
     //     the liquidator swaps EVERYTHING eve received, at no less than the oracle floor, and
     //     the vault gets all of it. The same plan as 12, now above the floor: it settles.
-    const { result: profit, fee } = await w.sendFee<bigint>(await flash(honest, [leg]));
+    const { result: profit, fee, hash } = await w.sendFee<bigint>(await flash(honest, [leg]));
     const after = await snap();
     console.log(
       `real fill through the liquidator: profit ${profit} units, fee ${fee} stroops, pair paid ` +
@@ -762,6 +763,15 @@ Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refu
     const xlmC = await w.client(w.xlm, w.eve);
     assert.equal(ok(await usdcC.allowance({ from: e, spender: w.liquidator }, T)), 0n);
     assert.equal(ok(await xlmC.allowance({ from: e, spender: w.liquidator }, T)), 0n);
+    // The chain's own record (SAC transfer events): the flash put back more than it took, and
+    // the keeper's net in USDC and in the lot asset is exactly 0 within the transaction.
+    const audit = await auditVaultTransfers(w.node.rpcUrl, w.usdc, w.vault, 1, [w.xlm, w.weth]);
+    assert.deepEqual(audit.violations, []);
+    assert.deepEqual(audit.keeperGains, []);
+    const tx = audit.txs.find((t) => t.txHash === hash)!;
+    assert.ok(tx.flash && tx.keeper === e);
+    assert.equal(tx.in - tx.out, profit);
+    assert.deepEqual(tx.keeperNet, { [w.usdc]: 0n, [w.xlm]: 0n });
   } finally {
     await w.close();
   }
