@@ -776,3 +776,50 @@ Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refu
     await w.close();
   }
 });
+
+Deno.test("KNOWN LIMIT (real Blend auction): a keeper can sandwich the liquidator's swap down to the oracle floor; what it takes is bounded by the DEX price's excess over that floor", async () => {
+  const w = await startMarketWorld();
+  try {
+    await openAuction(w);
+    const e = w.eve.publicKey();
+    const ev = await w.client(w.vault, w.eve);
+    const amount = 6_000n * USDC;
+    const before = await w.state();
+    const xlm0 = await w.bal(w.xlm, w.pair);
+    const usdc0 = await w.bal(w.usdc, w.pair);
+    // The oracle says 0.085 (the −15 % shock); the DEX still trades at 0.10. The attacker's other
+    // account (the world's whale here) sells 1.5M XLM first, pushing the DEX to ≈ 0.086, just
+    // above the liquidator's floor (0.085 · 97 %)…
+    const front = 1_500_000n * USDC;
+    const got = await w.dexSellXlm(1_500_000n);
+    // …then eve's flash: the liquidator sells the whole lot at the depressed price (above the
+    // floor, so it settles)…
+    const { result: profit } = await w.sendFee<bigint>(
+      await ev.flash({
+        keeper: e,
+        executor: w.liquidator,
+        amount,
+        data: planScVal(w.pool, honestRequests(w, amount), [xlmLeg(w, 1n, 0n)]),
+        response_time_ms: 1n,
+      }, T),
+    );
+    const lot = (await w.bal(w.xlm, w.pair)) - xlm0 - front;
+    // …and buys the XLM back with what it got: more XLM than it sold.
+    const back = await w.dexBuyXlm(got);
+    const kept = back - front;
+    const oracleValue = (kept * 850_000n) / USDC;
+    console.log(
+      `sandwich: lot ${lot} units XLM sold for ${profit} units of vault profit; the attacker ` +
+        `kept ${kept} units XLM (≈ ${oracleValue} units USDC at the oracle), DEX before ` +
+        `${(usdc0 * USDC) / xlm0} per XLM (7 dec.), oracle 850000, floor 824500`,
+    );
+    assert.ok(profit > 0n, "the vault still books a profit (the floor holds)");
+    assert.ok(kept > 0n, "the sandwich pays: part of the lot's value went to the attacker");
+    // Bound: never more than the lot times the DEX price's excess over the floor.
+    const excess = (usdc0 * USDC) / xlm0 - 824_500n;
+    assert.ok(oracleValue <= (lot * excess) / USDC, "bounded by lot × (DEX − floor)");
+    assert.equal((await w.state()).total_usdc, before.total_usdc + profit);
+  } finally {
+    await w.close();
+  }
+});
