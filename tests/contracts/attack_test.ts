@@ -517,6 +517,24 @@ Deno.test("ATTACK (was KNOWN LIMIT): a keeper's own executor that repays exactly
       );
       await f.advanceTime(1);
     }
+    // Eve cannot list her executor herself: set_flash_policy needs the admin's signature.
+    const listed = await f.policy();
+    await expectAuthFailure(
+      f,
+      await eveVault.set_flash_policy({
+        policy: { ...listed, executors: [...listed.executors, own] },
+      }, T),
+      eve,
+      f.admin.publicKey(),
+    );
+    assert.deepEqual(await f.policy(), listed);
+    expectErr(
+      await eveVault.flash({
+        ...flashArgs(f, e, 100n * USDC, [submit, { op: "repay_all" }]),
+        executor: own,
+      }, T),
+      "ExecutorNotAllowed",
+    );
     // The same liquidation through Vigil's liquidator (the admin lists the pool) books the gain
     // for the depositors and leaves eve's USDC exactly as it was.
     const p = await f.policy();
