@@ -11,7 +11,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Asset, contract, Keypair, rpc, type xdr } from "@stellar/stellar-sdk";
+import { Asset, contract, Keypair, rpc, xdr } from "@stellar/stellar-sdk";
 import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
 import { deployVigil } from "../../contracts/deploy.ts";
 import type { FlashPolicy } from "../../contracts/vault/spec.ts";
@@ -20,7 +20,6 @@ import { deployMarket, type Market } from "../../localnet/scenarios/market.ts";
 import { stellarAsset } from "../../localnet/protocols/oracle/mod.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { bigJson, TX_OPTS, USDC } from "./vigil_fixture.ts";
-import { xdr as X } from "@stellar/stellar-sdk";
 
 // deno-lint-ignore no-explicit-any
 type AnyClient = contract.Client & Record<string, any>;
@@ -66,7 +65,7 @@ export function nativePlan(pool: string, requests: PlanRequest[], swaps: PlanLeg
 }
 
 const scMap = (entries: [string, xdr.ScVal][]) =>
-  X.ScVal.scvMap(entries.map(([k, v]) => new X.ScMapEntry({ key: sym(k), val: v })));
+  xdr.ScVal.scvMap(entries.map(([k, v]) => new xdr.ScMapEntry({ key: sym(k), val: v })));
 
 /** Blend `Vec<Request>` as an ScVal (fields sorted by name). */
 export function requestsScVal(requests: PlanRequest[]): xdr.ScVal {
