@@ -189,10 +189,22 @@ export function specFor(contractId: string, reader: LedgerReader): contract.Spec
   const hash: Uint8Array = (instance.executable as Any).wasmHash.value;
   const reg = moduleByHash(toHex(hash));
   if (reg) return reg.spec;
+  const hex = toHex(hash);
   const code = reader.get(contractCodeKey(hash));
-  if (!code) throw new Error(`contract code ${toHex(hash)} not found`);
-  return new contract.Spec(specFromWasm((code.data as Any).contractCode.code));
+  if (!code) throw new Error(`contract code ${hex} not found`);
+  const cached = wasmSpecs.get(hex);
+  if (cached) return cached;
+  const spec = new contract.Spec(specFromWasm((code.data as Any).contractCode.code));
+  // Code is content-addressed: the same hash always has the same spec. Parsing it (and building
+  // its codec, cached per Spec object) on every call was a third of an in-process invocation.
+  if (wasmSpecs.size >= MAX_CACHED_SPECS) wasmSpecs.delete(wasmSpecs.keys().next().value!);
+  wasmSpecs.set(hex, spec);
+  return spec;
 }
+
+/** Specs of uploaded Wasm by code hash (bounded: oldest dropped first). */
+const wasmSpecs = new Map<string, contract.Spec>();
+const MAX_CACHED_SPECS = 256;
 
 /** The SAC's codec (for in-process callers encoding SAC arguments). */
 export const sacCodec: SpecCodec = SAC_CODEC;
