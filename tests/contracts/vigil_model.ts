@@ -151,7 +151,7 @@ export function opArb(nd: number, nk: number): fc.Arbitrary<Op> {
       arbitrary: fc.record({
         t: fc.constant("policy" as const),
         // Mostly listing the executor again, sometimes de-listing it or an invalid policy.
-        list: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, {
+        list: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, {
           weight: 1,
           arbitrary: fc.constant(false),
         }),
