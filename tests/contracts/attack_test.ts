@@ -220,6 +220,9 @@ Deno.test("ATTACK: hostile executors (keeps the money, re-enters, calls record_e
     await send(await eveReg.register({ operator: e, name: "eve" }, T));
     const before = await snapshot();
     const amount = 2_000n * USDC;
+    // The scriptable executor is in the flash policy (the fixture's admin listed it): even an
+    // executor the admin trusted enough to list cannot take the principal.
+    assert.ok((await f.policy()).executors.includes(f.executor));
     // Keeps the money.
     expectErr(await eveVault.flash(flashArgs(f, e, amount, []), T), "FlashNotRepaid");
     // Re-enters the vault: deposit the loan as shares, or withdraw alice's shares.
