@@ -29,7 +29,9 @@ import {
   takingPool,
 } from "../fixtures/scripted_executor.ts";
 import {
+  borrowerNamed,
   honestRequests,
+  legOf,
   nativePlan,
   openAuction,
   type PlanLeg,
@@ -840,6 +842,82 @@ Deno.test("KNOWN LIMIT (real Blend auction): a keeper can sandwich the liquidato
     const excess = (usdc0 * USDC) / xlm0 - 824_500n;
     assert.ok(oracleValue <= (lot * excess) / USDC, "bounded by lot × (DEX − floor)");
     assert.equal((await w.state()).total_usdc, before.total_usdc + profit);
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("ATTACK (real Blend auction, XLM + WETH lot): keeping one of two lot assets is refused; the honest two-leg plan leaves the keeper +0 in USDC, XLM and WETH", async () => {
+  const w = await startMarketWorld();
+  try {
+    const user = borrowerNamed(w, "borrower_mixed");
+    await openAuction(w, { user, lot: [w.xlm, w.weth] });
+    const e = w.eve.publicKey();
+    const ev = await w.client(w.vault, w.eve);
+    const amount = 6_000n * USDC;
+    const flash = (requests: PlanRequest[], swaps: PlanLeg[]) =>
+      ev.flash({
+        keeper: e,
+        executor: w.liquidator,
+        amount,
+        data: planScVal(w.pool, requests, swaps),
+        response_time_ms: 5n,
+      }, T);
+    const both = honestRequests(w, amount, user, [w.xlm, w.weth]);
+    const snap = async () => ({
+      usdc: await w.bal(w.usdc, e),
+      xlm: await w.bal(w.xlm, e),
+      weth: await w.bal(w.weth, e),
+      positions: await w.node.view(w.pool, "get_positions", { address: e }),
+      state: await w.state(),
+      liq: [
+        await w.bal(w.usdc, w.liquidator),
+        await w.bal(w.xlm, w.liquidator),
+        await w.bal(w.weth, w.liquidator),
+      ],
+    });
+    const before = await snap();
+    // Withdraw both, swap only XLM (keep the WETH in the account): InvalidPlan (one leg per
+    // withdrawn asset).
+    expectErr(await flash(both, [legOf(w, w.xlm)]), "InvalidPlan");
+    // Withdraw and swap only XLM, leave the WETH collateral in the position: PositionsChanged.
+    expectErr(
+      await flash(honestRequests(w, amount, user, [w.xlm]), [legOf(w, w.xlm)]),
+      "PositionsChanged",
+    );
+    // Swap the WETH into XLM instead of USDC: InvalidPlan.
+    expectErr(
+      await flash(both, [legOf(w, w.xlm), { ...legOf(w, w.weth), path: [w.weth, w.xlm] }]),
+      "InvalidPlan",
+    );
+    // The WETH leg through USDC and on to XLM (the path must END in USDC): InvalidPlan.
+    expectErr(
+      await flash(both, [legOf(w, w.xlm), {
+        ...legOf(w, w.weth),
+        path: [w.weth, w.usdc, w.xlm],
+      }]),
+      "InvalidPlan",
+    );
+    assert.deepEqual(await snap(), before, "nothing moved");
+    // Honest: both legs, tiny amount_in (all of each asset is swapped anyway).
+    const { result: profit, fee, hash } = await w.sendFee<bigint>(
+      await flash(both, [legOf(w, w.weth), legOf(w, w.xlm)]),
+    );
+    const after = await snap();
+    assert.ok(profit > 0n, `profit ${profit}`);
+    assert.equal(after.usdc, before.usdc, "eve +0 USDC");
+    assert.equal(after.xlm, before.xlm - fee, "eve +0 XLM (the fee aside)");
+    assert.equal(after.weth, before.weth, "eve +0 WETH");
+    assert.deepEqual(after.positions, before.positions);
+    assert.deepEqual(after.liq, [0n, 0n, 0n], "the liquidator keeps nothing");
+    assert.equal(after.state.total_usdc, before.state.total_usdc + profit);
+    priceNotLower(before.state, after.state);
+    const audit = await auditVaultTransfers(w.node.rpcUrl, w.usdc, w.vault, 1, [w.xlm, w.weth]);
+    assert.deepEqual(audit.violations, []);
+    assert.deepEqual(audit.keeperGains, []);
+    const tx = audit.txs.find((t) => t.txHash === hash)!;
+    assert.deepEqual(tx.keeperNet, { [w.usdc]: 0n, [w.xlm]: 0n, [w.weth]: 0n });
+    console.log(`mixed lot: profit ${profit} units, two legs`);
   } finally {
     await w.close();
   }

@@ -270,21 +270,30 @@ export async function setOraclePrice(w: MarketWorld, token: string, price: bigin
 }
 
 /**
- * Drops XLM's oracle price 15 % (borrower_xlm_1's health factor 1.03 → ≈ 0.876), opens its
- * user-liquidation auction (bid USDC, lot XLM; 50 % or the nearest percent the pool accepts) and
- * moves `blocks` ledgers into it (past 200 the whole lot is on offer and the bid shrinks: a
- * profitable fill). Returns the percent.
+ * Drops XLM's oracle price 15 % (borrower_xlm_1's health factor 1.03 → ≈ 0.876, borrower_mixed's
+ * 1.02 → ≈ 0.93), opens `user`'s user-liquidation auction (bid USDC, lot `lot`, default XLM; 50 %
+ * or the nearest percent the pool accepts) and moves `blocks` ledgers into it (past 200 the whole
+ * lot is on offer and the bid shrinks: a profitable fill). Returns the percent.
  */
-export async function openAuction(w: MarketWorld, blocks = 250): Promise<number> {
-  await setOraclePrice(w, w.xlm, 850_000n);
+export async function openAuction(
+  w: MarketWorld,
+  opts: { user?: string; lot?: string[]; blocks?: number } = {},
+): Promise<number> {
+  const user = opts.user ?? w.borrower;
+  if (
+    (await w.node.view<{ price: bigint }>(w.oracle, "lastprice", [stellarAsset(w.xlm)])).price !==
+      850_000n
+  ) {
+    await setOraclePrice(w, w.xlm, 850_000n);
+  }
   let percent = 0;
   for (const p of [50, 40, 60, 30, 70, 25, 80, 20, 90, 100, 10]) {
     try {
       await w.node.invoke(w.pool, "new_auction", {
         auction_type: 0,
-        user: w.borrower,
+        user,
         bid: [w.usdc],
-        lot: [w.xlm],
+        lot: opts.lot ?? [w.xlm],
         percent: p,
       });
       percent = p;
@@ -292,20 +301,35 @@ export async function openAuction(w: MarketWorld, blocks = 250): Promise<number>
     } catch { /* 1213/1214: another percent */ }
   }
   assert.ok(percent > 0, "no liquidation percent accepted");
-  await w.node.closeLedgers(blocks);
+  await w.node.closeLedgers(opts.blocks ?? 250);
   return percent;
 }
 
+/** A market borrower's address by name (e.g. `borrower_mixed`). */
+export function borrowerNamed(w: MarketWorld, name: string): string {
+  return w.market.borrowers.find((b) => b.name === name)!.public;
+}
+
 /** The keeper's honest plan for the open auction: fill, repay `repay` USDC, withdraw the lot. */
-export function honestRequests(w: MarketWorld, repay: bigint): PlanRequest[] {
+export function honestRequests(
+  w: MarketWorld,
+  repay: bigint,
+  user = w.borrower,
+  lot = [w.xlm],
+): PlanRequest[] {
   return [
-    { address: w.borrower, amount: 100n, type: Req.Fill },
+    { address: user, amount: 100n, type: Req.Fill },
     { address: w.usdc, amount: repay, type: Req.Repay },
-    { address: w.xlm, amount: WITHDRAW_ALL, type: Req.WithdrawCollateral },
+    ...lot.map((a) => ({ address: a, amount: WITHDRAW_ALL, type: Req.WithdrawCollateral })),
   ];
 }
 
 /** A Soroswap leg XLM → USDC through the policy's router. */
 export function xlmLeg(w: MarketWorld, amountIn: bigint, minOut: bigint): PlanLeg {
   return { amountIn, kind: 0, minOut, path: [w.xlm, w.usdc], router: w.router };
+}
+
+/** A Soroswap leg `asset` → USDC through the policy's router. */
+export function legOf(w: MarketWorld, asset: string, amountIn = 1n, minOut = 0n): PlanLeg {
+  return { amountIn, kind: 0, minOut, path: [asset, w.usdc], router: w.router };
 }
