@@ -4,6 +4,10 @@
  * and write entries, disk-read and write bytes, and contract events, against the node's
  * per-transaction limits. Prints the Markdown table kept in `contracts/README.md`.
  *
+ * Vigil is deployed on the market scenario (Blend pool stand-in, oracle, Soroswap) with the flash
+ * policy naming its pool and router, so the table also has a real liquidation: a flash through
+ * the liquidator that fills a Blend auction, withdraws the XLM lot and swaps all of it to USDC.
+ *
  * Run: `deno run -A bench/contract_resources_bench.ts`
  *
  * @module
@@ -13,6 +17,7 @@ import {
   Asset,
   contract,
   Keypair,
+  nativeToScVal,
   Operation,
   rpc,
   TransactionBuilder,
@@ -20,6 +25,9 @@ import {
 } from "@stellar/stellar-sdk";
 import { startLocalnet } from "../localnet/mod.ts";
 import { TX_LIMITS } from "../localnet/constants.ts";
+import { setupDevChain } from "../localnet/dev_setup.ts";
+import { deployMarket } from "../localnet/scenarios/market.ts";
+import { stellarAsset } from "../localnet/protocols/oracle/mod.ts";
 import { deployVigil, USDC } from "../contracts/deploy.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -29,16 +37,21 @@ const TX = { timeoutInSeconds: 86400 } as const;
 const net = await startLocalnet({ port: 0, ledgerMs: 0 });
 const server = new rpc.Server(net.rpcUrl, { allowHttp: true });
 try {
-  const issuer = Keypair.random();
-  await net.fund(issuer.publicKey());
-  const asset = new Asset("USDC", issuer.publicKey());
-  const usdc = await net.deployAsset(asset);
+  const dev = await setupDevChain(net);
+  const usdc = dev.contracts.usdc;
+  const market = await deployMarket(net, dev);
+  const pool = market.contracts.lending_pool;
+  const router = market.contracts.primary_dex_router;
+  const xlm = market.contracts.xlm;
+  const issuer = { publicKey: () => market.usdcIssuer };
+  const asset = new Asset("USDC", market.usdcIssuer);
   const admin = Keypair.random();
   await net.fund(admin.publicKey());
   const { vault, registry, liquidator } = await deployVigil(net, {
     usdc,
     admin: admin.publicKey(),
     config: { withdraw_cooldown: 0n },
+    policy: { pools: [pool], routers: [router] },
   });
 
   const user = async (amount: bigint): Promise<Keypair> => {
@@ -93,12 +106,19 @@ try {
       key: xdr.ScVal.scvSymbol("allowance_until"),
       val: xdr.ScVal.scvU32(1_000_000),
     }),
-    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(registry).toScVal() }),
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(pool).toScVal() }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("requests"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("swaps"), val: xdr.ScVal.scvVec([]) }),
   ]);
+  const policy = {
+    executors: [liquidator],
+    max_slippage_bps: 300,
+    pools: [pool],
+    routers: [router],
+  };
 
-  const keeper = await user(1_000n * USDC);
+  // dev keeper1: 100,000 USDC, XLM for the lot.
+  const keeper = Keypair.fromSecret(dev.accounts.keeper1.secret);
   const alice = await user(10_000n * USDC);
   const bob = await user(10_000n * USDC);
   const reg = await client(registry, keeper);
@@ -146,7 +166,98 @@ try {
       vault,
       usdc,
       amount: 0n,
-      data: { allowance_until: 1_000_000, pool: registry, requests: [], swaps: [] },
+      data: { allowance_until: 1_000_000, pool, requests: [], swaps: [] },
+      policy,
+    }, TX),
+  );
+  await measure("vault.set_flash_policy", await vaultAdmin.set_flash_policy({ policy }, TX));
+  await measure("vault.get_flash_policy", await vA.get_flash_policy(), false);
+
+  // A real liquidation: XLM −15 % at the oracle opens borrower_xlm_1's auction (bid USDC, lot
+  // XLM); 250 ledgers in, the whole lot is on offer. One flash fills it, withdraws the lot and
+  // swaps all of it to USDC on Soroswap.
+  const borrower = market.borrowers.find((b) => b.name === "borrower_xlm_1")!.public;
+  await net.invoke(market.contracts.oracle, "set_price", {
+    asset: stellarAsset(xlm),
+    price: 850_000n,
+  }, { source: market.accounts.market_admin.public });
+  let opened = false;
+  for (const percent of [50, 40, 60, 30, 70, 25, 80, 20, 90, 100]) {
+    try {
+      await net.invoke(pool, "new_auction", {
+        auction_type: 0,
+        user: borrower,
+        bid: [usdc],
+        lot: [xlm],
+        percent,
+      });
+      opened = true;
+      break;
+    } catch { /* another percent */ }
+  }
+  if (!opened) throw new Error("no liquidation auction could be opened");
+  await net.closeLedgers(250);
+  const request = (request_type: number, address: string, amount: bigint) =>
+    xdr.ScVal.scvMap([
+      new xdr.ScMapEntry({
+        key: xdr.ScVal.scvSymbol("address"),
+        val: new Address(address).toScVal(),
+      }),
+      new xdr.ScMapEntry({
+        key: xdr.ScVal.scvSymbol("amount"),
+        val: nativeToScVal(amount, { type: "i128" }),
+      }),
+      new xdr.ScMapEntry({
+        key: xdr.ScVal.scvSymbol("request_type"),
+        val: xdr.ScVal.scvU32(request_type),
+      }),
+    ]);
+  const flashAmount = 6_000n * USDC;
+  const realPlan = xdr.ScVal.scvMap([
+    new xdr.ScMapEntry({
+      key: xdr.ScVal.scvSymbol("allowance_until"),
+      val: xdr.ScVal.scvU32(1_000_000),
+    }),
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(pool).toScVal() }),
+    new xdr.ScMapEntry({
+      key: xdr.ScVal.scvSymbol("requests"),
+      val: xdr.ScVal.scvVec([
+        request(6, borrower, 100n),
+        request(5, usdc, flashAmount),
+        request(3, xlm, 1n << 62n),
+      ]),
+    }),
+    new xdr.ScMapEntry({
+      key: xdr.ScVal.scvSymbol("swaps"),
+      val: xdr.ScVal.scvVec([xdr.ScVal.scvMap([
+        new xdr.ScMapEntry({
+          key: xdr.ScVal.scvSymbol("amount_in"),
+          val: nativeToScVal(1n, { type: "i128" }),
+        }),
+        new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("kind"), val: xdr.ScVal.scvU32(0) }),
+        new xdr.ScMapEntry({
+          key: xdr.ScVal.scvSymbol("min_out"),
+          val: nativeToScVal(0n, { type: "i128" }),
+        }),
+        new xdr.ScMapEntry({
+          key: xdr.ScVal.scvSymbol("path"),
+          val: xdr.ScVal.scvVec([new Address(xlm).toScVal(), new Address(usdc).toScVal()]),
+        }),
+        new xdr.ScMapEntry({
+          key: xdr.ScVal.scvSymbol("router"),
+          val: new Address(router).toScVal(),
+        }),
+      ])]),
+    }),
+  ]);
+  await measure(
+    "vault.flash (liquidator, real Blend fill + withdraw + one Soroswap swap)",
+    await vK.flash({
+      keeper: keeper.publicKey(),
+      executor: liquidator,
+      amount: flashAmount,
+      data: realPlan,
+      response_time_ms: 500n,
     }, TX),
   );
   await measure(

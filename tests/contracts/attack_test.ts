@@ -20,7 +20,28 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
-import { clockPool, takingPool } from "../fixtures/scripted_executor.ts";
+import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
+import {
+  clockPool,
+  script,
+  scriptedExecutor,
+  skimRouter,
+  takingPool,
+} from "../fixtures/scripted_executor.ts";
+import {
+  borrowerNamed,
+  honestRequests,
+  legOf,
+  nativePlan,
+  openAuction,
+  type PlanLeg,
+  type PlanRequest,
+  planScVal,
+  Req,
+  requestsScVal,
+  startMarketWorld,
+  xlmLeg,
+} from "./market_world.ts";
 import {
   expectAuthFailure,
   expectErr,
@@ -201,6 +222,9 @@ Deno.test("ATTACK: hostile executors (keeps the money, re-enters, calls record_e
     await send(await eveReg.register({ operator: e, name: "eve" }, T));
     const before = await snapshot();
     const amount = 2_000n * USDC;
+    // The scriptable executor is in the flash policy (the fixture's admin listed it): even an
+    // executor the admin trusted enough to list cannot take the principal.
+    assert.ok((await f.policy()).executors.includes(f.executor));
     // Keeps the money.
     expectErr(await eveVault.flash(flashArgs(f, e, amount, []), T), "FlashNotRepaid");
     // Re-enters the vault: deposit the loan as shares, or withdraw alice's shares.
@@ -284,82 +308,43 @@ Deno.test("ATTACK: hostile executors (keeps the money, re-enters, calls record_e
   });
 });
 
-type Req = { address: string; amount: bigint; type: number };
-type Leg = { amountIn: bigint; kind: number; minOut: bigint; path: string[]; router: string };
-
-/** A `LiquidationPlan` as `contract.Client` takes it (native, field names as in the spec). */
-function nativePlan(pool: string, requests: Req[], swaps: Leg[]) {
-  return {
-    allowance_until: 1_000_000,
-    pool,
-    requests: requests.map((r) => ({
-      address: r.address,
-      amount: r.amount,
-      request_type: r.type,
-    })),
-    swaps: swaps.map((s) => ({
-      amount_in: s.amountIn,
-      kind: s.kind,
-      min_out: s.minOut,
-      path: s.path,
-      router: s.router,
-    })),
-  };
+/** A policy a direct caller of the liquidator may pass: anything it likes. */
+function hostilePolicy(pools: string[], routers: string[] = []) {
+  return { executors: [], max_slippage_bps: 10_000, pools, routers };
 }
 
-/** A `LiquidationPlan` ScVal (what the vault forwards as `data`). */
-function plan(pool: string, requests: Req[], swaps: Leg[]): xdr.ScVal {
-  const map = (entries: [string, xdr.ScVal][]) =>
-    xdr.ScVal.scvMap(entries.map(([k, v]) => new xdr.ScMapEntry({ key: sym(k), val: v })));
-  return map([
-    ["allowance_until", u32(1_000_000)],
-    ["pool", addr(pool)],
-    [
-      "requests",
-      vec(
-        ...requests.map((r) =>
-          map([["address", addr(r.address)], ["amount", i128(r.amount)], [
-            "request_type",
-            u32(r.type),
-          ]])
-        ),
-      ),
-    ],
-    [
-      "swaps",
-      vec(...swaps.map((s) =>
-        map([
-          ["amount_in", i128(s.amountIn)],
-          ["kind", u32(s.kind)],
-          ["min_out", i128(s.minOut)],
-          ["path", vec(...s.path.map(addr))],
-          ["router", addr(s.router)],
-        ])
-      )),
-    ],
-  ]);
-}
-
-Deno.test("ATTACK: the liquidator called directly with hostile arguments moves only the caller's own money", async () => {
+Deno.test("ATTACK: the liquidator called directly with hostile arguments (and a hostile policy naming a fake pool) moves only the caller's own money", async () => {
   await withVigil(async (f) => {
     const { eve, snapshot } = await setup(f);
     const e = eve.publicKey();
     const keeper = await f.user(500n * USDC);
     const k = keeper.publicKey();
     const liq = await f.client(f.liquidator, eve);
-    const empty = nativePlan(f.usdc, [], []);
+    // A fake pool that takes the spender's USDC and gives nothing back; the caller names it in
+    // the policy it passes itself (exec trusts the policy only because the vault forwards its
+    // own; called directly, nothing but the keeper argument's signature protects anyone).
+    const pool = await f.node.deployContract(takingPool, {});
+    const policy = hostilePolicy([pool, f.usdc], [f.usdc]);
+    const empty = nativePlan(pool, [], []);
+    const taking = nativePlan(pool, [{ address: f.usdc, amount: 400n * USDC, type: 5 }], []);
     const before = await snapshot();
-    // Spend another keeper's USDC (pay it to eve): needs that keeper's signature.
-    await expectAuthFailure(
-      f,
-      await liq.exec({ keeper: k, vault: e, usdc: f.usdc, amount: 100n * USDC, data: empty }, T),
-      eve,
-      k,
-    );
+    // Spend another keeper's USDC (through the fake pool, or paid to eve): needs that keeper's
+    // signature, which eve does not have.
+    for (const [data, amount] of [[taking, 500n * USDC], [empty, 100n * USDC]] as const) {
+      await expectAuthFailure(
+        f,
+        await liq.exec({ keeper: k, vault: e, usdc: f.usdc, amount, data, policy }, T),
+        eve,
+        k,
+      );
+    }
     // Spend the vault's USDC by naming the vault as the keeper: the vault authorizes nothing.
     await expectAuthFailure(
       f,
-      await liq.exec({ keeper: f.vault, vault: e, usdc: f.usdc, amount: 1n, data: empty }, T),
+      await liq.exec(
+        { keeper: f.vault, vault: e, usdc: f.usdc, amount: 1n, data: empty, policy },
+        T,
+      ),
       eve,
       f.vault,
     );
@@ -373,6 +358,7 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments moves o
           usdc: f.usdc,
           amount: 1n * USDC,
           data: empty,
+          policy,
         }, T),
       ),
       1n * USDC,
@@ -382,10 +368,10 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments moves o
     // The repayment allowance the liquidator set for itself is gone when exec returns.
     const usdcClient = await f.client(f.usdc, eve);
     assert.equal(ok(await usdcClient.allowance({ from: e, spender: f.liquidator }, T)), 0n);
-    assert.equal(await f.balance(k), 500n * USDC);
+    assert.equal(await f.balance(k), 500n * USDC, "the victim keeper's USDC is untouchable");
     // Malformed plans: InvalidPlan before anything moves.
     const bad = (s: Partial<{ kind: number; path: string[]; amountIn: bigint; minOut: bigint }>) =>
-      nativePlan(f.usdc, [], [{
+      nativePlan(pool, [], [{
         amountIn: 1n,
         kind: 0,
         minOut: 0n,
@@ -398,41 +384,71 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments moves o
         bad({ kind: 7 }),
         bad({ path: [f.usdc] }),
         bad({ amountIn: -1n }),
-        bad({
-          minOut: -1n,
-        }),
+        bad({ minOut: -1n }),
       ]
     ) {
       expectErr(
-        await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: 0n, data: p }, T),
+        await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: 0n, data: p, policy }, T),
         "InvalidPlan",
       );
     }
     expectErr(
-      await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: -1n, data: empty }, T),
+      await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: -1n, data: empty, policy }, T),
       "InvalidPlan",
     );
+    // A pool or router the passed policy does not name: NotAllowed (the check itself works).
+    expectErr(
+      await liq.exec({
+        keeper: e,
+        vault: e,
+        usdc: f.usdc,
+        amount: 0n,
+        data: empty,
+        policy: hostilePolicy([f.usdc]),
+      }, T),
+      "NotAllowed",
+    );
     // A plan that spends more USDC than it produced: LiquidationShortfall.
-    const pool = await f.node.deployContract(takingPool, {});
     const losing = nativePlan(pool, [{ address: f.usdc, amount: 3n * USDC, type: 5 }], []);
     expectErr(
-      await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: 1n * USDC, data: losing }, T),
+      await liq.exec(
+        { keeper: e, vault: e, usdc: f.usdc, amount: 1n * USDC, data: losing, policy },
+        T,
+      ),
       "LiquidationShortfall",
     );
-    // Through the vault, a losing liquidation repays less than it borrowed: the flash reverts.
+    // Eve's own money through her fake pool: she can lose it, nobody else can.
+    const eveBefore = await f.balance(e);
+    await send(
+      await liq.exec({
+        keeper: e,
+        vault: other.publicKey(),
+        usdc: f.usdc,
+        amount: 5n * USDC,
+        data: nativePlan(pool, [{ address: f.usdc, amount: 2n * USDC, type: 5 }], []),
+        policy,
+      }, T),
+    );
+    assert.equal(await f.balance(e), eveBefore - 5n * USDC);
+    assert.equal(await f.balance(pool), 2n * USDC);
+    assert.equal(await f.balance(k), 500n * USDC);
+    // Through the vault the policy is the vault's: the fake pool is not in it (NotAllowed);
+    // once the admin lists it, a losing liquidation repays less than it borrowed (reverts).
     const eveReg = await f.client(f.registry, eve);
     await send(await eveReg.register({ operator: e, name: "eve" }, T));
     const eveVault = await f.client(f.vault, eve);
-    expectErr(
-      await eveVault.flash({
+    const viaVault = () =>
+      eveVault.flash({
         keeper: e,
         executor: f.liquidator,
         amount: 100n * USDC,
-        data: plan(pool, [{ address: f.usdc, amount: 1n, type: 5 }], []),
+        data: planScVal(pool, [{ address: f.usdc, amount: 1n, type: 5 }], []),
         response_time_ms: 0n,
-      }, T),
-      "FlashNotRepaid",
-    );
+      }, T);
+    expectErr(await viaVault(), "NotAllowed");
+    const p = await f.policy();
+    await f.setPolicy({ ...p, pools: [pool] });
+    expectErr(await viaVault(), "FlashNotRepaid");
     const after = await snapshot();
     assert.deepEqual(after.state, before.state);
     assert.deepEqual(after.alice, before.alice);
@@ -447,13 +463,15 @@ Deno.test("liquidator: a flash landing in a later ledger than simulated still se
     await send(await eveReg.register({ operator: e, name: "eve" }, T));
     const pool = await f.node.deployContract(clockPool, {});
     await f.mint(pool, 1_000n * USDC);
+    const p = await f.policy();
+    await f.setPolicy({ ...p, pools: [pool] });
     const before = await snapshot();
     // Simulated (and signed) now; the repayment depends on the ledger second it lands in.
     const tx = await eveVault.flash({
       keeper: e,
       executor: f.liquidator,
       amount: 100n * USDC,
-      data: plan(pool, [{ address: f.usdc, amount: 1n * USDC, type: 5 }], []),
+      data: planScVal(pool, [{ address: f.usdc, amount: 1n * USDC, type: 5 }], []),
       response_time_ms: 0n,
     }, T);
     const simulated = ok<bigint>(tx);
@@ -469,7 +487,7 @@ Deno.test("liquidator: a flash landing in a later ledger than simulated still se
   });
 });
 
-Deno.test("KNOWN LIMIT: a keeper can keep a liquidation's whole profit by repaying exactly the principal (depositors' share is voluntary)", async () => {
+Deno.test("ATTACK (was KNOWN LIMIT): a keeper's own executor that repays exactly the principal and keeps the gain is refused (ExecutorNotAllowed), nothing moves", async () => {
   await withVigil(async (f) => {
     const { eve, eveVault, eveReg, snapshot } = await setup(f);
     const e = eve.publicKey();
@@ -488,25 +506,64 @@ Deno.test("KNOWN LIMIT: a keeper can keep a liquidation's whole profit by repayi
       fn: "submit",
       args: [addr(e), addr(e), addr(e), vec(req)],
     };
+    // Eve's own executor (the same scriptable code, her deployment): it runs the liquidation,
+    // repays exactly `amount` and would leave the gain with her. Stopped by the vault's
+    // executor check (ExecutorNotAllowed, vault `flash`) before the loan leaves the vault.
+    const own = await f.node.deployContract(scriptedExecutor, {});
+    const poolBefore = await f.balance(pool);
     const before = await snapshot();
-    // The same liquidation through the official liquidator books its gain as depositors' profit;
-    // through the keeper's own executor, which repays exactly `amount`, the vault books 0 and
-    // the keeper keeps the gain. The vault only checks `after >= before`: nothing enforces a
-    // depositor share (a bounded flash fee would).
-    let kept = 0n;
-    for (let i = 0; i < 3 && kept === 0n; i++) {
-      const bal = await f.balance(e);
-      const booked = await send<bigint>(
-        await eveVault.flash(flashArgs(f, e, 100n * USDC, [submit, { op: "repay_all" }]), T),
+    for (let i = 0; i < 3; i++) {
+      expectErr(
+        await eveVault.flash({
+          ...flashArgs(f, e, 100n * USDC, [submit, { op: "repay_all" }]),
+          executor: own,
+        }, T),
+        "ExecutorNotAllowed",
       );
-      assert.equal(booked, 0n, "the vault books no profit");
-      kept = (await f.balance(e)) - bal;
-      if (kept === 0n) await f.advanceTime(1); // ledger second ≡ 0 mod 997: no gain this time
+      await f.advanceTime(1);
     }
-    assert.ok(kept > 0n, "the keeper kept the liquidation's gain");
+    // Eve cannot list her executor herself: set_flash_policy needs the admin's signature.
+    const listed = await f.policy();
+    await expectAuthFailure(
+      f,
+      await eveVault.set_flash_policy({
+        policy: { ...listed, executors: [...listed.executors, own] },
+      }, T),
+      eve,
+      f.admin.publicKey(),
+    );
+    assert.deepEqual(await f.policy(), listed);
+    expectErr(
+      await eveVault.flash({
+        ...flashArgs(f, e, 100n * USDC, [submit, { op: "repay_all" }]),
+        executor: own,
+      }, T),
+      "ExecutorNotAllowed",
+    );
+    // The same liquidation through Vigil's liquidator (the admin lists the pool) books the gain
+    // for the depositors and leaves eve's USDC exactly as it was.
+    const p = await f.policy();
+    await f.setPolicy({ ...p, pools: [pool] });
+    let booked = 0n;
+    for (let i = 0; i < 3 && booked === 0n; i++) {
+      booked = await send<bigint>(
+        await eveVault.flash({
+          keeper: e,
+          executor: f.liquidator,
+          amount: 100n * USDC,
+          data: planScVal(pool, [{ address: f.usdc, amount: 1n * USDC, type: 5 }], []),
+          response_time_ms: 0n,
+        }, T),
+      );
+      if (booked === 0n) await f.advanceTime(1); // ledger second ≡ 0 mod 997: no gain
+    }
+    assert.ok(booked > 0n, "the liquidation's gain went to the vault");
     const after = await snapshot();
-    assert.deepEqual(after.state, before.state, "depositors got nothing, lost nothing");
-    assert.deepEqual(after.alice, before.alice);
+    assert.equal(after.eve, before.eve, "attacker +0 USDC");
+    assert.equal(after.state.total_usdc, before.state.total_usdc + booked);
+    assert.equal(after.vault, before.vault + booked);
+    assert.equal(await f.balance(pool), poolBefore - booked);
+    priceNotLower(before.state, after.state);
   });
 });
 
@@ -584,4 +641,284 @@ Deno.test("KNOWN LIMIT: a just-in-time depositor shares a liquidation's profit a
     assert.ok(jayGain > (profit * 49n) / 100n, `jay took ${jayGain} of ${profit}`);
     assert.ok(aliceGain < (profit * 51n) / 100n, `alice kept ${aliceGain} of ${profit}`);
   });
+});
+
+Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refused; the liquidator swaps the whole lot, the vault books the profit, the keeper ends +0 in every asset", async () => {
+  const w = await startMarketWorld();
+  try {
+    // The deployment's policy: Vigil's liquidator, the market's pool and Soroswap router.
+    assert.deepEqual(await w.policy(), {
+      executors: [w.liquidator],
+      max_slippage_bps: 300,
+      pools: [w.pool],
+      routers: [w.router],
+    });
+    await openAuction(w);
+    const e = w.eve.publicKey();
+    const ev = await w.client(w.vault, w.eve);
+    const amount = 6_000n * USDC; // above the bid: the pool refunds the rest of the repayment
+    const flash = (requests: PlanRequest[], swaps: PlanLeg[], pool = w.pool) =>
+      ev.flash({
+        keeper: e,
+        executor: w.liquidator,
+        amount,
+        data: planScVal(pool, requests, swaps),
+        response_time_ms: 5n,
+      }, T);
+    const honest = honestRequests(w, amount);
+    const [fill, repay, withdraw] = honest;
+    const leg = xlmLeg(w, 1n * USDC, 0n);
+    const snap = async () => ({
+      usdc: await w.bal(w.usdc, e),
+      xlm: await w.bal(w.xlm, e),
+      weth: await w.bal(w.weth, e),
+      positions: await w.node.view(w.pool, "get_positions", { address: e }),
+      vault: await w.bal(w.usdc, w.vault),
+      state: await w.state(),
+      liqUsdc: await w.bal(w.usdc, w.liquidator),
+      liqXlm: await w.bal(w.xlm, w.liquidator),
+      poolUsdc: await w.bal(w.usdc, w.pool),
+      pairUsdc: await w.bal(w.usdc, w.pair),
+      alice: await w.node.view<Record<string, bigint>>(w.vault, "balance", {
+        depositor: w.depositor.publicKey(),
+      }),
+    });
+    const before = await snap();
+
+    // Each of these would leave part of the liquidation's value with eve (the liquidator check
+    // that stops it in brackets). All are refused in simulation: nothing is sent, nothing moves.
+    // 1. Keep the collateral in her pool position (no withdraw, so no leg): PositionsChanged.
+    expectErr(await flash([fill, repay], []), "PositionsChanged");
+    // 2. Withdraw only part of it: PositionsChanged (positions compared after the submit).
+    expectErr(
+      await flash([fill, repay, { ...withdraw, amount: 1_000n * USDC }], [leg]),
+      "PositionsChanged",
+    );
+    // 3. Borrow USDC against the seized collateral: InvalidPlan (only types 6, 5, 3).
+    expectErr(
+      await flash([...honest, { address: w.usdc, amount: 100n * USDC, type: Req.Borrow }], [leg]),
+      "InvalidPlan",
+    );
+    // 4. Repay with a non-USDC asset: InvalidPlan (repay address must be USDC).
+    expectErr(
+      await flash([...honest, { address: w.xlm, amount: 1n, type: Req.Repay }], [leg]),
+      "InvalidPlan",
+    );
+    // 5. Swap the lot into another asset (WETH) instead of USDC: InvalidPlan (last hop = USDC).
+    expectErr(await flash(honest, [{ ...leg, path: [w.xlm, w.weth] }]), "InvalidPlan");
+    // 6. Withdraw the lot and not swap it: InvalidPlan (one leg per withdrawn lot asset).
+    expectErr(await flash(honest, []), "InvalidPlan");
+    // 7. Two legs for the same asset, or a leg for an asset not withdrawn: InvalidPlan.
+    expectErr(await flash(honest, [leg, leg]), "InvalidPlan");
+    expectErr(await flash(honest, [leg, { ...leg, path: [w.weth, w.usdc] }]), "InvalidPlan");
+    // 8. A Phoenix leg (even through the listed router): InvalidPlan in this version.
+    expectErr(await flash(honest, [{ ...leg, kind: 1 }]), "InvalidPlan");
+    // 9. A router not in the policy (a fake that keeps the lot): NotAllowed.
+    const skim = await w.node.deployContract(skimRouter, {});
+    expectErr(await flash(honest, [{ ...leg, router: skim }]), "NotAllowed");
+    // 10. A pool not in the policy (a fake that "fills" by taking and keeping): NotAllowed.
+    const fakePool = await w.node.deployContract(takingPool, {});
+    expectErr(await flash(honest, [leg], fakePool), "NotAllowed");
+    // 11. Her own executor running the honest plan and repaying exactly `amount`: refused by the
+    //     vault (ExecutorNotAllowed), even though it is a copy of working code.
+    const own = await w.node.deployContract(scriptedExecutor, {});
+    const ownData = script({
+      op: "call",
+      contract: w.pool,
+      fn: "submit",
+      args: [addr(e), addr(e), addr(e), requestsScVal(honest)],
+    }, { op: "repay_all" });
+    expectErr(
+      await ev.flash({ keeper: e, executor: own, amount, data: ownData, response_time_ms: 5n }, T),
+      "ExecutorNotAllowed",
+    );
+    // 12. min_out 0 while the DEX price is far below the oracle's (a whale sold XLM; a keeper
+    //     could have done it to buy the lot back cheap): the liquidator's oracle floor
+    //     (oracle value − 3 %) makes the router refuse the swap, so the whole flash reverts.
+    const whaleUsdc = await w.dexSellXlm(4_000_000n);
+    const cheap = await flash(honest, [leg]);
+    assert.ok(
+      rpc.Api.isSimulationError(cheap.simulation!),
+      "a swap below the oracle floor must fail",
+    );
+    assert.doesNotMatch(
+      cheap.simulation.error,
+      /Error\(Contract, #1[4-6]\d\)/,
+      "not a Vigil check",
+    );
+    assert.deepEqual(
+      { ...await snap(), pairUsdc: 0n },
+      { ...before, pairUsdc: 0n },
+      "nothing moved (but the whale's trade)",
+    );
+    await w.dexBuyXlm(whaleUsdc); // the DEX price back near where it was
+    const pairBefore = await w.bal(w.usdc, w.pair);
+
+    // 13. The plan that tries to keep most of the lot by declaring amount_in = 1 XLM (min_out 0):
+    //     the liquidator swaps EVERYTHING eve received, at no less than the oracle floor, and
+    //     the vault gets all of it. The same plan as 12, now above the floor: it settles.
+    const { result: profit, fee, hash } = await w.sendFee<bigint>(await flash(honest, [leg]));
+    const after = await snap();
+    console.log(
+      `real fill through the liquidator: profit ${profit} units, fee ${fee} stroops, pair paid ` +
+        `${pairBefore - after.pairUsdc} units, pool took ${after.poolUsdc - before.poolUsdc} units`,
+    );
+    assert.ok(profit > 0n, `profit ${profit}`);
+    assert.equal(after.usdc, before.usdc, "eve +0 USDC");
+    assert.equal(after.xlm, before.xlm - fee, "eve +0 XLM (only the transaction fee)");
+    assert.equal(after.weth, before.weth, "eve +0 WETH");
+    assert.deepEqual(after.positions, before.positions, "eve keeps nothing in the pool");
+    assert.equal(after.liqUsdc, 0n, "the liquidator keeps nothing");
+    assert.equal(after.liqXlm, 0n);
+    // The vault booked the whole gain: what the pair paid out minus what the pool took.
+    assert.equal(after.vault - before.vault, profit);
+    assert.equal(after.state.total_usdc, before.state.total_usdc + profit);
+    assert.equal(after.state.total_profit, before.state.total_profit + profit);
+    assert.equal(
+      profit,
+      (pairBefore - after.pairUsdc) - (after.poolUsdc - before.poolUsdc),
+      "every USDC the liquidation produced reached the vault",
+    );
+    assert.ok(after.alice.usdc_value > before.alice.usdc_value, "the depositor earned it");
+    priceNotLower(before.state, after.state);
+    // No allowance outlives the flash.
+    const usdcC = await w.client(w.usdc, w.eve);
+    const xlmC = await w.client(w.xlm, w.eve);
+    assert.equal(ok(await usdcC.allowance({ from: e, spender: w.liquidator }, T)), 0n);
+    assert.equal(ok(await xlmC.allowance({ from: e, spender: w.liquidator }, T)), 0n);
+    // The chain's own record (SAC transfer events): the flash put back more than it took, and
+    // the keeper's net in USDC and in the lot asset is exactly 0 within the transaction.
+    const audit = await auditVaultTransfers(w.node.rpcUrl, w.usdc, w.vault, 1, [w.xlm, w.weth]);
+    assert.deepEqual(audit.violations, []);
+    assert.deepEqual(audit.keeperGains, []);
+    const tx = audit.txs.find((t) => t.txHash === hash)!;
+    assert.ok(tx.flash && tx.keeper === e);
+    assert.equal(tx.in - tx.out, profit);
+    assert.deepEqual(tx.keeperNet, { [w.usdc]: 0n, [w.xlm]: 0n });
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("KNOWN LIMIT (real Blend auction): a keeper can sandwich the liquidator's swap down to the oracle floor; what it takes is bounded by the DEX price's excess over that floor", async () => {
+  const w = await startMarketWorld();
+  try {
+    await openAuction(w);
+    const e = w.eve.publicKey();
+    const ev = await w.client(w.vault, w.eve);
+    const amount = 6_000n * USDC;
+    const before = await w.state();
+    const xlm0 = await w.bal(w.xlm, w.pair);
+    const usdc0 = await w.bal(w.usdc, w.pair);
+    // The oracle says 0.085 (the −15 % shock); the DEX still trades at 0.10. The attacker's other
+    // account (the world's whale here) sells 1.5M XLM first, pushing the DEX to ≈ 0.086, just
+    // above the liquidator's floor (0.085 · 97 %)…
+    const front = 1_500_000n * USDC;
+    const got = await w.dexSellXlm(1_500_000n);
+    // …then eve's flash: the liquidator sells the whole lot at the depressed price (above the
+    // floor, so it settles)…
+    const { result: profit } = await w.sendFee<bigint>(
+      await ev.flash({
+        keeper: e,
+        executor: w.liquidator,
+        amount,
+        data: planScVal(w.pool, honestRequests(w, amount), [xlmLeg(w, 1n, 0n)]),
+        response_time_ms: 1n,
+      }, T),
+    );
+    const lot = (await w.bal(w.xlm, w.pair)) - xlm0 - front;
+    // …and buys the XLM back with what it got: more XLM than it sold.
+    const back = await w.dexBuyXlm(got);
+    const kept = back - front;
+    const oracleValue = (kept * 850_000n) / USDC;
+    console.log(
+      `sandwich: lot ${lot} units XLM sold for ${profit} units of vault profit; the attacker ` +
+        `kept ${kept} units XLM (≈ ${oracleValue} units USDC at the oracle), DEX before ` +
+        `${(usdc0 * USDC) / xlm0} per XLM (7 dec.), oracle 850000, floor 824500`,
+    );
+    assert.ok(profit > 0n, "the vault still books a profit (the floor holds)");
+    assert.ok(kept > 0n, "the sandwich pays: part of the lot's value went to the attacker");
+    // Bound: never more than the lot times the DEX price's excess over the floor.
+    const excess = (usdc0 * USDC) / xlm0 - 824_500n;
+    assert.ok(oracleValue <= (lot * excess) / USDC, "bounded by lot × (DEX − floor)");
+    assert.equal((await w.state()).total_usdc, before.total_usdc + profit);
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("ATTACK (real Blend auction, XLM + WETH lot): keeping one of two lot assets is refused; the honest two-leg plan leaves the keeper +0 in USDC, XLM and WETH", async () => {
+  const w = await startMarketWorld();
+  try {
+    const user = borrowerNamed(w, "borrower_mixed");
+    await openAuction(w, { user, lot: [w.xlm, w.weth] });
+    const e = w.eve.publicKey();
+    const ev = await w.client(w.vault, w.eve);
+    const amount = 6_000n * USDC;
+    const flash = (requests: PlanRequest[], swaps: PlanLeg[]) =>
+      ev.flash({
+        keeper: e,
+        executor: w.liquidator,
+        amount,
+        data: planScVal(w.pool, requests, swaps),
+        response_time_ms: 5n,
+      }, T);
+    const both = honestRequests(w, amount, user, [w.xlm, w.weth]);
+    const snap = async () => ({
+      usdc: await w.bal(w.usdc, e),
+      xlm: await w.bal(w.xlm, e),
+      weth: await w.bal(w.weth, e),
+      positions: await w.node.view(w.pool, "get_positions", { address: e }),
+      state: await w.state(),
+      liq: [
+        await w.bal(w.usdc, w.liquidator),
+        await w.bal(w.xlm, w.liquidator),
+        await w.bal(w.weth, w.liquidator),
+      ],
+    });
+    const before = await snap();
+    // Withdraw both, swap only XLM (keep the WETH in the account): InvalidPlan (one leg per
+    // withdrawn asset).
+    expectErr(await flash(both, [legOf(w, w.xlm)]), "InvalidPlan");
+    // Withdraw and swap only XLM, leave the WETH collateral in the position: PositionsChanged.
+    expectErr(
+      await flash(honestRequests(w, amount, user, [w.xlm]), [legOf(w, w.xlm)]),
+      "PositionsChanged",
+    );
+    // Swap the WETH into XLM instead of USDC: InvalidPlan.
+    expectErr(
+      await flash(both, [legOf(w, w.xlm), { ...legOf(w, w.weth), path: [w.weth, w.xlm] }]),
+      "InvalidPlan",
+    );
+    // The WETH leg through USDC and on to XLM (the path must END in USDC): InvalidPlan.
+    expectErr(
+      await flash(both, [legOf(w, w.xlm), {
+        ...legOf(w, w.weth),
+        path: [w.weth, w.usdc, w.xlm],
+      }]),
+      "InvalidPlan",
+    );
+    assert.deepEqual(await snap(), before, "nothing moved");
+    // Honest: both legs, tiny amount_in (all of each asset is swapped anyway).
+    const { result: profit, fee, hash } = await w.sendFee<bigint>(
+      await flash(both, [legOf(w, w.weth), legOf(w, w.xlm)]),
+    );
+    const after = await snap();
+    assert.ok(profit > 0n, `profit ${profit}`);
+    assert.equal(after.usdc, before.usdc, "eve +0 USDC");
+    assert.equal(after.xlm, before.xlm - fee, "eve +0 XLM (the fee aside)");
+    assert.equal(after.weth, before.weth, "eve +0 WETH");
+    assert.deepEqual(after.positions, before.positions);
+    assert.deepEqual(after.liq, [0n, 0n, 0n], "the liquidator keeps nothing");
+    assert.equal(after.state.total_usdc, before.state.total_usdc + profit);
+    priceNotLower(before.state, after.state);
+    const audit = await auditVaultTransfers(w.node.rpcUrl, w.usdc, w.vault, 1, [w.xlm, w.weth]);
+    assert.deepEqual(audit.violations, []);
+    assert.deepEqual(audit.keeperGains, []);
+    const tx = audit.txs.find((t) => t.txHash === hash)!;
+    assert.deepEqual(tx.keeperNet, { [w.usdc]: 0n, [w.xlm]: 0n, [w.weth]: 0n });
+    console.log(`mixed lot: profit ${profit} units, two legs`);
+  } finally {
+    await w.close();
+  }
 });

@@ -2,7 +2,8 @@
  * The deployment as `main.ts localnet` performs it (`startDevNetwork`, the function behind the
  * command and `localnet.json`): `vault`, `registry` and `liquidator` are in the out file's
  * contracts, the first two wired to each other and to the dev USDC with the spec's testnet
- * limits, the liquidator exposing `exec`, all three running the committed Wasm. Read over
+ * limits, the flash policy listing the liquidator as the only executor, the liquidator exposing
+ * `exec`, all three running the committed Wasm. Read over
  * JSON-RPC with
  * `contract.Client`, so what is checked is what a keeper or the frontend would see.
  */
@@ -65,6 +66,16 @@ Deno.test("deployment: localnet.json names a wired vault, registry and the liqui
     assert.equal(l.deposit, undefined);
     assert.equal(l.flash, undefined);
     assert.equal(TESTNET_LIMITS.min_stake, 100n * USDC);
+
+    // The flash policy: only Vigil's liquidator may be lent to, the default oracle slippage
+    // bound; a pool/router only where the market was deployed first (not in this plain chain).
+    const policy = ok<
+      { executors: string[]; max_slippage_bps: number; pools: string[]; routers: string[] }
+    >(await v.get_flash_policy());
+    assert.deepEqual(policy.executors, [liquidator]);
+    assert.equal(policy.max_slippage_bps, 300);
+    const pool = (out.contracts as Record<string, string | undefined>).lending_pool;
+    assert.deepEqual(policy.pools, pool ? [pool] : []);
 
     // A fresh pair: empty books, no keepers.
     assert.deepEqual(ok(await v.get_state()), {

@@ -1,8 +1,10 @@
 /**
  * Property tests of the vault + registry (fast-check), in-process through the local node's
  * `invoke` (auth mocked, no fees): random sequences of deposits, withdrawals, flashes by any
- * party (repaid with profit / exactly / short / not at all / re-entering the vault),
- * (de)registrations, min_stake changes and time moves over three depositors and two keepers,
+ * party (repaid with profit / exactly / short / not at all / re-entering the vault; through the
+ * listed executor or one no admin listed), (de)registrations, min_stake changes, flash-policy
+ * changes (list / de-list the executor, out of bounds) and time moves over three depositors and
+ * two keepers,
  * with the model and invariants of `vigil_model.ts` (the share price never falls; no keeper
  * gains) checked after every step; and the share-inflation attack.
  *
@@ -12,6 +14,7 @@
 import fc from "fast-check";
 import { StrKey } from "@stellar/stellar-sdk";
 import { deployVigil } from "../../contracts/deploy.ts";
+import { scriptedExecutor } from "../fixtures/scripted_executor.ts";
 import { startVigil, type VigilFixture } from "./vigil_fixture.ts";
 import {
   attackArb,
@@ -27,6 +30,8 @@ import {
 interface Actors {
   depositors: string[];
   keepers: string[];
+  /** A copy of the test executor that no admin lists. */
+  rogue: string;
 }
 
 async function actors(f: VigilFixture): Promise<Actors> {
@@ -37,12 +42,16 @@ async function actors(f: VigilFixture): Promise<Actors> {
     await f.mint(id, funds);
     return id;
   };
-  return { depositors: [await g(), await g(), await c()], keepers: [await g(), await c()] };
+  return {
+    depositors: [await g(), await g(), await c()],
+    keepers: [await g(), await c()],
+    rogue: await f.node.deployContract(scriptedExecutor, {}),
+  };
 }
 
 /** A fresh vault + registry on the shared node, seen through the model's chain interface. */
 async function freshChain(f: VigilFixture, a: Actors): Promise<VigilChain> {
-  const { vault, registry } = await deployVigil(f.node, {
+  const { vault, registry, liquidator } = await deployVigil(f.node, {
     usdc: f.usdc,
     // A contract address: the mocked-auth invoke needs no account entry for it.
     admin: StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)) as never),
@@ -52,6 +61,8 @@ async function freshChain(f: VigilFixture, a: Actors): Promise<VigilChain> {
     vault,
     registry,
     executor: f.executor,
+    liquidator,
+    rogue: a.rogue,
     usdc: f.usdc,
     depositors: a.depositors,
     keepers: a.keepers,
@@ -105,6 +116,9 @@ Deno.test("property: vault + registry invariants over random operation sequences
         "flash:104",
         "flash:123",
         "flash:144",
+        "flash:149",
+        "policy:ok",
+        "policy:107",
         "deregister:ok",
       ]
     ) {

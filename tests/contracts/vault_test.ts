@@ -9,7 +9,7 @@ import { scValToNative, StrKey, type xdr } from "@stellar/stellar-sdk";
 import { Keypair } from "@stellar/stellar-sdk";
 import { MIN_LIQUIDITY } from "../../contracts/vault/spec.ts";
 import { createWasmContract } from "../../contracts/deploy_net.ts";
-import { script, type Step } from "../fixtures/scripted_executor.ts";
+import { script, scriptedExecutor, type Step } from "../fixtures/scripted_executor.ts";
 import {
   expectAuthFailure,
   expectErr,
@@ -62,6 +62,14 @@ Deno.test("vault: wired to the registry and USDC with the testnet limits", async
       total_profit: 0n,
       active_liq: 0n,
     });
+    // The deployment lists Vigil's liquidator (deploy plumbing) and the fixture's admin added
+    // the test executor; no pool or router on this chain without a market.
+    assert.deepEqual(ok(await c.get_flash_policy(T)), {
+      executors: [f.liquidator, f.executor],
+      max_slippage_bps: 300,
+      pools: [],
+      routers: [],
+    });
     // The one-time wiring cannot be redone, even by the admin.
     const admin = await f.client(f.vault, f.admin);
     expectErr(await admin.set_registry({ registry: f.vault }, T), "AlreadyInitialized");
@@ -85,6 +93,7 @@ Deno.test("vault: NotInit when no registry address is stored", async () => {
           max_draw_per_keeper: 100n * USDC,
         },
         registry: null,
+        policy: { executors: [f.executor], max_slippage_bps: 0, pools: [], routers: [] },
       },
     });
     const alice = await f.user(100n * USDC);
@@ -337,6 +346,115 @@ Deno.test("flash errors: InvalidAmount, NotRegistered, InsufficientLiquidity, Dr
     expectErr(await kv.flash(flashArgs(f, k, 5_000n * USDC, []), T), "FlashNotRepaid");
     assert.deepEqual(await state(f), before);
     assert.equal(await f.balance(f.vault), before.total_usdc);
+  });
+});
+
+Deno.test("flash policy: an executor the admin did not list is refused (ExecutorNotAllowed) before anything moves", async () => {
+  await withVigil(async (f) => {
+    const { keeper, kv, kr } = await seeded(f);
+    const k = keeper.publicKey();
+    const before = await state(f);
+    const kBefore = await f.balance(k);
+    // A second copy of the very same executor code, not listed: refused, even for a flash that
+    // would repay with profit (the vault cannot know what an unlisted executor keeps).
+    const rogue = await f.node.deployContract(scriptedExecutor, {});
+    const args = (executor: string, steps: Step[]) => ({
+      ...flashArgs(f, k, 100n * USDC, steps),
+      executor,
+    });
+    expectErr(
+      await kv.flash(args(rogue, [{ op: "pay", to: f.vault, amount: 101n * USDC }]), T),
+      "ExecutorNotAllowed",
+    );
+    expectErr(await kv.flash(args(rogue, [repayAll]), T), "ExecutorNotAllowed");
+    // Not even the vault, the registry or the USDC SAC as "executor".
+    for (const c of [f.vault, f.registry, f.usdc]) {
+      expectErr(await kv.flash(args(c, [repayAll]), T), "ExecutorNotAllowed");
+    }
+    // The admin lists it: the same flash settles, and the executor sees the stored policy
+    // (require_listed traps unless the vault forwarded a policy naming it).
+    const p = await f.policy();
+    await f.setPolicy({ ...p, executors: [...p.executors, rogue] });
+    assert.equal(
+      await send(
+        await kv.flash(
+          args(rogue, [{ op: "require_listed" }, { op: "pay", to: f.vault, amount: 101n * USDC }]),
+          T,
+        ),
+      ),
+      1n * USDC,
+    );
+    // De-listed again (the admin removes the test executor too): refused once more.
+    await f.setPolicy({ ...p, executors: [f.liquidator] });
+    expectErr(await kv.flash(args(rogue, [repayAll]), T), "ExecutorNotAllowed");
+    expectErr(await kv.flash(flashArgs(f, k, 1n * USDC, [repayAll]), T), "ExecutorNotAllowed");
+    const after = await state(f);
+    assert.equal(after.total_usdc, before.total_usdc + 1n * USDC, "only the listed flash booked");
+    assert.equal(await f.balance(k), kBefore - 1n * USDC);
+    const info = ok<Record<string, bigint>>(await kr.get_keeper({ operator: k }, T));
+    assert.equal(info.successful_fills, 1n, "refused flashes are not counted");
+  });
+});
+
+Deno.test("flash policy: set_flash_policy is admin-only and bounded; get_flash_policy round-trips; event", async () => {
+  await withVigil(async (f) => {
+    const admin = await f.client(f.vault, f.admin);
+    const addrs = (n: number) =>
+      Array.from(
+        { length: n },
+        () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)) as never),
+      );
+    const sixteen = addrs(16);
+    const p = {
+      executors: [f.liquidator, ...sixteen.slice(0, 15)],
+      max_slippage_bps: 10_000,
+      pools: sixteen,
+      routers: [(await f.user()).publicKey()],
+    };
+    await send(await admin.set_flash_policy({ policy: p }, T));
+    assert.deepEqual(ok(await admin.get_flash_policy(T)), p, "round trip (order kept)");
+    // Out of bounds: InvalidConfig, and the stored policy is unchanged.
+    const extra = addrs(1)[0];
+    for (
+      const bad of [
+        { ...p, max_slippage_bps: 10_001 },
+        { ...p, executors: [...p.executors, extra] },
+        { ...p, pools: [...p.pools, extra] },
+        { ...p, routers: [...sixteen, extra] },
+      ]
+    ) {
+      expectErr(await admin.set_flash_policy({ policy: bad }, T), "InvalidConfig");
+    }
+    assert.deepEqual(ok(await admin.get_flash_policy(T)), p);
+    // An empty policy is valid: it stops every flash (no executor listed).
+    const empty = { executors: [], max_slippage_bps: 0, pools: [], routers: [] };
+    await send(await admin.set_flash_policy({ policy: empty }, T));
+    assert.deepEqual(ok(await admin.get_flash_policy(T)), empty);
+    // A non-admin has no authorization to present for the admin's address.
+    const eve = await f.user();
+    const e = await f.client(f.vault, eve);
+    await expectAuthFailure(
+      f,
+      await e.set_flash_policy({ policy: { ...p, executors: [f.executor] } }, T),
+      eve,
+      f.admin.publicKey(),
+    );
+    assert.deepEqual(ok(await e.get_flash_policy(T)), empty, "eve's attempt changed nothing");
+    // Events: one at construction (the deployed policy) and one per successful change.
+    const res = await f.server.getEvents({
+      startLedger: 1,
+      filters: [{ type: "contract", contractIds: [f.vault] }],
+      limit: 100,
+    });
+    const sets = res.events
+      .map((ev) => ev.topic.map((t: xdr.ScVal) => scValToNative(t)))
+      .filter((t) => t[0] === "set_flash_policy");
+    // construction + the fixture's listing of the test executor + the two changes above
+    assert.equal(sets.length, 4);
+    const last = res.events.filter((ev) => scValToNative(ev.topic[0]) === "set_flash_policy").at(
+      -1,
+    )!;
+    assert.deepEqual(scValToNative(last.value), empty);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Test fixture for the Vigil contracts over JSON-RPC: a fresh local node, a USDC issued
  * asset with its SAC, funded users with trustlines, a wired vault + registry + liquidator, a
- * scriptable test executor, and
- * `contract.Client`s that sign with the users' real keys.
+ * scriptable test executor that the admin (a key the fixture holds) added to the vault's flash
+ * policy with a signed `set_flash_policy`, and `contract.Client`s that sign with the users' real
+ * keys.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import assert from "node:assert/strict";
 import { Asset, contract, Keypair, Operation, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
+import type { FlashPolicy } from "../../contracts/vault/spec.ts";
 import { script, scriptedExecutor, type Step } from "../fixtures/scripted_executor.ts";
 import {
   VIGIL_SPEC_ERRORS,
@@ -39,8 +41,12 @@ export interface VigilFixture {
   registry: string;
   /** Vigil's liquidator (flash executor). */
   liquidator: string;
-  /** A scriptable test executor (`tests/fixtures/scripted_executor.ts`). */
+  /** A scriptable test executor (`tests/fixtures/scripted_executor.ts`), in the flash policy. */
   executor: string;
+  /** Replaces the vault's flash policy, signed by the admin over JSON-RPC. */
+  setPolicy(policy: FlashPolicy): Promise<void>;
+  /** The vault's flash policy (`get_flash_policy`). */
+  policy(): Promise<FlashPolicy>;
   /** A funded account with a USDC trustline and `usdc` units of USDC. */
   user(usdc?: bigint): Promise<Keypair>;
   /** A contract.Client for `contractId` signing as `kp`. */
@@ -104,6 +110,18 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
         ...contract.basicNodeSigner(kp, passphrase),
       }) as Promise<AnyClient>;
 
+    const policy = async () => {
+      const c = await client(vault, admin);
+      return ok<FlashPolicy>(await c.get_flash_policy(TX_OPTS));
+    };
+    const setPolicy = async (p: FlashPolicy) => {
+      const c = await client(vault, admin);
+      await send(await c.set_flash_policy({ policy: p }, TX_OPTS));
+    };
+    // The deployment lists only Vigil's liquidator; the admin adds the test executor.
+    const deployed = await policy();
+    await setPolicy({ ...deployed, executors: [...deployed.executors, executor] });
+
     return {
       node,
       server,
@@ -115,6 +133,8 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
       registry,
       liquidator,
       executor,
+      setPolicy,
+      policy,
       user,
       client,
       balance,

@@ -3,7 +3,9 @@
  *
  * A random sequence of operations (deposits, withdrawals, flashes by any party — registered
  * keepers and depositors alike — whose executor repays with profit, exactly, short, nothing, or
- * tries to re-enter the vault; (de)registrations, admin changes of min_stake and time moves) runs
+ * tries to re-enter the vault, through the listed executor or one the admin never listed;
+ * (de)registrations, admin changes of min_stake and of the flash policy (listing or de-listing
+ * the executor, out-of-bounds policies) and time moves) runs
  * against the real contracts through a {@link VigilChain} (the local node's in-process `invoke`,
  * auth mocked; the auth-dependent attacks run over JSON-RPC in `attack_test.ts`). Before each
  * operation an independent model predicts its outcome (success and return value, or the exact
@@ -18,7 +20,9 @@
  * - no party gains from the vault: every keeper's USDC balance is exactly what it was given,
  *   less the stake it holds in the registry, less the profit its flashes paid to depositors;
  * - the registry holds exactly the stakes of its keepers, and its counters count exactly the
- *   settled flashes.
+ *   settled flashes;
+ * - the vault's flash policy is exactly what the admin last set successfully; a flash through an
+ *   executor not in it is `ExecutorNotAllowed` (and moves nothing).
  *
  * @module
  */
@@ -29,6 +33,7 @@ import type { KeeperInfo } from "../../contracts/registry/spec.ts";
 import {
   type Depositor,
   type DepositorBalance,
+  type FlashPolicy,
   MIN_LIQUIDITY,
   type VaultState,
 } from "../../contracts/vault/spec.ts";
@@ -42,6 +47,10 @@ export interface VigilChain {
   registry: string;
   /** The scriptable test executor (`tests/fixtures/scripted_executor.ts`). */
   executor: string;
+  /** Vigil's liquidator (always in the policy's executors). */
+  liquidator: string;
+  /** Another copy of the scriptable executor that the admin never lists. */
+  rogue: string;
   usdc: string;
   depositors: string[];
   keepers: string[];
@@ -74,7 +83,10 @@ export type Op =
     abs: bigint | null;
     kind: FlashKind;
     x: bigint;
+    /** Through the admin-never-listed copy of the executor. */
+    rogue: boolean;
   }
+  | { t: "policy"; list: boolean; bad: "none" | "slippage" | "entries" }
   | { t: "register"; who: number }
   | { t: "deregister"; who: number }
   | { t: "min_stake"; high: boolean }
@@ -128,6 +140,27 @@ export function opArb(nd: number, nk: number): fc.Arbitrary<Op> {
           "reenter" as const,
         ),
         x: fc.oneof(fc.bigInt({ min: 0n, max: 10n }), fc.bigInt({ min: 0n, max: 500n * USDC })),
+        rogue: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, {
+          weight: 1,
+          arbitrary: fc.constant(true),
+        }),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        t: fc.constant("policy" as const),
+        // Mostly listing the executor again, sometimes de-listing it or an invalid policy.
+        list: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, {
+          weight: 1,
+          arbitrary: fc.constant(false),
+        }),
+        bad: fc.constantFrom(
+          "none" as const,
+          "none" as const,
+          "slippage" as const,
+          "entries" as const,
+        ),
       }),
     },
     { weight: 1, arbitrary: fc.record({ t: fc.constant("register" as const), who: k }) },
@@ -213,6 +246,8 @@ export class VigilModel {
   paidProfit = new Map<string, bigint>();
   minStake: bigint = TESTNET_LIMITS.min_stake;
   readonly cfg = TESTNET_LIMITS;
+  /** The flash policy's executors as the admin last set them. */
+  executors: string[] = [];
   /** Statistics, to show the sequences exercise every path. */
   static stats: Record<string, number> = {};
 
@@ -222,9 +257,25 @@ export class VigilModel {
     VigilModel.stats[k] = (VigilModel.stats[k] ?? 0) + 1;
   }
 
-  /** Registers the initial keepers and records what each keeper already holds. */
+  /** The policy the admin sets: Vigil's liquidator, plus the test executor when `list`. */
+  policyFor(list: boolean): FlashPolicy {
+    return {
+      executors: list ? [this.c.liquidator, this.c.executor] : [this.c.liquidator],
+      max_slippage_bps: 300,
+      pools: [],
+      routers: [],
+    };
+  }
+
+  /**
+   * Lists the test executor in the flash policy (the deployment lists only the liquidator), then
+   * registers the initial keepers and records what each keeper already holds.
+   */
   async init(): Promise<void> {
+    this.executors = (await this.c.view<FlashPolicy>(this.c.vault, "get_flash_policy")).executors;
+    assert.deepEqual(this.executors, [this.c.liquidator], "deployed policy: the liquidator only");
     for (const k of this.c.keepers) this.given.set(k, await this.c.balance(k));
+    await this.step({ t: "policy", list: true, bad: "none" });
     for (const k of this.c.keepers) {
       await this.step({ t: "register", who: this.c.keepers.indexOf(k) });
     }
@@ -329,8 +380,11 @@ export class VigilModel {
         const who = all[op.who];
         const k = this.keepers.get(who);
         const a = op.abs ?? (this.U * BigInt(op.bps)) / 10_000n;
+        const executor = op.rogue ? c.rogue : c.executor;
         const profit = op.kind === "profit" ? op.x + 1n : 0n;
         if (a <= 0n) expect = [err(E.InvalidAmount)];
+        // Not in the admin's policy: refused before the registry is even asked.
+        else if (!this.executors.includes(executor)) expect = [err(E.ExecutorNotAllowed)];
         else if (!k) expect = [err(E.NotRegistered)];
         else if (k.stake < this.minStake) expect = [err(E.StakeBelowMinimum)];
         else if (a > this.U) expect = [err(E.InsufficientLiquidity)];
@@ -346,7 +400,7 @@ export class VigilModel {
         run = () =>
           c.invoke(c.vault, "flash", {
             keeper: who,
-            executor: c.executor,
+            executor,
             amount: a,
             data: flashScript(c.vault, who, a > 0n ? a : 0n, op.kind, op.x),
             response_time_ms: op.x % 100_000n,
@@ -379,6 +433,19 @@ export class VigilModel {
         expect = [k ? { ok: true, value: k.stake } : err(E.NotRegistered)];
         run = () => c.invoke(c.registry, "deregister", { operator: who });
         apply = () => this.keepers.delete(who);
+        break;
+      }
+      case "policy": {
+        const p = this.policyFor(op.list);
+        const extra = Array.from({ length: 16 }, () => c.rogue);
+        const sent = op.bad === "slippage"
+          ? { ...p, max_slippage_bps: 10_001 }
+          : op.bad === "entries"
+          ? { ...p, pools: [...extra, c.liquidator] } // 17 entries
+          : p;
+        expect = [op.bad === "none" ? { ok: true } : err(E.InvalidConfig)];
+        run = () => c.invoke(c.vault, "set_flash_policy", { policy: sent });
+        apply = () => (this.executors = p.executors);
         break;
       }
       case "min_stake": {
@@ -438,6 +505,11 @@ export class VigilModel {
       active_liq: 0n,
     });
     assert.equal(await c.view(c.vault, "get_total_loss"), 0n, "no loss path");
+    assert.deepEqual(
+      (await c.view<FlashPolicy>(c.vault, "get_flash_policy")).executors,
+      this.executors,
+      "the flash policy is what the admin last set",
+    );
 
     // Token balance invariant, read from the USDC SAC itself: every unit is accounted for.
     assert.equal(await c.balance(c.vault), st.total_usdc, "vault balance != total_usdc");
@@ -543,6 +615,15 @@ export const attackArb: fc.Arbitrary<AttackCase> = fc.record({
  */
 export async function runInflationAttack(c: VigilChain, k: AttackCase): Promise<void> {
   const attacker = c.keepers[0];
+  // The admin lists the test executor (the deployment lists only the liquidator).
+  await c.invoke(c.vault, "set_flash_policy", {
+    policy: {
+      executors: [c.liquidator, c.executor],
+      max_slippage_bps: 300,
+      pools: [],
+      routers: [],
+    },
+  });
   await c.invoke(c.registry, "register", { operator: attacker, name: "attacker" });
   const spent0 = await c.balance(attacker);
   try {

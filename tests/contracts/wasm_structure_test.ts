@@ -47,7 +47,7 @@ const ENV: Record<string, Record<string, number>> = {
   l: { "_": 3, "0": 2, "1": 2, "2": 2, "7": 4, "8": 2 },
   d: { "_": 3 }, // call
   b: { "j": 2, "k": 1 }, // symbol_new_from_linear_memory string_len
-  a: { "0": 1 }, // require_auth
+  a: { "0": 1, "3": 1 }, // require_auth authorize_as_curr_contract
 };
 
 interface Section {

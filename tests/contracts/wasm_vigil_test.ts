@@ -3,8 +3,9 @@
  * real signatures, deployed by `main.ts deploy` (child process) or its in-process function:
  * the whole life cycle (register, deposit, flash through the liquidator, withdraw, deregister),
  * a second deploy changing nothing, the deployed code byte-identical to `contracts/wasm/`,
- * flash profit booking and `FlashNotRepaid` with keeper-chosen (TypeScript) executors, and the
- * typed errors.
+ * the deployed flash policy, flash profit booking and `FlashNotRepaid` with keeper-chosen
+ * (TypeScript) executors once the admin listed them (`ExecutorNotAllowed` before), and the typed
+ * errors.
  */
 import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
 import assert from "node:assert/strict";
@@ -24,6 +25,7 @@ import { type Deployment, deployToNetwork } from "../../contracts/deploy_net.ts"
 import { wasmPath } from "../../contracts/build.ts";
 import { VigilError, type VigilErrorName } from "../../contracts/registry/errors.ts";
 import { type ContractModule, defineSpec, T } from "../../contracts/sdk.ts";
+import { takingPool } from "../fixtures/scripted_executor.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const USDC = 10_000_000n;
@@ -168,6 +170,27 @@ Deno.test("main.ts deploy on a fresh node: a working vault, registry and liquida
       assert.deepEqual([...new Uint8Array(wasm)], [...file], `${name} instance executable`);
     }
 
+    // The deployed flash policy: only Vigil's liquidator may be lent to; no pool or router
+    // without --pool/--router. The admin (the deployer here) lists a pool for the flash below.
+    const vaultAdmin = await w.client(d.contracts.vault, deployer);
+    assert.deepEqual(read(await vaultAdmin.get_flash_policy()), {
+      executors: [d.contracts.liquidator],
+      max_slippage_bps: 300,
+      pools: [],
+      routers: [],
+    });
+    const pool = await w.node.deployContract(takingPool, {});
+    await send(
+      await vaultAdmin.set_flash_policy({
+        policy: {
+          executors: [d.contracts.liquidator],
+          max_slippage_bps: 300,
+          pools: [pool],
+          routers: [],
+        },
+      }, TX),
+    );
+
     // Register a keeper, deposit, flash through the liquidator, withdraw, deregister.
     const keeper = await w.user(250n * USDC);
     const depositor = await w.user(1_000n * USDC);
@@ -192,7 +215,7 @@ Deno.test("main.ts deploy on a fresh node: a working vault, registry and liquida
         keeper: keeper.publicKey(),
         executor: d.contracts.liquidator,
         amount: 200n * USDC,
-        data: emptyPlan(d.contracts.registry),
+        data: emptyPlan(pool),
         response_time_ms: 1234n,
       }, TX),
     );
@@ -250,10 +273,17 @@ function giftExecutor(name: string, extra: bigint): ContractModule {
       functions: [{
         name: "exec",
         doc: `${name}: pays back amount + ${extra}`,
-        inputs: [["keeper", T.address], ["vault", T.address], ["usdc", T.address], [
-          "amount",
-          T.i128,
-        ], ["data", T.val]],
+        inputs: [
+          ["keeper", T.address],
+          ["vault", T.address],
+          ["usdc", T.address],
+          [
+            "amount",
+            T.i128,
+          ],
+          ["data", T.val],
+          ["policy", T.val],
+        ],
       }],
     }),
     functions: {
@@ -278,6 +308,7 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
     });
     const gift = await w.node.deployContract(giftExecutor("gift_executor", 7n * USDC));
     const keep = await w.node.deployContract(giftExecutor("short_executor", -1n));
+    const vaultAdmin = await w.client(d.contracts.vault, admin);
 
     const keeper = await w.user(200n * USDC);
     const depositor = await w.user(1_000n * USDC);
@@ -307,6 +338,15 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
     );
     await send(await vaultD.deposit({ depositor: depositor.publicKey(), amount: 500n * USDC }, TX));
     expectErr(await flash(d.contracts.liquidator, 301n * USDC), "DrawLimitExceeded");
+
+    // Keeper-chosen executors are refused until the admin lists them in the flash policy.
+    expectErr(await flash(gift, 100n * USDC), "ExecutorNotAllowed");
+    const policy = read<Record<string, unknown>>(await vaultAdmin.get_flash_policy());
+    await send(
+      await vaultAdmin.set_flash_policy({
+        policy: { ...policy, executors: [d.contracts.liquidator, gift, keep] },
+      }, TX),
+    );
 
     // Profit: the executor returns 7 USDC more than it was lent.
     const profit = await send<bigint>(await flash(gift, 100n * USDC));
@@ -346,7 +386,6 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
     expectErr(await registryAdmin.set_config({ min_stake: 0n }, TX), "InvalidConfig");
     await send(await registryAdmin.set_config({ min_stake: 150n * USDC }, TX));
     expectErr(await flash(gift, 10n * USDC), "StakeBelowMinimum");
-    const vaultAdmin = await w.client(d.contracts.vault, admin);
     expectErr(
       await vaultAdmin.set_config({
         config: { deposit_cap: 1n, max_draw_per_keeper: 0n, withdraw_cooldown: 7n * 86400n + 1n },
@@ -369,6 +408,12 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
           pool: d.contracts.registry,
           requests: [],
           swaps: [{ amount_in: 1n, kind: 9, min_out: 0n, path: [w.usdc, w.usdc], router: w.usdc }],
+        },
+        policy: {
+          executors: [],
+          max_slippage_bps: 0,
+          pools: [d.contracts.registry],
+          routers: [w.usdc],
         },
       }, TX),
       "InvalidPlan",

@@ -4,6 +4,11 @@
  * USDC out of the vault — other than a depositor's own withdrawal (the vault's `withdraw` event
  * in the same transaction) — at least as much must come back to the vault in that transaction.
  *
+ * And the depositors' side of it (the flash policy): in every `flash` transaction the keeper's
+ * net movement in each watched asset (USDC and any lot assets passed in, from their SACs'
+ * `transfer` events) is at most 0 — the keeper keeps nothing of a liquidation. Transaction fees
+ * are not transfer events and do not count.
+ *
  * @module
  */
 import { rpc, scValToNative, xdr } from "@stellar/stellar-sdk";
@@ -22,6 +27,10 @@ export interface VaultTx {
   withdrawn: bigint;
   /** The vault emitted `flash` in this transaction. */
   flash: boolean;
+  /** The flash's keeper (topic of the vault's `flash` event). */
+  keeper?: string;
+  /** For a flash: the keeper's net gain per watched token contract (in − out, from transfers). */
+  keeperNet: Record<string, bigint>;
 }
 
 /** What {@link auditVaultTransfers} found. */
@@ -35,6 +44,8 @@ export interface AuditReport {
   violations: VaultTx[];
   /** Transactions taking USDC out other than withdrawals (flashes and anything else). */
   outflows: number;
+  /** Flash transactions after which the keeper held more of some watched asset than before. */
+  keeperGains: VaultTx[];
 }
 
 /** All events of `contractIds` since `startLedger`, decoded (topics and value as native). */
@@ -76,16 +87,38 @@ export interface AuditEvent {
   value: unknown;
 }
 
-/** The audit over already-decoded events of the USDC SAC and the vault (pure, for tests). */
-export function auditEvents(evs: AuditEvent[], vault: string): AuditReport {
+/**
+ * The audit over already-decoded events of the vault and token SACs (pure, for tests). With
+ * `usdc`, only that contract's transfers count as the vault's USDC (other tokens are watched for
+ * the keeper's net); without it, every transfer event is taken as USDC.
+ */
+export function auditEvents(evs: AuditEvent[], vault: string, usdc?: string): AuditReport {
   const byTx = new Map<string, VaultTx>();
+  /** Per transaction: token contract → address → net received. */
+  const nets = new Map<string, Map<string, Map<string, bigint>>>();
   const tx = (hash: string, ledger: number) => {
     let t = byTx.get(hash);
     if (!t) {
-      t = { txHash: hash, ledger, out: 0n, in: 0n, withdrawal: false, withdrawn: 0n, flash: false };
+      t = {
+        txHash: hash,
+        ledger,
+        out: 0n,
+        in: 0n,
+        withdrawal: false,
+        withdrawn: 0n,
+        flash: false,
+        keeperNet: {},
+      };
       byTx.set(hash, t);
     }
     return t;
+  };
+  const move = (hash: string, token: string, who: string, delta: bigint) => {
+    let byToken = nets.get(hash);
+    if (!byToken) nets.set(hash, byToken = new Map());
+    let byWho = byToken.get(token);
+    if (!byWho) byToken.set(token, byWho = new Map());
+    byWho.set(who, (byWho.get(who) ?? 0n) + delta);
   };
   for (const e of evs) {
     if (e.contract === vault) {
@@ -94,7 +127,11 @@ export function auditEvents(evs: AuditEvent[], vault: string): AuditReport {
         t.withdrawal = true;
         t.withdrawn += BigInt((e.value as bigint[])[1]); // [shares, amount]
       }
-      if (e.topics[0] === "flash") tx(e.txHash, e.ledger).flash = true;
+      if (e.topics[0] === "flash") {
+        const t = tx(e.txHash, e.ledger);
+        t.flash = true;
+        t.keeper = e.topics[1] as string;
+      }
       continue;
     }
     if (e.topics[0] !== "transfer") continue;
@@ -102,22 +139,41 @@ export function auditEvents(evs: AuditEvent[], vault: string): AuditReport {
     // Protocol 23 may carry a map {amount, to_muxed_id}; older ones an i128.
     const v = e.value as bigint | { amount: bigint };
     const amount = typeof v === "bigint" ? v : BigInt(v.amount);
+    move(e.txHash, e.contract, from, -amount);
+    move(e.txHash, e.contract, to, amount);
+    if (usdc !== undefined && e.contract !== usdc) continue;
     if (from === vault) tx(e.txHash, e.ledger).out += amount;
     if (to === vault) tx(e.txHash, e.ledger).in += amount;
   }
-  const txs = [...byTx.values()].filter((t) => t.out > 0n || t.in > 0n)
-    .sort((a, b) => a.ledger - b.ledger);
+  for (const t of byTx.values()) {
+    if (!t.flash || !t.keeper) continue;
+    for (const [token, byWho] of nets.get(t.txHash) ?? []) {
+      t.keeperNet[token] = byWho.get(t.keeper) ?? 0n;
+    }
+  }
+  const all = [...byTx.values()].sort((a, b) => a.ledger - b.ledger);
+  const txs = all.filter((t) => t.out > 0n || t.in > 0n);
   const outs = txs.filter((t) => t.out > t.withdrawn);
-  return { txs, outflows: outs.length, violations: outs.filter((t) => t.in < t.out - t.withdrawn) };
+  return {
+    txs,
+    outflows: outs.length,
+    violations: outs.filter((t) => t.in < t.out - t.withdrawn),
+    keeperGains: all.filter((t) => t.flash && Object.values(t.keeperNet).some((n) => n > 0n)),
+  };
 }
 
-/** Audits every transaction that moved the vault's USDC since `startLedger`. */
+/**
+ * Audits every transaction that moved the vault's USDC since `startLedger`, and the keeper's net
+ * in USDC and each of `assets` (token contracts, e.g. the lot assets) in every flash.
+ */
 export async function auditVaultTransfers(
   rpcUrl: string,
   usdc: string,
   vault: string,
   startLedger = 1,
+  assets: string[] = [],
 ): Promise<AuditReport> {
   const server = new rpc.Server(rpcUrl, { allowHttp: true });
-  return auditEvents(await allEvents(server, [usdc, vault], startLedger), vault);
+  const ids = [...new Set([usdc, vault, ...assets])];
+  return auditEvents(await allEvents(server, ids, startLedger), vault, usdc);
 }

@@ -43,3 +43,44 @@ Deno.test("transfer audit: repaid flash passes, short flash fails, a withdrawal 
   const wd = r.txs.find((t) => t.txHash === "wd")!;
   assert.equal(wd.withdrawn, 50n);
 });
+
+Deno.test("transfer audit: a flash in which the keeper gains any watched asset is reported; lot assets do not count as the vault's USDC", () => {
+  const XLM = "CXLM";
+  const r = auditEvents(
+    [
+      // An honest liquidation: the keeper receives the loan and the lot, and passes both on.
+      transfer("honest", VAULT, "GKEEPER", 100n),
+      transfer("honest", "GKEEPER", "CPOOL", 60n),
+      ev("honest", XLM, ["transfer", "CPOOL", "GKEEPER", "native"], 900n),
+      ev("honest", XLM, ["transfer", "GKEEPER", "CLIQ", "native"], 900n),
+      transfer("honest", "CPAIR", "CLIQ", 90n),
+      transfer("honest", "GKEEPER", VAULT, 40n),
+      transfer("honest", "CLIQ", VAULT, 90n),
+      ev("honest", VAULT, ["flash", "GKEEPER"], [100n, 130n, 30n, "CLIQ"]),
+      // The keeper keeps 1 XLM of the lot (the vault is repaid in full all the same).
+      transfer("kept", VAULT, "GEVE", 100n),
+      ev("kept", XLM, ["transfer", "CPOOL", "GEVE", "native"], 900n),
+      ev("kept", XLM, ["transfer", "GEVE", "CLIQ", "native"], 899n),
+      transfer("kept", "GEVE", VAULT, 100n),
+      ev("kept", VAULT, ["flash", "GEVE"], [100n, 100n, 0n, "CLIQ"]),
+      // An XLM transfer touching the vault address is not USDC.
+      ev("xlm", XLM, ["transfer", VAULT, "GEVE", "native"], 5n),
+      // The keeper pays profit out of its own pocket: net negative, fine.
+      transfer("paid", VAULT, "GKEEPER", 10n),
+      transfer("paid", "GKEEPER", VAULT, 12n),
+      ev("paid", VAULT, ["flash", "GKEEPER"], [10n, 12n, 2n, "CEXEC"]),
+    ],
+    VAULT,
+    USDC,
+  );
+  assert.deepEqual(r.violations, []);
+  assert.deepEqual(r.keeperGains.map((t) => t.txHash), ["kept"]);
+  const kept = r.keeperGains[0];
+  assert.equal(kept.keeper, "GEVE");
+  assert.deepEqual(kept.keeperNet, { [USDC]: 0n, [XLM]: 1n });
+  const honest = r.txs.find((t) => t.txHash === "honest")!;
+  assert.deepEqual(honest.keeperNet, { [USDC]: 0n, [XLM]: 0n });
+  assert.equal(honest.in, 130n);
+  assert.ok(!r.txs.some((t) => t.txHash === "xlm"), "XLM moves are not the vault's USDC");
+  assert.equal(r.txs.find((t) => t.txHash === "paid")!.keeperNet[USDC], -2n);
+});
