@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import {
   Address,
+  Asset,
   Contract,
   type Keypair,
   nativeToScVal,
@@ -23,6 +24,7 @@ import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
 import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
 import {
   clockPool,
+  pricelessPool,
   script,
   scriptedExecutor,
   skimRouter,
@@ -564,6 +566,46 @@ Deno.test("ATTACK (was KNOWN LIMIT): a keeper's own executor that repays exactly
     assert.equal(after.vault, before.vault + booked);
     assert.equal(await f.balance(pool), poolBefore - booked);
     priceNotLower(before.state, after.state);
+  });
+});
+
+Deno.test("liquidator: a lot asset the pool's oracle cannot price is refused (PriceUnavailable), not swapped without a floor", async () => {
+  await withVigil(async (f) => {
+    const { eve, eveVault, eveReg, snapshot } = await setup(f);
+    const e = eve.publicKey();
+    await send(await eveReg.register({ operator: e, name: "eve" }, T));
+    // A pool (listed by the admin) whose oracle has no price; its "lot" is 10 XLM.
+    const pool = await f.node.deployContract(pricelessPool, {});
+    const xlm = await f.node.deployAsset(Asset.native());
+    await f.node.invoke(xlm, "transfer", {
+      from: f.admin.publicKey(),
+      to: pool,
+      amount: 100n * USDC,
+    }, {
+      source: f.admin.publicKey(),
+    });
+    const p = await f.policy();
+    await f.setPolicy({ ...p, pools: [pool], routers: [f.usdc] });
+    const before = await snapshot();
+    expectErr(
+      await eveVault.flash({
+        keeper: e,
+        executor: f.liquidator,
+        amount: 1n * USDC,
+        data: planScVal(pool, [{ address: xlm, amount: 10n * USDC, type: 3 }], [{
+          amountIn: 10n * USDC,
+          kind: 0,
+          minOut: 1n,
+          path: [xlm, f.usdc],
+          router: f.usdc,
+        }]),
+        response_time_ms: 0n,
+      }, T),
+      "PriceUnavailable",
+    );
+    const after = await snapshot();
+    assert.equal(after.eve, before.eve);
+    assert.deepEqual(after.state, before.state);
   });
 });
 

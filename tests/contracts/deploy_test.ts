@@ -89,3 +89,25 @@ Deno.test("deployment: localnet.json names a wired vault, registry and the liqui
     await net.close();
   }
 });
+
+Deno.test("deployment with the market (`main.ts localnet --scenario market`): the flash policy names the market's lending pool and Soroswap router, not the Phoenix fallback", async () => {
+  const { net, out } = await startDevNetwork({ port: 0, accounts: [], market: true });
+  try {
+    const c = out.contracts as Record<string, string>;
+    const v = await contract.Client.from({
+      contractId: c.vault,
+      rpcUrl: out.rpcUrl,
+      networkPassphrase: out.networkPassphrase,
+      allowHttp: true,
+    }) as AnyClient;
+    assert.deepEqual(ok(await v.get_flash_policy()), {
+      executors: [c.liquidator],
+      max_slippage_bps: 300,
+      pools: [c.lending_pool],
+      routers: [c.primary_dex_router],
+    });
+    assert.notEqual(c.fallback_dex_router, c.primary_dex_router);
+  } finally {
+    await net.close();
+  }
+});

@@ -2,7 +2,7 @@
  * Property tests of the vault + registry (fast-check), in-process through the local node's
  * `invoke` (auth mocked, no fees): random sequences of deposits, withdrawals, flashes by any
  * party (repaid with profit / exactly / short / not at all / re-entering the vault; through the
- * listed executor or one no admin listed), (de)registrations, min_stake changes, flash-policy
+ * listed executor, one no admin listed, or Vigil's liquidator with an empty or a losing plan), (de)registrations, min_stake changes, flash-policy
  * changes (list / de-list the executor, out of bounds) and time moves over three depositors and
  * two keepers,
  * with the model and invariants of `vigil_model.ts` (the share price never falls; no keeper
@@ -14,7 +14,7 @@
 import fc from "fast-check";
 import { StrKey } from "@stellar/stellar-sdk";
 import { deployVigil } from "../../contracts/deploy.ts";
-import { scriptedExecutor } from "../fixtures/scripted_executor.ts";
+import { scriptedExecutor, takingPool } from "../fixtures/scripted_executor.ts";
 import { startVigil, type VigilFixture } from "./vigil_fixture.ts";
 import {
   attackArb,
@@ -32,6 +32,8 @@ interface Actors {
   keepers: string[];
   /** A copy of the test executor that no admin lists. */
   rogue: string;
+  /** A fake lending pool for liquidator flashes (listed in the policy). */
+  pool: string;
 }
 
 async function actors(f: VigilFixture): Promise<Actors> {
@@ -46,6 +48,7 @@ async function actors(f: VigilFixture): Promise<Actors> {
     depositors: [await g(), await g(), await c()],
     keepers: [await g(), await c()],
     rogue: await f.node.deployContract(scriptedExecutor, {}),
+    pool: await f.node.deployContract(takingPool, {}),
   };
 }
 
@@ -63,6 +66,7 @@ async function freshChain(f: VigilFixture, a: Actors): Promise<VigilChain> {
     executor: f.executor,
     liquidator,
     rogue: a.rogue,
+    pool: a.pool,
     usdc: f.usdc,
     depositors: a.depositors,
     keepers: a.keepers,
@@ -111,6 +115,7 @@ Deno.test("property: vault + registry invariants over random operation sequences
         "flash:ok",
         "flash_profit",
         "flash_exact",
+        "flash_liq",
         "flash:148",
         "flash:host",
         "flash:104",

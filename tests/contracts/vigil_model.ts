@@ -40,6 +40,7 @@ import {
 import { TESTNET_LIMITS, USDC } from "../../contracts/deploy.ts";
 import { script, type Step } from "../fixtures/scripted_executor.ts";
 import { addr, i128 } from "../../contracts/sdk.ts";
+import { planScVal } from "./market_world.ts";
 
 /** What the property tests need from a chain with a freshly deployed vault and registry. */
 export interface VigilChain {
@@ -51,6 +52,8 @@ export interface VigilChain {
   liquidator: string;
   /** Another copy of the scriptable executor that the admin never lists. */
   rogue: string;
+  /** A fake lending pool (`takingPool`) the policy lists, for liquidator flashes. */
+  pool: string;
   usdc: string;
   depositors: string[];
   keepers: string[];
@@ -69,7 +72,16 @@ export interface VigilChain {
 }
 
 /** What a flash's executor does with the loan. */
-export type FlashKind = "profit" | "exact" | "short" | "none" | "reenter";
+export type FlashKind =
+  | "profit"
+  | "exact"
+  | "short"
+  | "none"
+  | "reenter"
+  /** Through Vigil's liquidator with an empty plan on the listed fake pool: repays exactly. */
+  | "liq"
+  /** Through the liquidator, a plan whose fill costs 1 unit and produces nothing: short. */
+  | "liq_loss";
 
 /** One operation of a random sequence. */
 export type Op =
@@ -138,6 +150,8 @@ export function opArb(nd: number, nk: number): fc.Arbitrary<Op> {
           "short" as const,
           "none" as const,
           "reenter" as const,
+          "liq" as const,
+          "liq_loss" as const,
         ),
         x: fc.oneof(fc.bigInt({ min: 0n, max: 10n }), fc.bigInt({ min: 0n, max: 500n * USDC })),
         rogue: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, {
@@ -262,7 +276,7 @@ export class VigilModel {
     return {
       executors: list ? [this.c.liquidator, this.c.executor] : [this.c.liquidator],
       max_slippage_bps: 300,
-      pools: [],
+      pools: [this.c.pool],
       routers: [],
     };
   }
@@ -380,7 +394,8 @@ export class VigilModel {
         const who = all[op.who];
         const k = this.keepers.get(who);
         const a = op.abs ?? (this.U * BigInt(op.bps)) / 10_000n;
-        const executor = op.rogue ? c.rogue : c.executor;
+        const viaLiquidator = op.kind === "liq" || op.kind === "liq_loss";
+        const executor = viaLiquidator ? c.liquidator : op.rogue ? c.rogue : c.executor;
         const profit = op.kind === "profit" ? op.x + 1n : 0n;
         if (a <= 0n) expect = [err(E.InvalidAmount)];
         // Not in the admin's policy: refused before the registry is even asked.
@@ -389,8 +404,9 @@ export class VigilModel {
         else if (k.stake < this.minStake) expect = [err(E.StakeBelowMinimum)];
         else if (a > this.U) expect = [err(E.InsufficientLiquidity)];
         else if (a > this.cfg.max_draw_per_keeper) expect = [err(E.DrawLimitExceeded)];
-        else if (op.kind === "short" || op.kind === "none") expect = [err(E.FlashNotRepaid)];
-        else if (op.kind === "reenter") expect = [err(undefined)]; // host: re-entry refused
+        else if (op.kind === "short" || op.kind === "none" || op.kind === "liq_loss") {
+          expect = [err(E.FlashNotRepaid)];
+        } else if (op.kind === "reenter") expect = [err(undefined)]; // host: re-entry refused
         else expect = [{ ok: true, value: profit }];
         // The keeper earns its profit elsewhere (the liquidation): give it that USDC first.
         if (profit > 0n) {
@@ -402,7 +418,13 @@ export class VigilModel {
             keeper: who,
             executor,
             amount: a,
-            data: flashScript(c.vault, who, a > 0n ? a : 0n, op.kind, op.x),
+            data: viaLiquidator
+              ? planScVal(
+                c.pool,
+                op.kind === "liq_loss" ? [{ address: c.usdc, amount: 1n, type: 5 }] : [],
+                [],
+              )
+              : flashScript(c.vault, who, a > 0n ? a : 0n, op.kind, op.x),
             response_time_ms: op.x % 100_000n,
           });
         apply = () => {
@@ -620,7 +642,7 @@ export async function runInflationAttack(c: VigilChain, k: AttackCase): Promise<
     policy: {
       executors: [c.liquidator, c.executor],
       max_slippage_bps: 300,
-      pools: [],
+      pools: [c.pool],
       routers: [],
     },
   });
