@@ -37,6 +37,30 @@ const BY_NAME: [RegExp, string][] = [
   [/RegistryFull/i, "The registry is full: it holds the maximum number of keepers."],
   [/DrawLimit|MaxDraw/i, "The draw exceeds the per-keeper limit."],
   [/FlashNotRepaid/i, "The flash loan was not repaid in full; nothing happened."],
+  [
+    /ExecutorNotAllowed/i,
+    "The vault's flash policy does not list this executor (only the admin-listed liquidator may be used); nothing happened.",
+  ],
+  [
+    /^NotAllowed$/i,
+    "The vault's flash policy does not list this lending pool or swap router; nothing happened.",
+  ],
+  [
+    /PositionsChanged/i,
+    "The liquidation would have left collateral or debt in the keeper's pool position; nothing happened.",
+  ],
+  [
+    /PriceUnavailable/i,
+    "The lending pool's oracle has no price for an asset of the liquidation; nothing happened.",
+  ],
+  [
+    /InvalidPlan/i,
+    "The liquidation plan is not allowed (request type, swap venue or path); nothing happened.",
+  ],
+  [
+    /LiquidationShortfall/i,
+    "The liquidation would have produced less USDC than it cost; nothing happened.",
+  ],
   [/Paused/i, "This action is paused by the contract administrator."],
   [/Unauthorized/i, "This account is not allowed to do that."],
   [/NotInit/i, "The contract is not wired up yet (no registry or vault address stored)."],

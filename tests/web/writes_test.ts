@@ -90,6 +90,21 @@ Deno.test("write path and plain error messages against the local node", async (t
     assert.match(plainError(e, ctx), /flash loan was not repaid in full; nothing happened/);
   });
 
+  await t.step("a flash through an executor the policy does not list: in plain words", async () => {
+    const executor = await node.deployContract(scriptedExecutor, {});
+    const e = await writeCall(
+      net,
+      vault,
+      "flash",
+      [k1.publicKey(), executor, 450n * USDC, script(), 0n],
+      signer(k1, net.passphrase),
+    )
+      .then(() => null, (e) => e);
+    assert.ok(e instanceof ContractCallError);
+    assert.equal(e.caseName, "ExecutorNotAllowed");
+    assert.match(plainError(e, ctx), /flash policy does not list this executor/);
+  });
+
   await t.step("deregister at any time: the whole stake comes back", async () => {
     const before = await node.view<bigint>(usdc, "balance", { id: k1.publicKey() });
     await writeCall(net, registry, "deregister", [k1.publicKey()], signer(k1, net.passphrase));
