@@ -77,6 +77,7 @@ async function freshChain(f: VigilFixture, a: Actors): Promise<VigilChain> {
     advanceTime: (s) => node.advanceTime(s),
     // Exactly the timestamp the next direct invocation runs at (the open ledger's close time).
     now: () => Promise.resolve(node.chain.hostLedger().timestamp),
+    ledger: () => Promise.resolve(node.chain.hostLedger().sequence),
   };
 }
 

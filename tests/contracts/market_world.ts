@@ -45,9 +45,14 @@ export interface PlanLeg {
 }
 
 /** A `LiquidationPlan` as `contract.Client` takes it (native, field names as in the spec). */
-export function nativePlan(pool: string, requests: PlanRequest[], swaps: PlanLeg[]) {
+export function nativePlan(
+  pool: string,
+  requests: PlanRequest[],
+  swaps: PlanLeg[],
+  allowanceUntil = 1_000_000,
+) {
   return {
-    allowance_until: 1_000_000,
+    allowance_until: allowanceUntil,
     pool,
     requests: requests.map((r) => ({
       address: r.address,
@@ -80,10 +85,15 @@ export function requestsScVal(requests: PlanRequest[]): xdr.ScVal {
 }
 
 /** A `LiquidationPlan` ScVal (what `vault.flash` forwards as `data`). */
-export function planScVal(pool: string, requests: PlanRequest[], swaps: PlanLeg[]): xdr.ScVal {
+export function planScVal(
+  pool: string,
+  requests: PlanRequest[],
+  swaps: PlanLeg[],
+  allowanceUntil = 1_000_000,
+): xdr.ScVal {
   const map = scMap;
   return map([
-    ["allowance_until", u32(1_000_000)],
+    ["allowance_until", u32(allowanceUntil)],
     ["pool", addr(pool)],
     ["requests", requestsScVal(requests)],
     [

@@ -69,6 +69,8 @@ export interface VigilChain {
   advanceTime(seconds: number): Promise<void>;
   /** Best estimate of the timestamp the next invocation sees. */
   now(): Promise<bigint>;
+  /** The sequence of the ledger the next invocation runs in. */
+  ledger(): Promise<number>;
 }
 
 /** What a flash's executor does with the loan. */
@@ -413,6 +415,9 @@ export class VigilModel {
           const held = await c.balance(who);
           if (held < profit) await this.give(who, profit - held);
         }
+        // The liquidator's in-invocation allowances must live until a ledger not yet passed
+        // (time moves close many ledgers on this shared node).
+        const allowanceUntil = viaLiquidator ? (await c.ledger()) + 10_000 : 0;
         run = () =>
           c.invoke(c.vault, "flash", {
             keeper: who,
@@ -423,6 +428,7 @@ export class VigilModel {
                 c.pool,
                 op.kind === "liq_loss" ? [{ address: c.usdc, amount: 1n, type: 5 }] : [],
                 [],
+                allowanceUntil,
               )
               : flashScript(c.vault, who, a > 0n ? a : 0n, op.kind, op.x),
             response_time_ms: op.x % 100_000n,
