@@ -19,10 +19,7 @@ import { seedTrustline, setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployMarket, type Market } from "../../localnet/scenarios/market.ts";
 import { stellarAsset } from "../../localnet/protocols/oracle/mod.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { bigJson, TX_OPTS, USDC } from "./vigil_fixture.ts";
-
-// deno-lint-ignore no-explicit-any
-type AnyClient = contract.Client & Record<string, any>;
+import { type AnyClient, bigJson, signingClient, TX_OPTS, USDC } from "./vigil_fixture.ts";
 
 /** Blend request types the liquidator accepts (6, 5, 3) and one it must refuse (4). */
 export const Req = { WithdrawCollateral: 3, Borrow: 4, Repay: 5, Fill: 6 } as const;
@@ -173,16 +170,7 @@ export async function startMarketWorld(): Promise<MarketWorld> {
       policy: { pools: [c.lending_pool], routers: [c.primary_dex_router] },
     };
     const { vault, registry, liquidator } = await deployVigil(node, opts);
-    const passphrase = node.networkPassphrase;
-    const client = (contractId: string, kp: Keypair) =>
-      contract.Client.from({
-        contractId,
-        networkPassphrase: passphrase,
-        rpcUrl: node.rpcUrl,
-        allowHttp: true,
-        publicKey: kp.publicKey(),
-        ...contract.basicNodeSigner(kp, passphrase),
-      }) as Promise<AnyClient>;
+    const client = (contractId: string, kp: Keypair) => signingClient(node, contractId, kp);
     const bal = (token: string, id: string) => node.view<bigint>(token, "balance", { id });
     const eve = Keypair.fromSecret(dev.accounts.keeper1.secret);
     // Eve holds a WETH trustline too (every asset she could route a lot into is watched).

@@ -26,8 +26,25 @@ export const USDC = 10_000_000n;
 export const TX_OPTS = { timeoutInSeconds: 30 * 86400 } as const;
 
 type Node = Awaited<ReturnType<typeof startTestNode>>;
+/** A `contract.Client` with the contract's functions (typed loosely: the specs are read at run time). */
 // deno-lint-ignore no-explicit-any
-type AnyClient = contract.Client & Record<string, any>;
+export type AnyClient = contract.Client & Record<string, any>;
+
+/** A client of `contractId` on `node` that signs with `kp`'s key (the RPC's real auth checks). */
+export function signingClient(
+  node: { rpcUrl: string; networkPassphrase: string },
+  contractId: string,
+  kp: Keypair,
+): Promise<AnyClient> {
+  return contract.Client.from({
+    contractId,
+    networkPassphrase: node.networkPassphrase,
+    rpcUrl: node.rpcUrl,
+    allowHttp: true,
+    publicKey: kp.publicKey(),
+    ...contract.basicNodeSigner(kp, node.networkPassphrase),
+  }) as Promise<AnyClient>;
+}
 
 /** A running chain with Vigil deployed. */
 export interface VigilFixture {
@@ -100,15 +117,7 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
       return kp;
     };
 
-    const client = (contractId: string, kp: Keypair) =>
-      contract.Client.from({
-        contractId,
-        networkPassphrase: passphrase,
-        rpcUrl: node.rpcUrl,
-        allowHttp: true,
-        publicKey: kp.publicKey(),
-        ...contract.basicNodeSigner(kp, passphrase),
-      }) as Promise<AnyClient>;
+    const client = (contractId: string, kp: Keypair) => signingClient(node, contractId, kp);
 
     const policy = async () => {
       const c = await client(vault, admin);

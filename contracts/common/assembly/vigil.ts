@@ -1,6 +1,18 @@
-// Vigil's shared error table (contracts/registry/errors.ts is the source of the spec) and
-// checked i128 helpers that raise MathOverflow.
-import { addI128, I128, mulDivFloor, subI128 } from "../../sdk/index";
+// Vigil's shared error table (contracts/registry/errors.ts is the source of the spec),
+// checked i128 helpers that raise MathOverflow, and the FlashPolicy layout the vault stores and
+// the liquidator reads.
+import { addI128, I128, mulDivFloor, Schema, subI128 } from "../../sdk/index";
+
+// FlashPolicy { executors, max_slippage_bps, pools, routers } (fields sorted by name).
+let POLICY: Schema | null = null;
+export function policySchema(): Schema {
+  if (POLICY == null) POLICY = new Schema("executors,max_slippage_bps,pools,routers");
+  return POLICY!;
+}
+export const F_EXECUTORS = 0;
+export const F_SLIPPAGE = 1;
+export const F_POOLS = 2;
+export const F_ROUTERS = 3;
 
 export const NotInit: u32 = 101;
 export const AlreadyInitialized: u32 = 102;

@@ -17,7 +17,9 @@ import {
 } from "../../sdk/index";
 import * as env from "../../sdk/env";
 import * as E from "../../common/assembly/vigil";
-import { add, mulDiv, sub } from "../../common/assembly/vigil";
+import {
+  add, F_POOLS, F_ROUTERS, F_SLIPPAGE, mulDiv, policySchema, sub,
+} from "../../common/assembly/vigil";
 
 const KIND_SOROSWAP: u32 = 0;
 
@@ -37,15 +39,6 @@ const P_POOL = 1;
 const P_REQUESTS = 2;
 const P_SWAPS = 3;
 
-// FlashPolicy { executors, max_slippage_bps, pools, routers }
-let POLICY: Schema | null = null;
-function policySchema(): Schema {
-  if (POLICY == null) POLICY = new Schema("executors,max_slippage_bps,pools,routers");
-  return POLICY!;
-}
-const F_SLIPPAGE = 1;
-const F_POOLS = 2;
-const F_ROUTERS = 3;
 
 // Blend Request { address, amount, request_type }
 let REQ: Schema | null = null;

@@ -9,7 +9,7 @@ import {
   VOID, TAG_VOID, mapGet, vecContains, vecGet, vecLen, TAG_VEC_OBJ, expectTag, toU32,
 } from "../../sdk/index";
 import * as E from "../../common/assembly/vigil";
-import { add, mulDiv, sub } from "../../common/assembly/vigil";
+import { add, F_EXECUTORS, mulDiv, policySchema, sub } from "../../common/assembly/vigil";
 
 /** Shares of the first deposit locked forever in the vault's own record. */
 const MIN_LIQUIDITY: i64 = 1000;
@@ -55,13 +55,6 @@ const D_SHARES = 4;
 const D_UNLOCK = 5;
 const D_WITHDRAWN = 6;
 
-// FlashPolicy { executors, max_slippage_bps, pools, routers }
-let POLICY: Schema | null = null;
-function policySchema(): Schema {
-  if (POLICY == null) POLICY = new Schema("executors,max_slippage_bps,pools,routers");
-  return POLICY!;
-}
-const F_EXECUTORS = 0;
 /** Most entries of each policy list (keeps the instance entry and the checks small). */
 const MAX_POLICY_ENTRIES: u32 = 16;
 
