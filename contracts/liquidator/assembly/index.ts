@@ -165,8 +165,8 @@ function mulDivCeil(a: I128, b: I128, c: I128): I128 {
  * The least USDC the swap of `got` may return: the larger of the keeper's floor scaled to `got`
  * and the pool oracle's value of `got` less `max_slippage_bps`.
  */
-function minOutFor(leg: Leg, got: I128, oracle: u64, usdc: u64, slippageBps: u32): I128 {
-  const value = mulDiv(got, oraclePrice(oracle, leg.asset), oraclePrice(oracle, usdc));
+function minOutFor(leg: Leg, got: I128, oracle: u64, usdcPrice: I128, slippageBps: u32): I128 {
+  const value = mulDiv(got, oraclePrice(oracle, leg.asset), usdcPrice);
   const floor = mulDiv(value, I128.of(BPS - (slippageBps as i64)), I128.of(BPS));
   const keeperFloor = leg.amountIn.isZero()
     ? leg.minOut
@@ -250,12 +250,15 @@ export function exec(
   if (legs.length > 0) {
     const cfg = invoke(pool, "get_config", env.vec_new());
     const oracle = expectAddress(mapGet(cfg, symbol("oracle")));
+    // USDC's price is read once, at the first leg that has something to swap.
+    let usdcPrice: I128 | null = null;
     for (let i = 0; i < legs.length; i++) {
       const leg = legs[i];
       const got = sub(tokenBalance(leg.asset, keeper), leg.before);
       if (!got.isPos()) continue;
       pullFromKeeper(leg.asset, keeper, self, got, until);
-      swap(self, leg, got, minOutFor(leg, got, oracle, usdc, slippageBps));
+      if (usdcPrice == null) usdcPrice = oraclePrice(oracle, usdc);
+      swap(self, leg, got, minOutFor(leg, got, oracle, usdcPrice!, slippageBps));
     }
   }
 

@@ -133,14 +133,11 @@ export async function executeLiquidation(
     if (!task.positions.liabilities.has(state.reserveList.indexOf(deps.usdc))) {
       return noCapitalResult("skipped", { details: { reason: USDC_ONLY } });
     }
-    // Without a DEX client only USDC lots can be converted inside the flash; without a venue
-    // the flash may use, the same: never create an auction that cannot be filled.
-    if (nonUsdcCollateral(state, task.positions, deps.usdc)) {
-      if (!deps.dex) return noCapitalResult("skipped", { details: { reason: NO_DEX } });
-      if (deps.dex.flashVenues(deps.routers).length === 0) {
-        return noCapitalResult("skipped", { details: { reason: NO_FLASH_VENUE } });
-      }
-    }
+    // Never create an auction whose non-USDC lot could not be converted inside the flash.
+    const blocked = nonUsdcCollateral(state, task.positions, deps.usdc)
+      ? conversionBlocker(deps)
+      : undefined;
+    if (blocked) return noCapitalResult("skipped", { details: { reason: blocked } });
     auction = await createAuction(chain, keypair, state, task, deps);
     if (!auction) {
       return noCapitalResult("skipped", {
@@ -186,15 +183,18 @@ export async function executeLiquidation(
     }
   }
   const lotAssets = [...auction.lot.keys()];
-  if (!deps.dex && lotAssets.some((a) => a !== deps.usdc)) {
-    deps.log("info", "auction lot holds non-USDC assets and no DEX is configured: skipped", {
-      user,
-      lot: lotAssets.join(","),
-    });
-    return noCapitalResult("skipped", { details: { reason: NO_DEX } });
-  }
-  if (lotAssets.some((a) => a !== deps.usdc) && deps.dex!.flashVenues(deps.routers).length === 0) {
-    return noCapitalResult("skipped", { details: { reason: NO_FLASH_VENUE } });
+  const lotBlocked = lotAssets.some((a) => a !== deps.usdc) ? conversionBlocker(deps) : undefined;
+  if (lotBlocked) {
+    deps.log(
+      "info",
+      "auction lot holds non-USDC assets that cannot be swapped in a flash: skipped",
+      {
+        user,
+        lot: lotAssets.join(","),
+        reason: lotBlocked,
+      },
+    );
+    return noCapitalResult("skipped", { details: { reason: lotBlocked } });
   }
   const need = bids.get(deps.usdc) ?? 0n;
   let percent = 100;
@@ -422,6 +422,15 @@ async function onFlashFailure(
 /** Why a position or auction is skipped when its debt is not in USDC. */
 export const USDC_ONLY =
   "debt not in USDC: only USDC-denominated bids are filled from vault capital";
+
+/**
+ * Why a non-USDC lot could not be converted to USDC inside a flash ({@link NO_DEX} or
+ * {@link NO_FLASH_VENUE}), or undefined when a usable venue exists.
+ */
+function conversionBlocker(deps: ExecuteDeps): string | undefined {
+  if (!deps.dex) return NO_DEX;
+  return deps.dex.flashVenues(deps.routers).length === 0 ? NO_FLASH_VENUE : undefined;
+}
 
 /** Why an auction with a non-USDC lot is skipped when no DEX venue may be used inside a flash. */
 export const NO_FLASH_VENUE =
