@@ -27,6 +27,9 @@ export const TESTNET_LIMITS = {
   deposit_cap: 10_000_000n * USDC,
   withdraw_cooldown: 3600n,
   max_draw_per_keeper: 10_000n * USDC,
+  min_fill_profit: 1n * USDC,
+  policy_delay: 72n * 3600n,
+  profit_unlock_secs: 24n * 3600n,
 } as const;
 
 /** Optional overrides of the deployed configuration. */
@@ -35,6 +38,9 @@ export interface VigilConfig {
   deposit_cap?: bigint;
   withdraw_cooldown?: bigint;
   max_draw_per_keeper?: bigint;
+  min_fill_profit?: bigint;
+  policy_delay?: bigint;
+  profit_unlock_secs?: bigint;
 }
 
 /** Deployed ids. */
@@ -59,6 +65,9 @@ export function vigilConfigs(
     vault: {
       deposit_cap: c.deposit_cap,
       max_draw_per_keeper: c.max_draw_per_keeper,
+      min_fill_profit: c.min_fill_profit,
+      policy_delay: c.policy_delay,
+      profit_unlock_secs: c.profit_unlock_secs,
       withdraw_cooldown: c.withdraw_cooldown,
     },
     registry: {

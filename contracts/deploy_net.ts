@@ -52,15 +52,27 @@ export interface DeployConfig {
   withdraw_cooldown: bigint;
   /** Vault: largest amount one flash may lend (0 stops all flashes). */
   max_draw_per_keeper: bigint;
+  /** Vault: least profit for a flash to count as the keeper's successful fill. */
+  min_fill_profit: bigint;
+  /** Vault: seconds a queued policy/config change waits (≥ withdraw_cooldown + 3600). */
+  policy_delay: bigint;
+  /** Vault: seconds over which a flash's profit enters the share price. */
+  profit_unlock_secs: bigint;
 }
 
-/** The spec's testnet limits. */
+/** The spec's testnet limits, and issue 20's defaults (72 h policy delay, 24 h profit unlock). */
 export const DEFAULT_DEPLOY_CONFIG: DeployConfig = {
   min_stake: 100n * UNIT,
   deposit_cap: 10_000_000n * UNIT,
   withdraw_cooldown: 3600n,
   max_draw_per_keeper: 10_000n * UNIT,
+  min_fill_profit: 1n * UNIT,
+  policy_delay: 72n * 3600n,
+  profit_unlock_secs: 24n * 3600n,
 };
+
+/** The policy delay exceeds the withdraw cooldown by at least this many seconds. */
+export const POLICY_DELAY_MARGIN = 3600n;
 
 /** The contracts' bounds, checked before anything is sent. */
 export const DEPLOY_BOUNDS: Record<keyof DeployConfig, [bigint, bigint]> = {
@@ -68,6 +80,9 @@ export const DEPLOY_BOUNDS: Record<keyof DeployConfig, [bigint, bigint]> = {
   deposit_cap: [1n, I64_MAX],
   withdraw_cooldown: [0n, 7n * 86400n],
   max_draw_per_keeper: [0n, I64_MAX],
+  min_fill_profit: [0n, I64_MAX],
+  policy_delay: [POLICY_DELAY_MARGIN, 30n * 86400n],
+  profit_unlock_secs: [0n, 30n * 86400n],
 };
 
 /**
@@ -76,6 +91,8 @@ export const DEPLOY_BOUNDS: Record<keyof DeployConfig, [bigint, bigint]> = {
  * honest keeper is inside it).
  */
 export const DEFAULT_MAX_SLIPPAGE_BPS = 300;
+/** The vault's bound of `max_slippage_bps` (10 %). */
+export const MAX_SLIPPAGE_BPS = 1_000;
 /** Most entries of each flash-policy list (the vault's bound). */
 export const MAX_POLICY_ENTRIES = 16;
 
@@ -83,12 +100,14 @@ export const MAX_POLICY_ENTRIES = 16;
 export interface FlashPolicy {
   /** Executor contracts `flash` may call: Vigil's liquidator. */
   executors: string[];
-  /** Largest swap shortfall below the pool oracle's value, in basis points (≤ 10000). */
+  /** Largest swap shortfall below the pool oracle's value, in basis points (≤ 1000). */
   max_slippage_bps: number;
   /** Lending pools a liquidation may use. */
   pools: string[];
   /** Swap routers (Soroswap ABI) a liquidation may use. */
   routers: string[];
+  /** Tokens a swap path may pass through between the lot asset and USDC. */
+  tokens: string[];
 }
 
 /** What a deployer chooses of the flash policy (the executor is always Vigil's liquidator). */
@@ -97,6 +116,8 @@ export interface FlashPolicyOptions {
   pools?: string[];
   /** Soroswap-ABI routers a liquidation may swap on. */
   routers?: string[];
+  /** Tokens a swap path may pass through (a direct lot-asset/USDC pair needs none). */
+  tokens?: string[];
   /** Oracle slippage bound in basis points (default {@link DEFAULT_MAX_SLIPPAGE_BPS}). */
   max_slippage_bps?: number;
 }
@@ -199,6 +220,14 @@ function checkConfig(c: DeployConfig): void {
       throw new DeployError(`${k} = ${c[k]} is outside the contracts' bounds [${lo}, ${hi}]`);
     }
   }
+  // Depositors must be able to leave before a queued admin change applies.
+  if (c.policy_delay < c.withdraw_cooldown + POLICY_DELAY_MARGIN) {
+    throw new DeployError(
+      `policy_delay = ${c.policy_delay} must be at least withdraw_cooldown + ${POLICY_DELAY_MARGIN} = ${
+        c.withdraw_cooldown + POLICY_DELAY_MARGIN
+      } (depositors must be able to leave before a queued change applies)`,
+    );
+  }
 }
 
 /**
@@ -219,14 +248,17 @@ export function flashPolicy(liquidator: string, opts: FlashPolicyOptions = {}): 
     return out;
   };
   const bps = opts.max_slippage_bps ?? DEFAULT_MAX_SLIPPAGE_BPS;
-  if (!Number.isInteger(bps) || bps < 0 || bps > 10_000) {
-    throw new DeployError(`--max-slippage-bps ${bps} is outside the contracts' bounds [0, 10000]`);
+  if (!Number.isInteger(bps) || bps < 0 || bps > MAX_SLIPPAGE_BPS) {
+    throw new DeployError(
+      `--max-slippage-bps ${bps} is outside the contracts' bounds [0, ${MAX_SLIPPAGE_BPS}]`,
+    );
   }
   return {
     executors: [liquidator],
     max_slippage_bps: bps,
     pools: list(opts.pools, "--pool"),
     routers: list(opts.routers, "--router"),
+    tokens: list(opts.tokens, "--token"),
   };
 }
 
@@ -331,6 +363,9 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
       config: {
         deposit_cap: config.deposit_cap,
         max_draw_per_keeper: config.max_draw_per_keeper,
+        min_fill_profit: config.min_fill_profit,
+        policy_delay: config.policy_delay,
+        profit_unlock_secs: config.profit_unlock_secs,
         withdraw_cooldown: config.withdraw_cooldown,
       },
       registry: ids.registry,
@@ -367,7 +402,8 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
   // is compared only when the deployer states one (--pool/--router/--max-slippage-bps).
   const p = opts.policy;
   const policyStated = p !== undefined &&
-    (p.pools !== undefined || p.routers !== undefined || p.max_slippage_bps !== undefined);
+    (p.pools !== undefined || p.routers !== undefined || p.tokens !== undefined ||
+      p.max_slippage_bps !== undefined);
   const checkPolicy = vaultCreated || policyStated;
   const live = await verify(chain, specs, ids, {
     admin,
@@ -392,6 +428,9 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
       deposit_cap: String(config.deposit_cap),
       withdraw_cooldown: String(config.withdraw_cooldown),
       max_draw_per_keeper: String(config.max_draw_per_keeper),
+      min_fill_profit: String(config.min_fill_profit),
+      policy_delay: String(config.policy_delay),
+      profit_unlock_secs: String(config.profit_unlock_secs),
     },
     policy: checkPolicy ? policy : previous?.policy ?? live,
   };
@@ -463,6 +502,9 @@ async function verify(
     ["vault deposit_cap", vc.deposit_cap, want.config.deposit_cap],
     ["vault max_draw_per_keeper", vc.max_draw_per_keeper, want.config.max_draw_per_keeper],
     ["vault withdraw_cooldown", vc.withdraw_cooldown, want.config.withdraw_cooldown],
+    ["vault min_fill_profit", vc.min_fill_profit, want.config.min_fill_profit],
+    ["vault policy_delay", vc.policy_delay, want.config.policy_delay],
+    ["vault profit_unlock_secs", vc.profit_unlock_secs, want.config.profit_unlock_secs],
     ["registry min_stake", rc.min_stake, want.config.min_stake],
     ["registry usdc_token", rc.usdc_token, want.usdc],
   );
@@ -472,13 +514,14 @@ async function verify(
     max_slippage_bps: Number(fp.max_slippage_bps),
     pools: (fp.pools as string[]) ?? [],
     routers: (fp.routers as string[]) ?? [],
+    tokens: (fp.tokens as string[]) ?? [],
   };
   for (const [what, got, expected] of checks) {
     if (String(got) !== String(expected)) {
       throw new DeployError(`verification failed: ${what} is ${got}, expected ${expected}`);
     }
   }
-  for (const k of ["executors", "max_slippage_bps", "pools", "routers"] as const) {
+  for (const k of ["executors", "max_slippage_bps", "pools", "routers", "tokens"] as const) {
     if (want.policy && JSON.stringify(live[k]) !== JSON.stringify(want.policy[k])) {
       throw new DeployError(
         `verification failed: vault flash policy ${k} is ${JSON.stringify(live[k])}, expected ${

@@ -90,6 +90,7 @@ export const LIQUIDATOR_SPEC = defineSpec({
       ["max_slippage_bps", T.u32],
       ["pools", T.vec(A)],
       ["routers", T.vec(A)],
+      ["tokens", T.vec(A)],
     ],
     LiquidationPlan: [
       ["allowance_until", T.u32],

@@ -28,6 +28,7 @@ export const VigilError = {
   InvalidAmount: 106,
   InvalidConfig: 107,
   MathOverflow: 108,
+  NothingPending: 109,
   // Registry (120–139)
   ActiveDraw: 120,
   NoActiveDraw: 121,
@@ -52,16 +53,19 @@ export const VigilError = {
   NotAllowed: 162,
   PositionsChanged: 163,
   PriceUnavailable: 164,
+  SwapBelowFloor: 165,
 } as const;
 
 /**
- * Codes no contract raises any more (issue 12 removed draws, slashing and the draw timer). They
- * stay in the table so that a number is never reused for another meaning.
+ * Codes no contract raises any more (issue 12 removed draws, slashing and the draw timer; issue 20
+ * removed the registry's keeper cap). They stay in the table so that a number is never reused for
+ * another meaning.
  */
 export const RETIRED_ERRORS: readonly VigilErrorName[] = [
   "ActiveDraw",
   "NoActiveDraw",
   "SlashTooEarly",
+  "RegistryFull",
 ];
 
 /** Name of an error code. */
@@ -71,18 +75,20 @@ export type VigilErrorName = keyof typeof VigilError;
 const MESSAGES: Record<VigilErrorName, string> = {
   NotInit: "contract is not wired: no registry (vault) or vault (registry) address stored",
   AlreadyInitialized: "one-time wiring was already done",
-  Unauthorized: "caller is not the stored vault/registry/admin",
+  Unauthorized:
+    "caller is not the stored vault/registry/admin (or the admin renounced: no admin function works)",
   NotRegistered: "keeper is not registered",
   AlreadyRegistered: "keeper is already registered",
   InvalidAmount: "amount out of range (negative, zero where positive is required)",
   InvalidConfig: "configuration value out of its allowed bounds",
   MathOverflow: "arithmetic result does not fit in i128",
+  NothingPending: "nothing is pending: no proposed admin to accept, or no queued change to cancel",
   ActiveDraw: "retired (issue 12): draws no longer exist",
   NoActiveDraw: "retired (issue 12): draws and slashing no longer exist",
   SlashTooEarly: "retired (issue 12): slashing no longer exists",
   StakeBelowMinimum: "keeper stake is below min_stake (the admin raised it): cannot flash",
   InvalidName: "keeper name must be 1 to 64 bytes",
-  RegistryFull: "the registry holds the maximum number of keepers",
+  RegistryFull: "retired (issue 20): the registry has no keeper cap",
   DepositCapExceeded: "deposit would take total_usdc above deposit_cap",
   WithdrawCooldown: "shares are still within withdraw_cooldown of their deposit",
   InsufficientShares: "withdrawal exceeds the depositor's shares",
@@ -97,10 +103,13 @@ const MESSAGES: Record<VigilErrorName, string> = {
   LiquidationShortfall: "the liquidation produced less USDC than it spent: nothing to repay with",
   InvalidPlan:
     "liquidation plan not allowed: request type, swap kind, path, or a lot asset without exactly one swap leg",
-  NotAllowed: "the plan's pool or a swap router is not in the vault's flash policy",
+  NotAllowed:
+    "the plan's pool, a swap router or a swap path's intermediate token is not in the vault's flash policy",
   PositionsChanged:
     "the keeper's positions in the pool differ after the liquidation (value kept in the pool)",
   PriceUnavailable: "the pool's oracle has no price for a lot asset or USDC",
+  SwapBelowFloor:
+    "a swap returned less USDC to the liquidator than its floor (oracle value less max_slippage_bps, or the keeper's min_out)",
 };
 
 /** The error table in `SpecDef.errors` form (shared by both contracts' specs). */

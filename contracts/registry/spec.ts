@@ -32,8 +32,8 @@ export interface KeeperInfo {
   total_response_time_ms: bigint;
 }
 
-/** Most keepers the registry holds (keeps `get_keepers`' single list entry within entry-size limits). */
-export const MAX_KEEPERS = 1000;
+/** Most operators one `get_keepers` page returns (the list itself is unbounded). */
+export const MAX_KEEPERS_PAGE = 100;
 
 const A = T.address;
 
@@ -65,8 +65,15 @@ export const REGISTRY_SPEC = defineSpec({
     },
     {
       name: "get_keepers",
-      doc: "Registered operators, in registration order (swap-removed on deregister).",
+      doc:
+        "Registered operators at list indices [start, start + min(limit, 100)), in registration order (swap-removed on deregister). Page with get_keeper_count.",
+      inputs: [["start", T.u32], ["limit", T.u32]],
       output: T.vec(A),
+    },
+    {
+      name: "get_keeper_count",
+      doc: "How many operators are registered (no cap).",
+      output: T.u32,
     },
     { name: "get_config", doc: "The registry configuration.", output: T.udt("RegistryConfig") },
     {
@@ -74,11 +81,33 @@ export const REGISTRY_SPEC = defineSpec({
       doc: "The vault address allowed to call record_execution.",
       output: A,
     },
-    { name: "get_admin", doc: "The admin address (bounded set_config only).", output: A },
+    {
+      name: "get_admin",
+      doc: "The admin address (bounded set_config only); None after renounce_admin.",
+      output: T.option(A),
+    },
+    {
+      name: "get_pending_admin",
+      doc: "The proposed next admin, if any (propose_admin, then accept_admin).",
+      output: T.option(A),
+    },
+    {
+      name: "propose_admin",
+      doc: "Admin only: proposes new_admin; it becomes the admin when it calls accept_admin.",
+      inputs: [["new_admin", A]],
+    },
+    {
+      name: "accept_admin",
+      doc: "The proposed admin's auth: it becomes the admin (NothingPending without a proposal).",
+    },
+    {
+      name: "renounce_admin",
+      doc: "Admin only: removes the admin for good; every admin function is Unauthorized after it.",
+    },
     {
       name: "record_execution",
       doc:
-        "Vault only (called by a settled flash): books one execution into the keeper's counters; response_time_ms is clamped to at most 3,600,000 (1 h).",
+        "Vault only (called by a settled flash): books one execution into the keeper's counters (profit always; successful_fills and the self-reported response time, clamped to at most 3,600,000 ms, only when success); extends the registry's instance and code TTL.",
       inputs: [
         ["caller", A],
         ["keeper", A],

@@ -16,12 +16,19 @@ export interface VaultState {
    * repaid inside one invocation. Kept so the struct and API shapes stay.
    */
   active_liq: bigint;
+  /**
+   * Flash profit not yet in the share price: it unlocks linearly until `unlock_end`. Shares are
+   * priced with `total_usdc - locked_profit`.
+   */
+  locked_profit: bigint;
   /** Cumulative realized profit: the vault balance increase of every flash. */
   total_profit: bigint;
   /** LP shares outstanding (including the locked minimum-liquidity shares). */
   total_shares: bigint;
-  /** Capital owned by the vault, idle plus deployed. */
+  /** Capital owned by the vault (its USDC balance), locked profit included. */
   total_usdc: bigint;
+  /** Ledger time at which `locked_profit` reaches 0 (0 when nothing is locked). */
+  unlock_end: bigint;
 }
 
 /** `VaultConfig`: bounded configuration. */
@@ -30,8 +37,29 @@ export interface VaultConfig {
   deposit_cap: bigint;
   /** Largest amount one flash may lend (0 = circuit breaker: no flash at all). */
   max_draw_per_keeper: bigint;
+  /** Least profit for a flash to count as a keeper's successful fill (in [0, i64::MAX]). */
+  min_fill_profit: bigint;
+  /**
+   * Seconds a queued flash policy or config change waits before it applies: at least
+   * `withdraw_cooldown` + 3600, at most 30 days.
+   */
+  policy_delay: bigint;
+  /** Seconds over which a flash's profit enters the share price (at most 30 days). */
+  profit_unlock_secs: bigint;
   /** Seconds newly minted shares stay locked. */
   withdraw_cooldown: bigint;
+}
+
+/** `PendingConfig`: a queued config change and when it applies. */
+export interface PendingConfig {
+  applies_at: bigint;
+  config: VaultConfig;
+}
+
+/** `PendingFlashPolicy`: a queued flash policy and when it applies. */
+export interface PendingFlashPolicy {
+  applies_at: bigint;
+  policy: FlashPolicy;
 }
 
 /** `Depositor`: one depositor's record. */
@@ -52,7 +80,7 @@ export interface Depositor {
 /** `DepositorBalance`: what `balance` returns. */
 export interface DepositorBalance {
   shares: bigint;
-  /** floor(shares * total_usdc / total_shares): what the shares are worth now. */
+  /** floor(shares * (total_usdc - locked_profit) / total_shares): what the shares are worth now. */
   usdc_value: bigint;
 }
 
@@ -70,10 +98,18 @@ export interface FlashPolicy {
   pools: string[];
   /** Swap routers (Soroswap ABI) a liquidation may use. */
   routers: string[];
+  /**
+   * Tokens a swap path may pass through between its first (lot asset) and last (USDC) token; a
+   * direct pair needs none.
+   */
+  tokens: string[];
 }
 
 /** Most entries of each FlashPolicy list. */
 export const MAX_POLICY_ENTRIES = 16;
+
+/** Largest `max_slippage_bps` a flash policy may set (10 %). */
+export const MAX_SLIPPAGE_BPS = 1_000;
 
 /** Shares minted on the first deposit that nobody can ever withdraw (0.0001 USDC at price 1). */
 export const MIN_LIQUIDITY = 1_000n;
@@ -102,38 +138,73 @@ export const VAULT_SPEC = defineSpec({
     },
     {
       name: "set_config",
-      doc: "Admin only: replaces the config within fixed bounds. Never moves funds.",
+      doc:
+        "Admin only: a config that only lowers deposit_cap and/or max_draw_per_keeper applies now (dropping a queued config); any other change is queued and applies policy_delay seconds later. Bounds checked now. Never moves funds.",
       inputs: [["config", T.udt("VaultConfig")]],
     },
     {
       name: "set_flash_policy",
       doc:
-        "Admin only: replaces the flash policy (executors, pools, routers: at most 16 each; max_slippage_bps <= 10000). Never moves funds.",
+        "Admin only: a policy that only removes entries and/or lowers max_slippage_bps applies now (dropping a queued policy); any other is queued and applies policy_delay seconds later. At most 16 entries per list; max_slippage_bps <= 1000. Never moves funds.",
       inputs: [["policy", T.udt("FlashPolicy")]],
     },
     {
       name: "get_flash_policy",
-      doc: "The flash policy: allowed executors, pools, routers and the oracle slippage bound.",
+      doc:
+        "The flash policy in force: allowed executors, pools, routers, hop tokens and the oracle slippage bound.",
       output: T.udt("FlashPolicy"),
+    },
+    {
+      name: "get_pending_flash_policy",
+      doc: "The queued flash policy and when it applies; None when nothing is waiting.",
+      output: T.option(T.udt("PendingFlashPolicy")),
+    },
+    {
+      name: "get_pending_config",
+      doc: "The queued config and when it applies; None when nothing is waiting.",
+      output: T.option(T.udt("PendingConfig")),
+    },
+    {
+      name: "cancel_pending",
+      doc:
+        "Admin only: drops the queued flash policy and config that have not applied yet (NothingPending if none).",
+    },
+    {
+      name: "propose_admin",
+      doc: "Admin only: proposes new_admin; it becomes the admin when it calls accept_admin.",
+      inputs: [["new_admin", A]],
+    },
+    {
+      name: "accept_admin",
+      doc: "The proposed admin's auth: it becomes the admin (NothingPending without a proposal).",
+    },
+    {
+      name: "renounce_admin",
+      doc: "Admin only: removes the admin for good; every admin function is Unauthorized after it.",
+    },
+    {
+      name: "get_pending_admin",
+      doc: "The proposed next admin, if any.",
+      output: T.option(A),
     },
     {
       name: "deposit",
       doc:
-        "Depositor auth. Moves amount USDC in, mints floor(amount*total_shares/total_usdc) shares; returns the shares minted.",
+        "Depositor auth. Moves amount USDC in, mints floor(amount*total_shares/(total_usdc-locked_profit)) shares; returns the shares minted.",
       inputs: [["depositor", A], ["amount", T.i128]],
       output: T.i128,
     },
     {
       name: "withdraw",
       doc:
-        "Depositor auth. Burns shares (out of cooldown) for floor(shares*total_usdc/total_shares) USDC, limited to idle capital; returns the USDC paid.",
+        "Depositor auth. Burns shares (out of cooldown) for floor(shares*(total_usdc-locked_profit)/total_shares) USDC; returns the USDC paid.",
       inputs: [["depositor", A], ["shares", T.i128]],
       output: T.i128,
     },
     {
       name: "flash",
       doc:
-        "Keeper auth; registered keeper with stake >= min_stake; executor in the flash policy (else ExecutorNotAllowed). Lends amount of idle USDC to the keeper account, calls executor.exec(keeper, vault, usdc, amount, data, policy), then requires the vault's USDC balance to be at least what it was (else FlashNotRepaid, everything reverts). The increase is depositors' profit. Returns the profit.",
+        "Keeper auth; registered keeper with stake >= min_stake; executor in the flash policy (else ExecutorNotAllowed). Lends amount of idle USDC to the keeper account, calls executor.exec(keeper, vault, usdc, amount, data, policy), then requires the vault's USDC balance to be at least what it was (else FlashNotRepaid, everything reverts). The increase is depositors' profit: it unlocks into the share price over profit_unlock_secs, and counts as the keeper's successful fill only if >= min_fill_profit. Returns the profit.",
       inputs: [
         ["keeper", A],
         ["executor", A],
@@ -161,8 +232,9 @@ export const VAULT_SPEC = defineSpec({
     { name: "get_usdc", doc: "The USDC token contract.", output: A },
     {
       name: "get_admin",
-      doc: "The admin address (bounded set_config, one-time set_registry).",
-      output: A,
+      doc:
+        "The admin address (queued set_config/set_flash_policy, one-time set_registry); None after renounce_admin.",
+      output: T.option(A),
     },
     {
       name: "get_total_loss",
@@ -174,14 +246,27 @@ export const VAULT_SPEC = defineSpec({
   structs: {
     VaultState: [
       ["active_liq", T.i128],
+      ["locked_profit", T.i128],
       ["total_profit", T.i128],
       ["total_shares", T.i128],
       ["total_usdc", T.i128],
+      ["unlock_end", T.u64],
     ],
     VaultConfig: [
       ["deposit_cap", T.i128],
       ["max_draw_per_keeper", T.i128],
+      ["min_fill_profit", T.i128],
+      ["policy_delay", T.u64],
+      ["profit_unlock_secs", T.u64],
       ["withdraw_cooldown", T.u64],
+    ],
+    PendingConfig: [
+      ["applies_at", T.u64],
+      ["config", T.udt("VaultConfig")],
+    ],
+    PendingFlashPolicy: [
+      ["applies_at", T.u64],
+      ["policy", T.udt("FlashPolicy")],
     ],
     Depositor: [
       ["deposited", T.i128],
@@ -201,6 +286,7 @@ export const VAULT_SPEC = defineSpec({
       ["max_slippage_bps", T.u32],
       ["pools", T.vec(A)],
       ["routers", T.vec(A)],
+      ["tokens", T.vec(A)],
     ],
   },
   errors: VIGIL_SPEC_ERRORS,

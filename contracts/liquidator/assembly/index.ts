@@ -9,16 +9,21 @@
 // free. Run-time amounts move under this contract's own authority (transfer_from after a
 // fixed-argument approval, `authorize_as_current_contract` for the router's pull), so the
 // keeper's recorded authorization still matches whatever ledger the flash lands in.
+//
+// Issue 20: a swap path may pass only through tokens the policy lists (or be a direct pair), so a
+// keeper cannot route the lot through pairs of a token it issued and keep the difference in its
+// pair shares; and the USDC each swap returns is measured here, not trusted to the router.
 import {
-  authorizeAsCurrentContract, currentContract, expectAddress, expectTag, fail, fromU32, fromU64,
-  I128, invoke, ledgerTimestamp, mapGet, requireAuth, Schema, symbol, TAG_U32, TAG_VOID, tagOf,
-  tokenApprove, tokenBalance, tokenTransfer, tokenTransferFrom, toU32, valEq, vec1, vec2, vecContains,
-  vecGet, vecLen, vecOf,
+  authorizeAsCurrentContract, currentContract, expectAddress, expectTag, extendInstanceTtl, fail,
+  fromU64, I128, invoke, ledgerTimestamp, mapGet, requireAuth, Schema, symbol, TAG_U32, TAG_VOID,
+  tagOf, tokenApprove, tokenBalance, tokenTransfer, tokenTransferFrom, toU32, valEq, vec1, vec2,
+  vecContains, vecGet, vecLen, vecOf,
 } from "../../sdk/index";
 import * as env from "../../sdk/env";
 import * as E from "../../common/assembly/vigil";
 import {
-  add, F_POOLS, F_ROUTERS, F_SLIPPAGE, mulDiv, policySchema, sub,
+  add, F_POOLS, F_ROUTERS, F_SLIPPAGE, F_TOKENS, MAX_SLIPPAGE_BPS, mulDiv, mulDivCeil,
+  policySchema, sub,
 } from "../../common/assembly/vigil";
 
 const KIND_SOROSWAP: u32 = 0;
@@ -124,6 +129,15 @@ function checkPlan(plan: StaticArray<u64>, policy: StaticArray<u64>, usdc: u64):
       fail(E.InvalidPlan);
     }
     if (!contains(withdrawn, first)) fail(E.InvalidPlan);
+    // Hops: listed tokens only, none twice (a direct pair needs none).
+    const seen = new Array<u64>();
+    seen.push(first);
+    for (let j: u32 = 1; j < n; j++) {
+      const t = expectAddress(vecGet(path, j));
+      if (contains(seen, t)) fail(E.InvalidPlan);
+      if (j < n - 1 && !vecContains(policy[F_TOKENS], t)) fail(E.NotAllowed);
+      seen.push(t);
+    }
     for (let j = 0; j < legs.length; j++) if (valEq(legs[j].asset, first)) fail(E.InvalidPlan);
     const router = expectAddress(l[L_ROUTER]);
     if (!vecContains(policy[F_ROUTERS], router)) fail(E.NotAllowed);
@@ -154,13 +168,6 @@ function oraclePrice(oracle: u64, token: u64): I128 {
   return price;
 }
 
-/** ceil(a * b / c) for a, b ≥ 0 and c > 0 (MathOverflow past i128). */
-function mulDivCeil(a: I128, b: I128, c: I128): I128 {
-  const one = I128.of(1);
-  const q = mulDiv(a, b, c);
-  return mulDiv(q, c, one).lt(mulDiv(a, b, one)) ? add(q, one) : q;
-}
-
 /**
  * The least USDC the swap of `got` may return: the larger of the keeper's floor scaled to `got`
  * and the pool oracle's value of `got` less `max_slippage_bps`.
@@ -186,8 +193,12 @@ function contractAuth(contract: u64, fn: string, args: u64): u64 {
   return vec2(symbol("Contract"), subInvocationSchema().encode(sub));
 }
 
-/** Swaps `got` of `leg.asset`, held by this contract, to USDC for this contract. */
-function swap(self: u64, leg: Leg, got: I128, minOut: I128): void {
+/**
+ * Swaps `got` of `leg.asset`, held by this contract, to USDC for this contract, and checks what
+ * arrived: at least `minOut` (SwapBelowFloor), whatever the router says it did.
+ */
+function swap(self: u64, usdc: u64, leg: Leg, got: I128, minOut: I128): void {
+  const usdcBefore = tokenBalance(usdc, self);
   const first = leg.asset;
   const second = vecGet(leg.path, 1);
   const pair = invoke(leg.router, "router_pair_for", vec2(first, second));
@@ -200,6 +211,7 @@ function swap(self: u64, leg: Leg, got: I128, minOut: I128): void {
   const deadline = fromU64(ledgerTimestamp() + 1);
   const a: StaticArray<u64> = [got.toVal(), minOut.toVal(), leg.path, self, deadline];
   invoke(leg.router, "swap_exact_tokens_for_tokens", vecOf(a));
+  if (sub(tokenBalance(usdc, self), usdcBefore).lt(minOut)) fail(E.SwapBelowFloor);
 }
 
 /** Moves `amount` of `token` from `keeper` to `to` under an allowance set and cleared here. */
@@ -219,6 +231,8 @@ export function exec(
   policy: u64,
 ): u64 {
   requireAuth(keeper);
+  // Every flash passes here: it keeps this contract's instance and code alive.
+  extendInstanceTtl(E.TTL_THRESHOLD, E.TTL_EXTEND_TO);
   expectAddress(vault);
   expectAddress(usdc);
   const principal = I128.fromVal(amount);
@@ -227,7 +241,7 @@ export function exec(
   const pol = policySchema().decode(policy);
   const until = expectTag(plan[P_UNTIL], TAG_U32);
   const slippageBps = toU32(pol[F_SLIPPAGE]);
-  if (slippageBps > (BPS as u32)) fail(E.InvalidPlan);
+  if (slippageBps > MAX_SLIPPAGE_BPS) fail(E.InvalidPlan);
   const legs = checkPlan(plan, pol, usdc);
   const pool = plan[P_POOL];
   const self = currentContract();
@@ -258,7 +272,7 @@ export function exec(
       if (!got.isPos()) continue;
       pullFromKeeper(leg.asset, keeper, self, got, until);
       if (usdcPrice == null) usdcPrice = oraclePrice(oracle, usdc);
-      swap(self, leg, got, minOutFor(leg, got, oracle, usdcPrice!, slippageBps));
+      swap(self, usdc, leg, got, minOutFor(leg, got, oracle, usdcPrice!, slippageBps));
     }
   }
 

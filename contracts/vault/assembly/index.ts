@@ -2,21 +2,37 @@
 //
 // Books: total_usdc (capital owned), total_shares, total_profit, active_liq (always 0 after a
 // transaction: USDC leaves only inside `flash`, which must put it back before it ends).
+//
+// Issue 20: depositors' yield. A flash's profit unlocks linearly (ProfitLock) and shares are
+// priced with the unlocked capital only, so a just-in-time deposit earns only the slice that
+// unlocks while it waits out its cooldown. Admin changes that could redirect value (the flash
+// policy; any config change but the two brakes) are queued behind `policy_delay`, which is always
+// longer than `withdraw_cooldown`: every depositor can leave before they apply. Changes that only
+// restrict (removing entries, a lower slippage bound, a lower cap) apply at once.
 import {
-  currentContract, expectAddress, extendInstanceTtl, extendTtl, fail, fromU64, get, has, I128,
-  INSTANCE, invoke, ledgerTimestamp, PERSISTENT, publish, put, requireAuth, Schema, symbol,
-  tagOf, toU64, tokenBalance, tokenTransfer, TRUE, valEq, variant0, variant1, vec1, vec2, vecOf,
-  VOID, TAG_VOID, mapGet, vecContains, vecGet, vecLen, TAG_VEC_OBJ, expectTag, toU32,
+  currentContract, del, expectAddress, extendInstanceTtl, extendTtl, fail, fromBool, fromU64, get,
+  has, I128, INSTANCE, invoke, ledgerTimestamp, PERSISTENT, publish, put, requireAuth, Schema,
+  symbol, tagOf, toU64, tokenBalance, tokenTransfer, valEq, variant0, variant1, vec1, vec2,
+  vecOf, VOID, TAG_VOID, mapGet, vecContains, vecGet, vecLen, TAG_VEC_OBJ, expectTag, toU32,
 } from "../../sdk/index";
 import * as E from "../../common/assembly/vigil";
-import { add, F_EXECUTORS, mulDiv, policySchema, sub } from "../../common/assembly/vigil";
+import {
+  acceptAdmin, add, adminOrVoid, F_EXECUTORS, F_POOLS, F_ROUTERS, F_SLIPPAGE, F_TOKENS,
+  initAdmin, MAX_SLIPPAGE_BPS, mulDiv, mulDivCeil, pendingAdminOrVoid, policySchema,
+  proposeAdmin, renounceAdmin, requireAdmin, sub,
+} from "../../common/assembly/vigil";
 
 /** Shares of the first deposit locked forever in the vault's own record. */
 const MIN_LIQUIDITY: i64 = 1000;
 /** Longest withdraw cooldown the admin may set: 7 days. */
 const MAX_COOLDOWN: u64 = 7 * 86400;
+/** Longest profit unlock and longest policy delay: 30 days. */
+const MAX_UNLOCK: u64 = 30 * 86400;
+const MAX_DELAY: u64 = 30 * 86400;
+/** The policy delay is always at least this much longer than the withdraw cooldown. */
+const DELAY_MARGIN: u64 = 3600;
 
-// VaultState { active_liq, total_profit, total_shares, total_usdc }
+// Stored books { active_liq, total_profit, total_shares, total_usdc } (the profit lock apart).
 let STATE: Schema | null = null;
 function stateSchema(): Schema {
   if (STATE == null) STATE = new Schema("active_liq,total_profit,total_shares,total_usdc");
@@ -27,15 +43,54 @@ const S_PROFIT = 1;
 const S_SHARES = 2;
 const S_USDC = 3;
 
-// VaultConfig { deposit_cap, max_draw_per_keeper, withdraw_cooldown }
+// VaultState view { active_liq, locked_profit, total_profit, total_shares, total_usdc, unlock_end }
+let VIEW: Schema | null = null;
+function viewSchema(): Schema {
+  if (VIEW == null) {
+    VIEW = new Schema(
+      "active_liq,locked_profit,total_profit,total_shares,total_usdc,unlock_end",
+    );
+  }
+  return VIEW!;
+}
+
+// VaultConfig { deposit_cap, max_draw_per_keeper, min_fill_profit, policy_delay,
+//               profit_unlock_secs, withdraw_cooldown }
 let CONFIG: Schema | null = null;
 function configSchema(): Schema {
-  if (CONFIG == null) CONFIG = new Schema("deposit_cap,max_draw_per_keeper,withdraw_cooldown");
+  if (CONFIG == null) {
+    CONFIG = new Schema(
+      "deposit_cap,max_draw_per_keeper,min_fill_profit,policy_delay,profit_unlock_secs,withdraw_cooldown",
+    );
+  }
   return CONFIG!;
 }
 const C_CAP = 0;
 const C_MAX_DRAW = 1;
-const C_COOLDOWN = 2;
+const C_MIN_FILL = 2;
+const C_DELAY = 3;
+const C_UNLOCK = 4;
+const C_COOLDOWN = 5;
+
+// A queued change: PendingConfig { applies_at, config } / PendingFlashPolicy { applies_at, policy }.
+let PCFG: Schema | null = null;
+function pendingConfigSchema(): Schema {
+  if (PCFG == null) PCFG = new Schema("applies_at,config");
+  return PCFG!;
+}
+let PPOL: Schema | null = null;
+function pendingPolicySchema(): Schema {
+  if (PPOL == null) PPOL = new Schema("applies_at,policy");
+  return PPOL!;
+}
+
+// ProfitLock { amount, from, until }: `amount` was locked at `from` and unlocks linearly until
+// `until`.
+let LOCK: Schema | null = null;
+function lockSchema(): Schema {
+  if (LOCK == null) LOCK = new Schema("amount,from,until");
+  return LOCK!;
+}
 
 // Depositor record.
 let DEP: Schema | null = null;
@@ -71,13 +126,15 @@ function registryConfigSchema(): Schema {
   return REGCFG!;
 }
 
-function keyAdmin(): u64 { return variant0("Admin"); }
 function keyUsdc(): u64 { return variant0("Usdc"); }
 function keyRegistry(): u64 { return variant0("Registry"); }
 function keyConfig(): u64 { return variant0("Config"); }
 function keyState(): u64 { return variant0("State"); }
 function keyLoss(): u64 { return variant0("TotalLoss"); }
 function keyPolicy(): u64 { return variant0("FlashPolicy"); }
+function keyPendingConfig(): u64 { return variant0("PendingConfig"); }
+function keyPendingPolicy(): u64 { return variant0("PendingPolicy"); }
+function keyLock(): u64 { return variant0("ProfitLock"); }
 function keyDepositor(a: u64): u64 { return variant1("Depositor", a); }
 
 function bumpInstance(): void {
@@ -167,7 +224,13 @@ function storeDepositor(a: u64, d: Depositor): void {
 function validateConfig(cfg: StaticArray<u64>): void {
   if (!E.inI64(I128.fromVal(cfg[C_CAP]), 1)) fail(E.InvalidConfig);
   if (!E.inI64(I128.fromVal(cfg[C_MAX_DRAW]), 0)) fail(E.InvalidConfig);
-  if (toU64(cfg[C_COOLDOWN]) > MAX_COOLDOWN) fail(E.InvalidConfig);
+  if (!E.inI64(I128.fromVal(cfg[C_MIN_FILL]), 0)) fail(E.InvalidConfig);
+  const cooldown = toU64(cfg[C_COOLDOWN]);
+  if (cooldown > MAX_COOLDOWN) fail(E.InvalidConfig);
+  if (toU64(cfg[C_UNLOCK]) > MAX_UNLOCK) fail(E.InvalidConfig);
+  // Depositors must always be able to leave before a queued change applies.
+  const delay = toU64(cfg[C_DELAY]);
+  if (delay < cooldown + DELAY_MARGIN || delay > MAX_DELAY) fail(E.InvalidConfig);
 }
 
 /** A list of at most MAX_POLICY_ENTRIES addresses. */
@@ -181,23 +244,147 @@ function validAddressList(v: u64): bool {
 
 function validatePolicy(policy: u64): void {
   const p = policySchema().decode(policy);
-  if (toU32(p[1]) > 10000) fail(E.InvalidConfig);
-  if (!validAddressList(p[0]) || !validAddressList(p[2]) || !validAddressList(p[3])) {
+  if (toU32(p[F_SLIPPAGE]) > MAX_SLIPPAGE_BPS) fail(E.InvalidConfig);
+  if (
+    !validAddressList(p[F_EXECUTORS]) || !validAddressList(p[F_POOLS]) ||
+    !validAddressList(p[F_ROUTERS]) || !validAddressList(p[F_TOKENS])
+  ) {
     fail(E.InvalidConfig);
   }
 }
 
+// --- queued admin changes. A pending change is "in force" from applies_at on; nothing runs at
+// that moment, so readers compute it and the next admin call stores it.
+
+/** The stored pending change's value when it is due (applies_at ≤ now), else VOID. */
+function duePending(key: u64, schema: Schema): u64 {
+  if (!has(key, INSTANCE)) return VOID;
+  const p = schema.decode(get(key, INSTANCE));
+  return ledgerTimestamp() >= toU64(p[0]) ? p[1] : VOID;
+}
+
+/** The pending change when it is still waiting (applies_at > now), else VOID. */
+function waitingPending(key: u64, schema: Schema): u64 {
+  if (!has(key, INSTANCE)) return VOID;
+  const v = get(key, INSTANCE);
+  return ledgerTimestamp() < toU64(schema.decode(v)[0]) ? v : VOID;
+}
+
+/** The config in force (raw struct Val). */
+function configValInForce(): u64 {
+  const due = duePending(keyPendingConfig(), pendingConfigSchema());
+  return due != VOID ? due : get(keyConfig(), INSTANCE);
+}
+
 function loadConfig(): StaticArray<u64> {
-  return configSchema().decode(get(keyConfig(), INSTANCE));
+  return configSchema().decode(configValInForce());
+}
+
+/** The flash policy in force (raw struct Val). */
+function policyInForce(): u64 {
+  const due = duePending(keyPendingPolicy(), pendingPolicySchema());
+  return due != VOID ? due : get(keyPolicy(), INSTANCE);
+}
+
+/** Stores a due pending change as the current value (before the admin queues another one). */
+function settle(pendingKey: u64, schema: Schema, currentKey: u64): void {
+  const due = duePending(pendingKey, schema);
+  if (due != VOID) put(currentKey, due, INSTANCE);
+  if (has(pendingKey, INSTANCE) && due != VOID) del(pendingKey, INSTANCE);
+}
+
+function queue(pendingKey: u64, schema: Schema, value: u64, eventName: string): void {
+  const appliesAt = ledgerTimestamp() + toU64(loadConfig()[C_DELAY]);
+  const p = schema.values();
+  p[0] = fromU64(appliesAt);
+  p[1] = value;
+  put(pendingKey, schema.encode(p), INSTANCE);
+  event(eventName, VOID, vec2(value, fromU64(appliesAt)));
+}
+
+/** Every entry of `a` is in `b`. */
+function subset(a: u64, b: u64): bool {
+  const n = vecLen(a);
+  for (let i: u32 = 0; i < n; i++) if (!vecContains(b, vecGet(a, i))) return false;
+  return true;
+}
+
+/** The new policy only restricts the current one (fewer entries, a lower slippage bound). */
+function onlyRestricts(next: StaticArray<u64>, cur: StaticArray<u64>): bool {
+  return toU32(next[F_SLIPPAGE]) <= toU32(cur[F_SLIPPAGE]) &&
+    subset(next[F_EXECUTORS], cur[F_EXECUTORS]) && subset(next[F_POOLS], cur[F_POOLS]) &&
+    subset(next[F_ROUTERS], cur[F_ROUTERS]) && subset(next[F_TOKENS], cur[F_TOKENS]);
+}
+
+/** The new config only lowers the brakes (deposit_cap, max_draw_per_keeper); all else equal. */
+function onlyBrakes(next: StaticArray<u64>, cur: StaticArray<u64>): bool {
+  return !I128.fromVal(next[C_CAP]).gt(I128.fromVal(cur[C_CAP])) &&
+    !I128.fromVal(next[C_MAX_DRAW]).gt(I128.fromVal(cur[C_MAX_DRAW])) &&
+    I128.fromVal(next[C_MIN_FILL]).eq(I128.fromVal(cur[C_MIN_FILL])) &&
+    toU64(next[C_DELAY]) == toU64(cur[C_DELAY]) && toU64(next[C_UNLOCK]) == toU64(cur[C_UNLOCK]) &&
+    toU64(next[C_COOLDOWN]) == toU64(cur[C_COOLDOWN]);
+}
+
+// --- profit lock
+
+class Lock {
+  amount: I128 = I128.zero();
+  from: u64 = 0;
+  until: u64 = 0;
+}
+
+function loadLock(): Lock {
+  const l = new Lock();
+  if (!has(keyLock(), INSTANCE)) return l;
+  const v = lockSchema().decode(get(keyLock(), INSTANCE));
+  l.amount = I128.fromVal(v[0]);
+  l.from = toU64(v[1]);
+  l.until = toU64(v[2]);
+  return l;
+}
+
+/** Profit still locked at `now`: ceil(amount · (until − now) / (until − from)), never rising. */
+function lockedAt(l: Lock, now: u64): I128 {
+  if (now >= l.until || l.amount.isZero()) return I128.zero();
+  return mulDivCeil(l.amount, I128.of((l.until - now) as i64), I128.of((l.until - l.from) as i64));
+}
+
+/**
+ * Locks a flash's profit: the rest still locked and the new profit unlock together, over the
+ * amount-weighted average of their remaining times (new profit: `unlockSecs`). The unlocked
+ * total, and so the share price, is the same just before and just after.
+ */
+function lockProfit(profit: I128, unlockSecs: u64): void {
+  const now = ledgerTimestamp();
+  const l = loadLock();
+  const rest = lockedAt(l, now);
+  const total = add(rest, profit);
+  if (total.isZero()) return;
+  const restTime: u64 = rest.isZero() ? 0 : l.until - now;
+  const weighted = add(
+    mulDiv(rest, I128.of(restTime as i64), I128.of(1)),
+    mulDiv(profit, I128.of(unlockSecs as i64), I128.of(1)),
+  );
+  const period = mulDiv(weighted, I128.of(1), total);
+  const v = lockSchema().values();
+  v[0] = total.toVal();
+  v[1] = fromU64(now);
+  v[2] = fromU64(now + period.lo);
+  put(keyLock(), lockSchema().encode(v), INSTANCE);
+}
+
+/** Capital that prices shares: total_usdc less the profit still locked. */
+function unlockedUsdc(s: State): I128 {
+  return sub(s.usdc, lockedAt(loadLock(), ledgerTimestamp()));
 }
 
 function usdc(): u64 {
   return get(keyUsdc(), INSTANCE);
 }
 
-/** USDC the shares are worth now, floored (0 when there are no shares). */
+/** USDC the shares are worth now (unlocked capital only), floored (0 when there are none). */
 function sharesToAssets(s: State, shares: I128): I128 {
-  return s.shares.isZero() ? I128.zero() : mulDiv(shares, s.usdc, s.shares);
+  return s.shares.isZero() ? I128.zero() : mulDiv(shares, unlockedUsdc(s), s.shares);
 }
 
 export function __constructor(
@@ -211,7 +398,7 @@ export function __constructor(
   expectAddress(usdc_token);
   validateConfig(configSchema().decode(config));
   validatePolicy(policy);
-  put(keyAdmin(), admin, INSTANCE);
+  initAdmin(admin);
   put(keyUsdc(), usdc_token, INSTANCE);
   put(keyConfig(), config, INSTANCE);
   put(keyPolicy(), policy, INSTANCE);
@@ -226,21 +413,80 @@ export function __constructor(
   return VOID;
 }
 
+/**
+ * Admin: a policy that only restricts the one in force applies now (and drops a queued one);
+ * any other is queued and applies `policy_delay` seconds later (replacing a queued one).
+ */
 export function set_flash_policy(policy: u64): u64 {
-  requireAuth(get(keyAdmin(), INSTANCE));
+  requireAdmin();
   validatePolicy(policy);
-  put(keyPolicy(), policy, INSTANCE);
+  settle(keyPendingPolicy(), pendingPolicySchema(), keyPolicy());
+  const cur = policySchema().decode(get(keyPolicy(), INSTANCE));
+  if (onlyRestricts(policySchema().decode(policy), cur)) {
+    put(keyPolicy(), policy, INSTANCE);
+    if (has(keyPendingPolicy(), INSTANCE)) del(keyPendingPolicy(), INSTANCE);
+    event("set_flash_policy", VOID, policy);
+  } else {
+    queue(keyPendingPolicy(), pendingPolicySchema(), policy, "policy_queued");
+  }
   bumpInstance();
-  event("set_flash_policy", VOID, policy);
   return VOID;
 }
 
 export function get_flash_policy(): u64 {
-  return get(keyPolicy(), INSTANCE);
+  return policyInForce();
+}
+
+export function get_pending_flash_policy(): u64 {
+  return waitingPending(keyPendingPolicy(), pendingPolicySchema());
+}
+
+export function get_pending_config(): u64 {
+  return waitingPending(keyPendingConfig(), pendingConfigSchema());
+}
+
+/** Admin: drops every queued change that has not applied yet. */
+export function cancel_pending(): u64 {
+  requireAdmin();
+  settle(keyPendingPolicy(), pendingPolicySchema(), keyPolicy());
+  settle(keyPendingConfig(), pendingConfigSchema(), keyConfig());
+  const any = has(keyPendingPolicy(), INSTANCE) || has(keyPendingConfig(), INSTANCE);
+  if (!any) fail(E.NothingPending);
+  if (has(keyPendingPolicy(), INSTANCE)) del(keyPendingPolicy(), INSTANCE);
+  if (has(keyPendingConfig(), INSTANCE)) del(keyPendingConfig(), INSTANCE);
+  bumpInstance();
+  event("pending_cancelled", VOID, VOID);
+  return VOID;
+}
+
+export function get_admin(): u64 {
+  return adminOrVoid();
+}
+
+export function get_pending_admin(): u64 {
+  return pendingAdminOrVoid();
+}
+
+export function propose_admin(new_admin: u64): u64 {
+  proposeAdmin(new_admin);
+  bumpInstance();
+  return VOID;
+}
+
+export function accept_admin(): u64 {
+  acceptAdmin();
+  bumpInstance();
+  return VOID;
+}
+
+export function renounce_admin(): u64 {
+  renounceAdmin();
+  bumpInstance();
+  return VOID;
 }
 
 export function set_registry(registry: u64): u64 {
-  requireAuth(get(keyAdmin(), INSTANCE));
+  requireAdmin();
   if (has(keyRegistry(), INSTANCE)) fail(E.AlreadyInitialized);
   put(keyRegistry(), expectAddress(registry), INSTANCE);
   bumpInstance();
@@ -248,12 +494,23 @@ export function set_registry(registry: u64): u64 {
   return VOID;
 }
 
+/**
+ * Admin: a config that only lowers deposit_cap and/or max_draw_per_keeper (the brakes) applies
+ * now (and drops a queued config); any other is queued for `policy_delay` seconds.
+ */
 export function set_config(config: u64): u64 {
-  requireAuth(get(keyAdmin(), INSTANCE));
-  validateConfig(configSchema().decode(config));
-  put(keyConfig(), config, INSTANCE);
+  requireAdmin();
+  const next = configSchema().decode(config);
+  validateConfig(next);
+  settle(keyPendingConfig(), pendingConfigSchema(), keyConfig());
+  if (onlyBrakes(next, configSchema().decode(get(keyConfig(), INSTANCE)))) {
+    put(keyConfig(), config, INSTANCE);
+    if (has(keyPendingConfig(), INSTANCE)) del(keyPendingConfig(), INSTANCE);
+    event("set_config", VOID, config);
+  } else {
+    queue(keyPendingConfig(), pendingConfigSchema(), config, "config_queued");
+  }
   bumpInstance();
-  event("set_config", VOID, config);
   return VOID;
 }
 
@@ -278,8 +535,10 @@ export function deposit(depositor: u64, amount: u64): u64 {
     minted = sub(amt, locked);
     if (!minted.isPos()) fail(E.ZeroShares);
   } else {
-    if (st.usdc.isZero()) fail(E.PoolInsolvent);
-    minted = mulDiv(amt, st.shares, st.usdc);
+    // Priced with unlocked capital: profit still locked is not for sale to a newcomer.
+    const unlocked = unlockedUsdc(st);
+    if (!unlocked.isPos()) fail(E.PoolInsolvent);
+    minted = mulDiv(amt, st.shares, unlocked);
     if (minted.isZero()) fail(E.ZeroShares);
   }
 
@@ -363,7 +622,7 @@ export function flash(
   toU64(response_time_ms);
   // Only admin-listed executors: any other contract could repay exactly `amount` and keep the
   // liquidation's profit (a free flash loan of depositors' capital).
-  const policy = get(keyPolicy(), INSTANCE);
+  const policy = policyInForce();
   if (!vecContains(policySchema().decode(policy)[F_EXECUTORS], executor)) {
     fail(E.ExecutorNotAllowed);
   }
@@ -394,9 +653,12 @@ export function flash(
   st.usdc = add(st.usdc, profit);
   st.profit = add(st.profit, profit);
   storeState(st);
+  if (profit.isPos()) lockProfit(profit, toU64(cfg[C_UNLOCK]));
   bumpInstance();
 
-  const rec: StaticArray<u64> = [self, keeper, TRUE, profit.toVal(), response_time_ms];
+  // A fill counts on the leaderboard only when it booked at least min_fill_profit.
+  const filled = !profit.lt(I128.fromVal(cfg[C_MIN_FILL]));
+  const rec: StaticArray<u64> = [self, keeper, fromBool(filled), profit.toVal(), response_time_ms];
   invoke(registry, "record_execution", vecOf(rec));
   const d: StaticArray<u64> = [amount, add(amt, profit).toVal(), profit.toVal(), executor];
   event("flash", keeper, vecOf(d));
@@ -409,11 +671,21 @@ function registryStake(info: u64): I128 {
 }
 
 export function get_state(): u64 {
-  return stateVal(loadState());
+  const s = loadState();
+  const l = loadLock();
+  const locked = lockedAt(l, ledgerTimestamp());
+  const v = viewSchema().values();
+  v[0] = s.active.toVal();
+  v[1] = locked.toVal();
+  v[2] = s.profit.toVal();
+  v[3] = s.shares.toVal();
+  v[4] = s.usdc.toVal();
+  v[5] = fromU64(locked.isZero() ? 0 : l.until);
+  return viewSchema().encode(v);
 }
 
 export function get_config(): u64 {
-  return get(keyConfig(), INSTANCE);
+  return configValInForce();
 }
 
 export function get_depositor(depositor: u64): u64 {
@@ -436,9 +708,6 @@ export function get_usdc(): u64 {
   return usdc();
 }
 
-export function get_admin(): u64 {
-  return get(keyAdmin(), INSTANCE);
-}
 
 /** Cumulative realized losses: always 0 since flash (no loss path); kept for API stability. */
 export function get_total_loss(): u64 {
