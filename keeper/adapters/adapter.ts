@@ -48,9 +48,10 @@
  * @module
  */
 import type { Account, Keypair, xdr } from "@stellar/stellar-sdk";
+import type { AuthShape } from "../chain/auth_guard.ts";
 import type { ChainRpc } from "../chain/rpc.ts";
 
-export type { ChainRpc };
+export type { AuthShape, ChainRpc };
 
 /** Lowest task priority. */
 export const MIN_PRIORITY = 0;
@@ -104,6 +105,14 @@ export interface FlashOutcome {
 
 /** Options of {@link VaultClient.flash}. */
 export interface FlashOptions {
+  /**
+   * REQUIRED: what your executor's `exec` may have the keeper authorize beneath it — the calls
+   * you planned, with their contracts, functions and arguments (`keeper/chain/auth_guard.ts`).
+   * The vault client adds the rest of the tree itself: the root `flash(…)` exactly as sent and
+   * `executor.exec(keeper, vault, usdc, amount, data, policy)`. Anything the simulation records
+   * outside it is refused (`UnexpectedAuthError`) and nothing is signed.
+   */
+  auth: AuthShape;
   /** Send only when the simulated profit is at least this (default 1 unit: strictly positive). */
   minProfit?: bigint;
   /** The keeper account with its current sequence number (saves a read on a latency-critical path). */
@@ -146,7 +155,7 @@ export interface VaultClient {
     amount: bigint,
     data: xdr.ScVal,
     responseTimeMs: number,
-    opts?: FlashOptions,
+    opts: FlashOptions,
   ): Promise<FlashOutcome>;
   /**
    * The vault's {@link FlashPolicy}, read now (the admin may change it at any time). Check it
