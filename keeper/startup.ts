@@ -196,7 +196,7 @@ export async function prepareChain(
 function logAuthRefusal(ctx: KeeperContext, err: UnexpectedAuthError): void {
   ctx.recordError("auth_refused", err, {
     level: "error",
-    msg: `refused to sign ${err.txCall ?? "a transaction"}: ${err.reason}`,
+    msg: `refused to sign ${err.txCall ?? "a transaction"}: ${err.summary}`,
     fields: {
       reason: err.reason,
       refused_contract: err.contract,

@@ -125,14 +125,17 @@ export class UnexpectedAuthError extends Error {
   /** The call the keeper was about to send (set by `invokeContract`). */
   txCall?: string;
 
+  /** The refused invocation, where it sits and why: the message without its prefix. */
+  get summary(): string {
+    return `${this.invocation} (at ${this.path}): ${this.reason}`;
+  }
+
   constructor(
     /** Why it was refused, in words. */
     readonly reason: string,
     at: { contract: string; fn: string; path: string; invocation: string },
   ) {
-    super(
-      `refused to sign: ${at.fn}${at.contract ? ` on ${at.contract}` : ""} (${at.path}): ${reason}`,
-    );
+    super(`refused to sign: ${at.invocation} (at ${at.path}): ${reason}`);
     this.name = "UnexpectedAuthError";
     this.contract = at.contract;
     this.fn = at.fn;

@@ -423,7 +423,7 @@ async function onFlashFailure(
       details: {
         user: c.user,
         reason: `refused to sign: ${err.reason}`,
-        refused_call: `${err.fn} on ${err.contract}`,
+        refused_invocation: err.invocation,
         refused_path: err.path,
       },
     });
