@@ -117,19 +117,33 @@ export function exactArgs(expected: readonly xdr.ScVal[]): ArgsCheck {
   };
 }
 
+const PROGRESS = Symbol("progress");
+type Progress = (args: readonly xdr.ScVal[], site: CallSite) => number;
+
 /** Named positional argument checks (names only serve the refusal's wording). */
 export function argsOf(...checks: [name: string, check: ArgCheck][]): ArgsCheck {
-  return (args, site) => {
+  // How many leading arguments pass: among several refusals of one call, the closest plan wins.
+  const progress: Progress = (args, site) => {
+    let i = 0;
+    while (i < checks.length && i < args.length && !checks[i][1](args[i], site)) i++;
+    return i;
+  };
+  const check: ArgsCheck = (args, site) => {
     if (args.length !== checks.length) {
       return `${args.length} arguments, expected ${checks.length}`;
     }
-    for (let i = 0; i < checks.length; i++) {
-      const [name, check] = checks[i];
-      const why = check(args[i], site);
-      if (why) return `argument \`${name}\` ${why}`;
-    }
-    return undefined;
+    const i = progress(args, site);
+    if (i === checks.length) return undefined;
+    const [name, c] = checks[i];
+    return `argument \`${name}\` ${c(args[i], site)}`;
   };
+  return Object.assign(check, { [PROGRESS]: progress });
+}
+
+/** How close `args` came to passing `check` (leading arguments accepted; 0 when unknown). */
+function progressOf(check: ArgsCheck, args: readonly xdr.ScVal[], site: CallSite): number {
+  const p = (check as ArgsCheck & { [PROGRESS]?: Progress })[PROGRESS];
+  return p ? p(args, site) : 0;
 }
 
 /** Argument checks for {@link argsOf}. */
@@ -231,6 +245,8 @@ interface Refusal {
   inv: Inv;
   /** Function names from the root to the refused invocation, e.g. "flash › exec › submit". */
   path: string;
+  /** How close the refused call came to its pattern (arguments accepted; Infinity: all). */
+  closeness?: number;
 }
 
 /**
@@ -327,8 +343,9 @@ function matchNode(
   }
   const site: CallSite = { contract: inv.contract, fn: inv.fn, parent };
   const why = pat.args(inv.args, site);
-  if (why) return { reason: why, inv, path: here };
-  return matchList(inv.subs, pat.subs ?? [], inv.contract, here);
+  if (why) return { reason: why, inv, path: here, closeness: progressOf(pat.args, inv.args, site) };
+  const below = matchList(inv.subs, pat.subs ?? [], inv.contract, here);
+  return below && { ...below, closeness: Infinity };
 }
 
 function sameTarget(inv: Inv, pat: AuthCall): boolean {
@@ -352,12 +369,13 @@ function matchList(
   const candidates: number[][] = [];
   for (const inv of invs) {
     const ok: number[] = [];
+    // The refusal of the pattern the call came closest to (the most telling reason).
     let first: Refusal | undefined;
     for (let j = 0; j < pats.length; j++) {
       if (!sameTarget(inv, pats[j])) continue;
       const r = matchNode(inv, pats[j], parent, path);
-      if (r) first ??= r;
-      else ok.push(j);
+      if (!r) ok.push(j);
+      else if (!first || (r.closeness ?? 0) > (first.closeness ?? 0)) first = r;
     }
     if (ok.length === 0) {
       if (first) return first;
@@ -365,7 +383,7 @@ function matchList(
       if (inv.create) {
         return { reason: "a create-contract authorization is never signed", inv, path: here };
       }
-      const allowed = pats.map(describePattern);
+      const allowed = [...new Set(pats.map(describePattern))];
       return {
         reason: `unexpected call: ${
           allowed.length === 0
