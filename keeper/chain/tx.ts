@@ -5,6 +5,11 @@
  * {@link TxExpiredError} —, {@link TxPendingError} when the outcome is unknown), so callers
  * branch on facts, not on message substrings.
  *
+ * The keeper signs only what it meant (issue 20): the simulation's recorded authorization entries
+ * are checked against the shape the caller states (`invokeContract`'s required `auth`,
+ * `auth_guard.ts`) before the transaction is assembled and signed; anything unplanned is
+ * {@link UnexpectedAuthError}, reported to `onAuthRefused`, and nothing is sent.
+ *
  * Coping with a real network (stellar-core's queue behind stellar-rpc):
  * - every transaction carries a ledger bound (`maxLedger` = latest + `validForLedgers`), so a
  *   NOT_FOUND transaction is polled until it is included or the bound has passed — then it can
