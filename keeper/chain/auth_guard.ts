@@ -396,7 +396,27 @@ function matchList(
     }
     candidates.push(ok);
   }
+  const tooMany = (i: number): Refusal => {
+    const inv = invs[i];
+    const allowed = candidates[i].map((j) => pats[j].max ?? 1).reduce((a, b) => a + b, 0);
+    return {
+      reason: `one ${inv.fn} more than planned here (at most ${allowed})`,
+      inv,
+      path: path ? `${path} › ${label(inv)}` : label(inv),
+    };
+  };
   const used = pats.map(() => 0);
+  // More calls than every allowed call's `max` together can never fit: name the first that
+  // overflows (first fit). This also bounds the search below to a handful of siblings, whatever
+  // a hostile contract records.
+  const capacity = pats.reduce((n, p) => n + (p.max ?? 1), 0);
+  if (invs.length > capacity) {
+    for (let i = 0; i < invs.length; i++) {
+      const j = candidates[i].find((j) => used[j] < (pats[j].max ?? 1));
+      if (j === undefined) return tooMany(i);
+      used[j]++;
+    }
+  }
   let deepest = 0;
   const assign = (i: number): boolean => {
     deepest = Math.max(deepest, i);
@@ -409,15 +429,7 @@ function matchList(
     }
     return false;
   };
-  if (assign(0)) return undefined;
-  const inv = invs[deepest];
-  return {
-    reason: `one ${inv.fn} more than planned here (at most ${
-      candidates[deepest].map((j) => pats[j].max ?? 1).reduce((a, b) => a + b, 0)
-    })`,
-    inv,
-    path: path ? `${path} › ${label(inv)}` : label(inv),
-  };
+  return assign(0) ? undefined : tooMany(deepest);
 }
 
 function describePattern(p: AuthCall): string {

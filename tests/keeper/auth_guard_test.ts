@@ -238,6 +238,11 @@ Deno.test("auth guard: unplanned asset, another contract, wrong function, amount
     src(flashTree([transfer(usdc, keeper, pool, amount), transfer(usdc, keeper, pool, 1n)])),
   ]);
   assert.match(twice.reason, /one transfer more than planned here \(at most 1\)/);
+  // A flood of planned-looking calls is refused as fast (the search is bounded by the plan).
+  const flood = refusal([
+    src(flashTree(Array.from({ length: 200 }, () => transfer(usdc, keeper, pool, 1n)))),
+  ]);
+  assert.match(flood.reason, /one transfer more than planned here \(at most 1\)/);
   // The liquidator's allowance set twice.
   assert.match(
     refusal([
