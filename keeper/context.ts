@@ -32,7 +32,7 @@ export interface KeeperContext extends ApiContext {
   /**
    * Records an error: `keeper_errors_total{kind,adapter}`, the state's error count, and a log line
    * (`warn` unless `level` says otherwise). Kinds used by the keeper: get_tasks, execute, recovery,
-   * swap, registration, refresh, cycle, keep_alive.
+   * swap, registration, refresh, cycle, keep_alive, auth_refused.
    */
   recordError(
     kind: string,

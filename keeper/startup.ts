@@ -20,7 +20,7 @@
 import { AllocationAdapter } from "./adapters/allocation/mod.ts";
 import type { Adapter, Result, Task } from "./adapters/adapter.ts";
 import { flashPolicyProblem, LendingPoolAdapter } from "./adapters/lending_pool/mod.ts";
-import { describeError } from "./chain/errors.ts";
+import { describeError, type UnexpectedAuthError } from "./chain/errors.ts";
 import { ChainRpc } from "./chain/rpc.ts";
 import type { InvokeOptions } from "./chain/tx.ts";
 import { keepAlive } from "./chain/ttl.ts";
@@ -109,8 +109,16 @@ export async function prepareChain(
     timeoutMs: opts.rpcTimeoutMs,
   });
   const keypair = config.keypair;
-  // Every transaction bids its inclusion fee from getFeeStats within the configured ceiling.
-  opts = { ...opts, invoke: { maxInclusionFee: config.maxInclusionFee, ...opts.invoke } };
+  // Every transaction bids its inclusion fee from getFeeStats within the configured ceiling,
+  // and every authorization the keeper refuses to sign is logged with its reason.
+  opts = {
+    ...opts,
+    invoke: {
+      maxInclusionFee: config.maxInclusionFee,
+      onAuthRefused: (err) => logAuthRefusal(ctx, err),
+      ...opts.invoke,
+    },
+  };
   const vault = new VaultContract(chain, keypair, config.vaultContract, opts.invoke);
   const registry = new RegistryContract(chain, config.registryContract, opts.invoke);
 
@@ -179,6 +187,25 @@ export async function prepareChain(
     dex: dex ? dex.venues.map((v) => v.name) : null,
   });
   return { chain, vault, registry, adapters, lending, dex, registration };
+}
+
+/**
+ * Logs (at error level, kind `auth_refused`) a transaction the keeper refused to sign because its
+ * simulation asked for an authorization the keeper did not plan: nothing was sent.
+ */
+function logAuthRefusal(ctx: KeeperContext, err: UnexpectedAuthError): void {
+  ctx.recordError("auth_refused", err, {
+    level: "error",
+    msg: `refused to sign ${err.txCall ?? "a transaction"}: ${err.summary}`,
+    fields: {
+      reason: err.reason,
+      refused_contract: err.contract,
+      refused_fn: err.fn,
+      refused_path: err.path,
+      refused_invocation: err.invocation,
+      tx_call: err.txCall ?? null,
+    },
+  });
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   FlashUnprofitableError,
   type VaultClient,
 } from "./adapters/adapter.ts";
+import { argsOf, type AuthShape, call, is, sacTransfer } from "./chain/auth_guard.ts";
 import type { ChainRpc } from "./chain/rpc.ts";
 import { big, native, sv } from "./chain/scval.ts";
 import { invokeContract, type InvokeOptions, type InvokeResult, simulateRead } from "./chain/tx.ts";
@@ -36,6 +37,39 @@ export interface VaultConfig {
   max_draw_per_keeper: bigint;
 }
 
+/** The facts of one flash, for {@link flashAuthShape}. */
+export interface FlashCall {
+  keeper: string;
+  vault: string;
+  /** The vault's USDC (`get_usdc`). */
+  usdc: string;
+  executor: string;
+  amount: bigint;
+  data: xdr.ScVal;
+}
+
+/**
+ * What a flash may ask the keeper to authorize beneath its root `flash(…)`: the vault's own
+ * call `executor.exec(keeper, vault, usdc, amount, data, policy)` (the policy is the vault's to
+ * pass), and beneath it only `execAuth`, the executor's planned calls.
+ */
+export function flashAuthShape(f: FlashCall, execAuth: AuthShape): AuthShape {
+  const exec = call(
+    f.executor,
+    "exec",
+    argsOf(
+      ["keeper", is.address(f.keeper, "the keeper")],
+      ["vault", is.address(f.vault, "the vault")],
+      ["usdc", is.address(f.usdc, "the vault's USDC")],
+      ["amount", is.value(sv.i128(f.amount))],
+      ["data", is.value(f.data)],
+      ["policy", is.any()],
+    ),
+    { subs: execAuth.subs },
+  );
+  return { subs: [exec] };
+}
+
 /** Vault calls signed by the keeper. */
 export class VaultContract {
   readonly id: string;
@@ -43,6 +77,7 @@ export class VaultContract {
   readonly #keypair: Keypair;
   readonly #invoke: InvokeOptions;
   #methods: Promise<Set<string> | undefined> | undefined;
+  #usdc: Promise<string> | undefined;
 
   constructor(chain: ChainRpc, keypair: Keypair, vaultId: string, invoke: InvokeOptions = {}) {
     this.id = vaultId;
@@ -78,19 +113,35 @@ export class VaultContract {
     return big(native(r.retval));
   }
 
+  /** The vault's USDC contract (`get_usdc`, read once). */
+  usdc(): Promise<string> {
+    this.#usdc ??= simulateRead(this.#chain, this.id, "get_usdc").then((r) => native(r.retval));
+    this.#usdc.catch(() => (this.#usdc = undefined)); // read again next time
+    return this.#usdc;
+  }
+
   /**
    * `flash(keeper, executor, amount, data, response_time_ms)` in one transaction signed by the
-   * keeper (the source account, so its signature covers every nested transfer the executor
-   * makes). Sent only when the simulated profit reaches `minProfit` (default 1).
+   * keeper (the source account, so its signature covers every nested call recorded for it:
+   * only those {@link flashAuthShape} allows are accepted). Sent only when the simulated profit
+   * reaches `minProfit` (default 1).
    */
   async flash(
     executor: string,
     amount: bigint,
     data: xdr.ScVal,
     responseTimeMs: number,
-    opts: FlashOptions = {},
+    opts: FlashOptions,
   ): Promise<FlashOutcome> {
     const min = opts.minProfit ?? 1n;
+    const auth = flashAuthShape({
+      keeper: this.#keypair.publicKey(),
+      vault: this.id,
+      usdc: await this.usdc(),
+      executor,
+      amount,
+      data,
+    }, opts.auth);
     const r = await invokeContract(
       this.#chain,
       this.#keypair,
@@ -99,6 +150,7 @@ export class VaultContract {
       this.#flashArgs(executor, amount, data, responseTimeMs),
       {
         ...this.#invoke,
+        auth,
         account: opts.account,
         beforeSend: (sim) => {
           const p = big(native(sim.retval));
@@ -139,6 +191,8 @@ export class VaultContract {
 
   /** `get_flash_policy()`: executors, pools, routers and the oracle slippage bound. */
   async getFlashPolicy(): Promise<FlashPolicy> {
+    // A flash follows: have the vault's USDC (for its authorization shape) read by then.
+    this.usdc().catch(() => {});
     const r = await simulateRead(this.#chain, this.id, "get_flash_policy");
     const v = native<Record<string, unknown>>(r.retval);
     const list = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
@@ -190,12 +244,23 @@ export class RegistryContract {
     this.#invoke = invoke;
   }
 
-  /** `register(operator, name)`, signed by the operator. */
-  register(keypair: Keypair, name: string): Promise<InvokeResult> {
+  /**
+   * `register(operator, name)`, signed by the operator. Its only nested authorization is the
+   * stake: `usdc_token.transfer(operator, registry, min_stake)` with the registry's own
+   * configuration (read first).
+   */
+  async register(keypair: Keypair, name: string): Promise<InvokeResult> {
+    const me = keypair.publicKey();
+    const config = await this.getConfig();
+    const stake = big(config.min_stake);
+    const usdc = String(config.usdc_token);
+    const auth: AuthShape = {
+      subs: [sacTransfer(usdc, me, is.address(this.id, "the registry"), stake)],
+    };
     return invokeContract(this.#chain, keypair, this.id, "register", [
-      sv.address(keypair.publicKey()),
+      sv.address(me),
       sv.string(name),
-    ], this.#invoke);
+    ], { ...this.#invoke, auth });
   }
 
   /** `get_keepers()`. */

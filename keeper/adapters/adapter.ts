@@ -32,11 +32,24 @@
  *   operator risks only fees. `flash` simulates first and sends only when the simulated profit
  *   reaches `minProfit` (default 1 unit); `simulateFlash` just simulates. An adapter that needs
  *   no capital returns 0 from {@link Adapter.estimateCapital} and never touches the vault client.
+ * - State the authorization of every transaction you send (issue 20): the keeper is the source
+ *   account, so its signature authorizes every entry a simulation records for it — whatever a
+ *   called contract asked for. `invokeContract` requires `auth` and `VaultClient.flash` requires
+ *   `opts.auth`: the allowed invocation tree (contract, function, argument checks, allowed
+ *   sub-invocations; `keeper/chain/auth_guard.ts`), derived from what you planned, never from the
+ *   simulation. Use `ROOT_ONLY` when nothing nested needs the keeper. Anything else the simulation
+ *   records — another contract, function, spender, recipient, asset or amount, an extra nested
+ *   call, someone else's credentials, a create-contract authorization — is refused with
+ *   `UnexpectedAuthError` and logged (kind `auth_refused`); nothing is signed or sent. For a
+ *   flash, state what your executor's `exec` may have the keeper authorize: the vault client adds
+ *   the root `flash` and the `exec` call. See keeper/README.md, "What the keeper signs".
  * - Amounts are `bigint` in the token's smallest unit (USDC: 7 decimals, 1 USDC = 10^7).
  *
  * A minimal adapter:
  * ```ts
  * import type { Adapter, Task } from "./adapter.ts";
+ * // Sends nothing, so states no authorization (an adapter that sends passes `auth`, e.g.
+ * // `invokeContract(rpc, kp, c, "poke", [], { auth: ROOT_ONLY })`).
  * export const noop: Adapter<{ id: string }> = {
  *   name: () => "noop",
  *   getTasks: async () => [{ priority: 1, estProfit: 0, data: { id: "x" } }],
@@ -48,9 +61,10 @@
  * @module
  */
 import type { Account, Keypair, xdr } from "@stellar/stellar-sdk";
+import type { AuthShape } from "../chain/auth_guard.ts";
 import type { ChainRpc } from "../chain/rpc.ts";
 
-export type { ChainRpc };
+export type { AuthShape, ChainRpc };
 
 /** Lowest task priority. */
 export const MIN_PRIORITY = 0;
@@ -104,6 +118,14 @@ export interface FlashOutcome {
 
 /** Options of {@link VaultClient.flash}. */
 export interface FlashOptions {
+  /**
+   * REQUIRED: what your executor's `exec` may have the keeper authorize beneath it — the calls
+   * you planned, with their contracts, functions and arguments (`keeper/chain/auth_guard.ts`).
+   * The vault client adds the rest of the tree itself: the root `flash(…)` exactly as sent and
+   * `executor.exec(keeper, vault, usdc, amount, data, policy)`. Anything the simulation records
+   * outside it is refused (`UnexpectedAuthError`) and nothing is signed.
+   */
+  auth: AuthShape;
   /** Send only when the simulated profit is at least this (default 1 unit: strictly positive). */
   minProfit?: bigint;
   /** The keeper account with its current sequence number (saves a read on a latency-critical path). */
@@ -137,16 +159,17 @@ export interface VaultClient {
     responseTimeMs: number,
   ): Promise<bigint>;
   /**
-   * Simulates, and sends `vault.flash(...)` only when the simulated profit ≥ `minProfit`
-   * (otherwise {@link FlashUnprofitableError}, nothing sent). A failed simulation or transaction
-   * throws (and moved nothing: the flash reverts as a whole).
+   * Simulates, checks the recorded authorization against `opts.auth` (otherwise
+   * `UnexpectedAuthError`, nothing signed), and sends `vault.flash(...)` only when the simulated
+   * profit ≥ `minProfit` (otherwise {@link FlashUnprofitableError}, nothing sent). A failed
+   * simulation or transaction throws (and moved nothing: the flash reverts as a whole).
    */
   flash(
     executor: string,
     amount: bigint,
     data: xdr.ScVal,
     responseTimeMs: number,
-    opts?: FlashOptions,
+    opts: FlashOptions,
   ): Promise<FlashOutcome>;
   /**
    * The vault's {@link FlashPolicy}, read now (the admin may change it at any time). Check it

@@ -107,6 +107,43 @@ export class TxPendingError extends Error {
   }
 }
 
+/**
+ * The simulation recorded an authorization the keeper did not plan (`keeper/chain/auth_guard.ts`):
+ * another contract, function, spender, recipient, asset or amount, an extra nested call, an
+ * entry for someone else's credentials, a create-contract authorization. Nothing was signed or
+ * sent.
+ */
+export class UnexpectedAuthError extends Error {
+  /** Contract of the refused invocation ("" for a create-contract authorization). */
+  readonly contract: string;
+  /** Function of the refused invocation. */
+  readonly fn: string;
+  /** Function names from the transaction's root to the refused invocation ("flash › exec › submit"). */
+  readonly path: string;
+  /** The refused invocation with its arguments, for the log. */
+  readonly invocation: string;
+  /** The call the keeper was about to send (set by `invokeContract`). */
+  txCall?: string;
+
+  /** The refused invocation, where it sits and why: the message without its prefix. */
+  get summary(): string {
+    return `${this.invocation} (at ${this.path}): ${this.reason}`;
+  }
+
+  constructor(
+    /** Why it was refused, in words. */
+    readonly reason: string,
+    at: { contract: string; fn: string; path: string; invocation: string },
+  ) {
+    super(`refused to sign: ${at.invocation} (at ${at.path}): ${reason}`);
+    this.name = "UnexpectedAuthError";
+    this.contract = at.contract;
+    this.fn = at.fn;
+    this.path = at.path;
+    this.invocation = at.invocation;
+  }
+}
+
 /** Spec error: the auction was filled (or removed) before this keeper's fill landed. */
 export class ErrAlreadyFilled extends Error {
   constructor(message = "auction already filled by another keeper") {

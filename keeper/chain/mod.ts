@@ -4,6 +4,7 @@
  *
  * @module
  */
+export * from "./auth_guard.ts";
 export * from "./errors.ts";
 export * from "./ledger.ts";
 export * from "./rpc.ts";

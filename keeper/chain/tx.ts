@@ -5,6 +5,11 @@
  * {@link TxExpiredError} —, {@link TxPendingError} when the outcome is unknown), so callers
  * branch on facts, not on message substrings.
  *
+ * The keeper signs only what it meant (issue 20): the simulation's recorded authorization entries
+ * are checked against the shape the caller states (`invokeContract`'s required `auth`,
+ * `auth_guard.ts`) before the transaction is assembled and signed; anything unplanned is
+ * {@link UnexpectedAuthError}, reported to `onAuthRefused`, and nothing is sent.
+ *
  * Coping with a real network (stellar-core's queue behind stellar-rpc):
  * - every transaction carries a ledger bound (`maxLedger` = latest + `validForLedgers`), so a
  *   NOT_FOUND transaction is polled until it is included or the bound has passed — then it can
@@ -34,6 +39,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
+import { type AuthShape, checkAuthEntries, rootCall } from "./auth_guard.ts";
 import {
   ContractCallError,
   type HostErrorCode,
@@ -42,6 +48,7 @@ import {
   TxExpiredError,
   TxPendingError,
   TxRejectedError,
+  UnexpectedAuthError,
 } from "./errors.ts";
 import { ledgerNow } from "./ledger.ts";
 import type { ChainRpc } from "./rpc.ts";
@@ -116,6 +123,21 @@ export interface InvokeOptions {
   account?: Account;
   /** Called after a successful simulation, right before the transaction is sent. */
   beforeSend?: (sim: SimulationOk) => void | Promise<void>;
+  /**
+   * Told of every refused authorization ({@link UnexpectedAuthError}) before it is thrown: the
+   * keeper logs it with its reason (`keeper/startup.ts`).
+   */
+  onAuthRefused?: (err: UnexpectedAuthError) => void;
+}
+
+/** Options of {@link invokeContract}: the pipeline's, plus the authorization it may sign. */
+export interface CallOptions extends InvokeOptions {
+  /**
+   * REQUIRED: what the call may have the keeper authorize beneath it (`auth_guard.ts`;
+   * `ROOT_ONLY` when nothing nested needs the keeper's authorization). Anything the simulation
+   * records outside it is refused with {@link UnexpectedAuthError}, and nothing is signed.
+   */
+  auth: AuthShape;
 }
 
 /** Default ceiling of the inclusion fee, stroops (0.001 XLM). */
@@ -188,7 +210,9 @@ export interface InvokeResult {
 
 /**
  * Calls `contractId.fn(args)` in a transaction signed by `keypair` (the transaction source;
- * Soroban auth for the keypair's address is satisfied by source-account credentials).
+ * Soroban auth for the keypair's address is satisfied by source-account credentials). The
+ * simulation's recorded authorizations must fit `opts.auth` (the root call exactly, then only
+ * the planned sub-invocations), otherwise {@link UnexpectedAuthError} and nothing is signed.
  */
 export function invokeContract(
   chain: ChainRpc,
@@ -196,7 +220,7 @@ export function invokeContract(
   contractId: string,
   fn: string,
   args: xdr.ScVal[],
-  opts: InvokeOptions = {},
+  opts: CallOptions,
 ): Promise<InvokeResult> {
   return withSourceLock(
     chain,
@@ -211,7 +235,7 @@ async function invokeLocked(
   contractId: string,
   fn: string,
   args: xdr.ScVal[],
-  opts: InvokeOptions,
+  opts: CallOptions,
 ): Promise<InvokeResult> {
   const server = chain.server;
   const [account, fee] = await Promise.all([
@@ -237,6 +261,10 @@ async function invokeLocked(
     return invokeLocked(chain, keypair, contractId, fn, args, { ...opts, account: undefined });
   }
   const okSim = sim as rpc.Api.SimulateTransactionSuccessResponse;
+  // Every recorded entry with source-account credentials would be authorized by our signature:
+  // check them against what we planned before anything else (a profit check included).
+  const auth = okSim.result?.auth ?? [];
+  guardAuth(auth, contractId, fn, args, opts);
   await opts.beforeSend?.({
     retval: okSim.result?.retval ?? xdr.ScVal.scvVoid(),
     latestLedger: okSim.latestLedger,
@@ -250,6 +278,10 @@ async function invokeLocked(
       okSim.latestLedger + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
     )
     .build();
+  // What gets signed is what was checked (assembling copies the simulation's entries).
+  if (!sameEntries(assembledAuth(prepared), auth)) {
+    throw new Error("assembled transaction's authorization differs from the checked one");
+  }
   prepared.sign(keypair);
   const sent = await sendAndConfirm(chain, prepared, opts);
   if (sent.failed) {
@@ -268,6 +300,37 @@ async function invokeLocked(
     returnValue: sent.returnValue,
     confirmMs: sent.confirmMs,
   };
+}
+
+/** Checks the recorded entries against `opts.auth`; refusals are reported, then thrown. */
+function guardAuth(
+  entries: readonly xdr.SorobanAuthorizationEntry[],
+  contractId: string,
+  fn: string,
+  args: readonly xdr.ScVal[],
+  opts: CallOptions,
+): void {
+  try {
+    checkAuthEntries(entries, [rootCall(contractId, fn, args, opts.auth)]);
+  } catch (err) {
+    if (err instanceof UnexpectedAuthError) {
+      err.txCall = `${fn} on ${contractId}`;
+      opts.onAuthRefused?.(err);
+    }
+    throw err;
+  }
+}
+
+function assembledAuth(tx: Transaction): xdr.SorobanAuthorizationEntry[] {
+  const op = tx.operations[0] as { auth?: xdr.SorobanAuthorizationEntry[] };
+  return op.auth ?? [];
+}
+
+function sameEntries(
+  a: readonly xdr.SorobanAuthorizationEntry[],
+  b: readonly xdr.SorobanAuthorizationEntry[],
+): boolean {
+  return a.length === b.length && a.every((e, i) => e.toXDR("base64") === b[i].toXDR("base64"));
 }
 
 /**

@@ -12,6 +12,7 @@
  * @module
  */
 import { type Keypair, xdr } from "@stellar/stellar-sdk";
+import { anyContract, argsOf, type AuthShape, call, is, sacTransfer } from "../chain/auth_guard.ts";
 import type { ChainRpc } from "../chain/rpc.ts";
 import { ledgerNow } from "../chain/ledger.ts";
 import { big, native, sv } from "../chain/scval.ts";
@@ -45,8 +46,58 @@ export interface Venue {
 /** Seconds a swap's on-chain deadline lies ahead of the ledger clock. */
 export const SWAP_DEADLINE_SEC = 120;
 
+/**
+ * What a Soroswap swap may have the keeper authorize beneath the router call: the pair pulling
+ * exactly the input, `tokenIn.transfer(keeper, pair, amountIn)`.
+ */
+export function soroswapSwapAuth(
+  keeper: string,
+  tokenIn: string,
+  pair: string,
+  amountIn: bigint,
+): AuthShape {
+  return { subs: [sacTransfer(tokenIn, keeper, is.address(pair, "the pair"), amountIn)] };
+}
+
+/**
+ * What a Phoenix multihop swap may have the keeper authorize beneath the multihop call: one
+ * pool's `swap(keeper, tokenIn, amountIn, …)` (the keeper cannot name the pool the multihop
+ * picks), and beneath it only that pool pulling the input, `tokenIn.transfer(keeper, pool, x)`
+ * with x ≤ amountIn.
+ */
+export function phoenixSwapAuth(keeper: string, tokenIn: string, amountIn: bigint): AuthShape {
+  const poolSwap = call(
+    anyContract("the Phoenix pool of the pair"),
+    "swap",
+    argsOf(
+      ["sender", is.address(keeper, "the keeper")],
+      ["offer_asset", is.address(tokenIn, "the input token")],
+      ["offer_amount", is.value(sv.i128(amountIn))],
+      ["ask_asset_min_amount", is.any()],
+      ["max_spread_bps", is.any()],
+      ["deadline", is.any()],
+      ["max_allowed_fee_bps", is.any()],
+    ),
+    { subs: [sacTransfer(tokenIn, keeper, is.parentContract(), amountIn)] },
+  );
+  return { subs: [poolSwap] };
+}
+
 /** A Soroswap-router venue. */
 export function soroswapVenue(label: string, router: string, opts: InvokeOptions = {}): Venue {
+  const pairs = new Map<string, Promise<string>>();
+  // The pair a swap pulls its input into, from the router (one read per pair, cached).
+  const pairFor = (chain: ChainRpc, a: string, b: string) => {
+    const key = `${a}/${b}`;
+    let p = pairs.get(key);
+    if (!p) {
+      p = simulateRead(chain, router, "router_pair_for", [sv.address(a), sv.address(b)])
+        .then((r) => native<string>(r.retval));
+      p.catch(() => pairs.delete(key));
+      pairs.set(key, p);
+    }
+    return p;
+  };
   return {
     name: `${label} (soroswap)`,
     contractId: router,
@@ -59,14 +110,16 @@ export function soroswapVenue(label: string, router: string, opts: InvokeOptions
       const amounts = native<unknown[]>(r.retval);
       return big(amounts[amounts.length - 1]);
     },
-    swap(chain, keypair, tokenIn, tokenOut, amountIn, minOut) {
+    async swap(chain, keypair, tokenIn, tokenOut, amountIn, minOut) {
+      const me = keypair.publicKey();
+      const pair = await pairFor(chain, tokenIn, tokenOut);
       return invokeContract(chain, keypair, router, "swap_exact_tokens_for_tokens", [
         sv.i128(amountIn),
         sv.i128(minOut),
         sv.addresses([tokenIn, tokenOut]),
-        sv.address(keypair.publicKey()),
+        sv.address(me),
         sv.u64(ledgerNow(chain) + SWAP_DEADLINE_SEC),
-      ], opts);
+      ], { ...opts, auth: soroswapSwapAuth(me, tokenIn, pair, amountIn) });
     },
   };
 }
@@ -96,15 +149,16 @@ export function phoenixVenue(label: string, multihop: string, opts: InvokeOption
       return big(v.ask_amount);
     },
     swap(chain, keypair, tokenIn, tokenOut, amountIn, minOut) {
+      const me = keypair.publicKey();
       return invokeContract(chain, keypair, multihop, "swap", [
-        sv.address(keypair.publicKey()),
+        sv.address(me),
         ops(tokenIn, tokenOut, minOut),
         none(),
         sv.i128(amountIn),
         sv.u32(0),
         sv.u64(ledgerNow(chain) + SWAP_DEADLINE_SEC),
         none(),
-      ], opts);
+      ], { ...opts, auth: phoenixSwapAuth(me, tokenIn, amountIn) });
     },
   };
 }

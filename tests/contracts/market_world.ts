@@ -143,6 +143,8 @@ export interface MarketWorld {
     // deno-lint-ignore no-explicit-any
     tx: contract.AssembledTransaction<any>,
   ): Promise<{ result: R; fee: bigint; hash: string }>;
+  /** The whale that trades on the DEX ({@link dexSellXlm}, {@link dexBuyXlm}). */
+  whale: string;
   /** Sells `xlm` whole XLM for USDC on {@link router} as a whale (moves the DEX price down). */
   dexSellXlm(xlm: bigint): Promise<bigint>;
   /** Buys XLM with `usdc` units on {@link router} as the whale. */
@@ -248,6 +250,7 @@ export async function startMarketWorld(): Promise<MarketWorld> {
       bal,
       state: () => node.view<Record<string, bigint>>(vault, "get_state", []),
       sendFee,
+      whale,
       dexSellXlm: (xlm) => swap(xlm * USDC, [c.xlm, usdc]),
       dexBuyXlm: (units) => swap(units, [usdc, c.xlm]),
       policy: () => node.view<FlashPolicy>(vault, "get_flash_policy", []),

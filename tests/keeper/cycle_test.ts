@@ -13,6 +13,7 @@ import {
   TaskError,
   type VaultClient,
 } from "../../keeper/adapters/adapter.ts";
+import { ROOT_ONLY } from "../../keeper/chain/auth_guard.ts";
 import type { ChainRpc } from "../../keeper/chain/rpc.ts";
 import { type CycleHooks, runCycle, type VaultLike } from "../../keeper/cycle.ts";
 
@@ -168,7 +169,7 @@ Deno.test("every task gets the flash-only vault client; a TaskError's result is 
     tasks: [t("1", 5), t("2", 4), t("3", 3)],
     run: async (task, v) => {
       assert.deepEqual(Object.keys(v).sort(), ["flash", "flashPolicy", "simulateFlash"]);
-      const out = await v.flash("CEXEC", 100n, xdr.ScVal.scvVoid(), 5);
+      const out = await v.flash("CEXEC", 100n, xdr.ScVal.scvVoid(), 5, { auth: ROOT_ONLY });
       const r: Result = {
         drew: 100n,
         proceeds: 100n + out.profit,

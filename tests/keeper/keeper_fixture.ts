@@ -51,6 +51,11 @@ export interface WorldOptions {
   positions?: boolean;
   /** Overrides of the vault's flash policy (default: the market's pool and primary router). */
   policy?: FlashPolicyOptions;
+  /**
+   * Deploys more of the world after the market and before Vigil (e.g. another pool); what it
+   * returns overrides the flash policy too (the policy is a constructor argument of the vault).
+   */
+  beforeVigil?: (node: TestNode, market: Market) => Promise<FlashPolicyOptions | void>;
 }
 
 /** Starts a node and deploys everything a keeper needs. */
@@ -66,9 +71,10 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       rebalanceManager: opts.keeperIsRebalanceManager ? keepers[0].publicKey() : undefined,
     });
     registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
+    const extra = (await opts.beforeVigil?.(node, market)) ?? {};
     const { vault, registry, liquidator, admin, policy } = await deployVigil(node, {
       usdc,
-      policy: { ...marketPolicy(market), ...opts.policy },
+      policy: { ...marketPolicy(market), ...opts.policy, ...extra },
     });
     const depositor = Keypair.fromSecret(dev.accounts.alice.secret);
     await node.invoke(vault, "deposit", {

@@ -11,6 +11,7 @@ import { counterContract } from "../fixtures/counter.ts";
 import { contractInstanceKey, getLedgerEntries } from "../../keeper/chain/ledger.ts";
 import { ChainRpc } from "../../keeper/chain/rpc.ts";
 import { sv } from "../../keeper/chain/scval.ts";
+import { ROOT_ONLY } from "../../keeper/chain/auth_guard.ts";
 import { invokeContract } from "../../keeper/chain/tx.ts";
 import { keepAlive } from "../../keeper/chain/ttl.ts";
 import { startTestNode } from "../helpers/localnet.ts";
@@ -52,7 +53,9 @@ Deno.test("keep-alive: contract instances and code are extended below the thresh
     assert.ok(back.restored === 3 && back.extended === 3, JSON.stringify(back));
     assert.ok((await ttlOf(b)) > 900);
     // The restored contract answers calls again.
-    const got = await invokeContract(chain, keeper, b, "get", [sv.address(keeper.publicKey())]);
+    const got = await invokeContract(chain, keeper, b, "get", [sv.address(keeper.publicKey())], {
+      auth: ROOT_ONLY,
+    });
     assert.deepEqual(got.returnValue?.toJson(), { u32: 0 });
   } finally {
     chain.close();
@@ -67,7 +70,9 @@ Deno.test("a keeper call on an archived entry restores it first, then succeeds",
   const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
   try {
     const inc = () =>
-      invokeContract(chain, user, id, "increment", [sv.address(user.publicKey()), sv.u32(3)]);
+      invokeContract(chain, user, id, "increment", [sv.address(user.publicKey()), sv.u32(3)], {
+        auth: ROOT_ONLY,
+      });
     await inc();
     await node.closeLedgers(250); // the counter entry, instance and code archive
     const key = xdr.LedgerKey.contractData(

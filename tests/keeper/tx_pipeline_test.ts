@@ -10,6 +10,7 @@ import { Address, Asset, type Keypair, Operation, TransactionBuilder } from "@st
 import { TxExpiredError } from "../../keeper/chain/errors.ts";
 import { ChainRpc } from "../../keeper/chain/rpc.ts";
 import { sv } from "../../keeper/chain/scval.ts";
+import { ROOT_ONLY } from "../../keeper/chain/auth_guard.ts";
 import { inclusionFeeFor, invokeContract, sendAndConfirm } from "../../keeper/chain/tx.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 
@@ -51,8 +52,8 @@ Deno.test("two concurrent calls from one account are serialized: both land, in o
   const chain = rpcFor(node);
   try {
     const [a, b] = await Promise.all([
-      invokeContract(chain, keeper, sac, "transfer", transfer(keeper, to, 1n)),
-      invokeContract(chain, keeper, sac, "transfer", transfer(keeper, to, 2n)),
+      invokeContract(chain, keeper, sac, "transfer", transfer(keeper, to, 1n), { auth: ROOT_ONLY }),
+      invokeContract(chain, keeper, sac, "transfer", transfer(keeper, to, 2n), { auth: ROOT_ONLY }),
     ]);
     // Without the per-account lock the second would reuse the sequence number (or be refused
     // with TRY_AGAIN_LATER while the first waits in the queue).
@@ -130,8 +131,14 @@ Deno.test("inclusion fee: getFeeStats p90 of charged Soroban fees, within the ce
     const [x, y] = [await node.newAccount(), await node.newAccount()];
     const to = new Address(node.chain.root.publicKey()).toString();
     const both = Promise.all([
-      invokeContract(chain, x, sac, "transfer", transfer(x, to, 1n), { inclusionFee: 5_000 }),
-      invokeContract(chain, y, sac, "transfer", transfer(y, to, 1n), { inclusionFee: 3_000 }),
+      invokeContract(chain, x, sac, "transfer", transfer(x, to, 1n), {
+        inclusionFee: 5_000,
+        auth: ROOT_ONLY,
+      }),
+      invokeContract(chain, y, sac, "transfer", transfer(y, to, 1n), {
+        inclusionFee: 3_000,
+        auth: ROOT_ONLY,
+      }),
     ]);
     for (let i = 0; i < 200 && node.chain.queueSize < 2; i++) {
       await new Promise((r) => setTimeout(r, 10));

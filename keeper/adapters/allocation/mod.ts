@@ -20,6 +20,7 @@ import type { Keypair } from "@stellar/stellar-sdk";
 import { contractFunctions } from "../../chain/spec.ts";
 import type { ChainRpc } from "../../chain/rpc.ts";
 import { big, native, sv } from "../../chain/scval.ts";
+import { ROOT_ONLY } from "../../chain/auth_guard.ts";
 import { invokeContract, type InvokeOptions, simulateRead } from "../../chain/tx.ts";
 import {
   type Adapter,
@@ -121,10 +122,11 @@ export class AllocationAdapter implements Adapter<RebalanceTask> {
     const instr = task.data.instructions.map((i) =>
       sv.variant(i.kind, sv.address(i.strategy), sv.i128(i.amount))
     );
+    // The allocation vault moves its own funds: nothing beneath `rebalance` needs the keeper.
     const r = await invokeContract(rpc, keypair, this.#o.vault, "rebalance", [
       sv.address(keypair.publicKey()),
       sv.vec(instr),
-    ], this.#o.invoke);
+    ], { ...this.#o.invoke, auth: ROOT_ONLY });
     this.#o.log?.("info", "allocation vault rebalanced", {
       adapter: this.name(),
       asset: task.data.asset,

@@ -27,12 +27,14 @@
  */
 import { AuctionData, type Positions } from "@blend-capital/blend-sdk";
 import type { Keypair, xdr } from "@stellar/stellar-sdk";
+import { ROOT_ONLY } from "../../chain/auth_guard.ts";
 import {
   ContractCallError,
   describeError,
   ErrNoRoute,
   ErrSlippageExceeded,
   TxRejectedError,
+  UnexpectedAuthError,
 } from "../../chain/errors.ts";
 import { latestLedger, type LedgerClock, waitForLedger } from "../../chain/ledger.ts";
 import type { ChainRpc } from "../../chain/rpc.ts";
@@ -55,6 +57,7 @@ import {
   readAuction,
   valueAt,
 } from "./auction.ts";
+import { liquidationAuth } from "./flash_auth.ts";
 import { loadPoolState, type PoolCache, type PoolState } from "./pool_state.ts";
 
 /** Blend pool error codes the keeper branches on. */
@@ -278,17 +281,29 @@ export async function executeLiquidation(
   ];
   // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
   // the flash cannot outlive: far beyond the transaction's own validity window.
-  const plan = liquidationPlan(deps.poolId, requests, legs, reached.sequence + ALLOWANCE_LEDGERS);
+  const allowanceUntil = reached.sequence + ALLOWANCE_LEDGERS;
+  const plan = liquidationPlan(deps.poolId, requests, legs, allowanceUntil);
+  // What the keeper's signature may cover, from the plan: anything else is refused unsigned.
+  const auth = liquidationAuth({
+    keeper: me,
+    liquidator: deps.liquidator,
+    pool: deps.poolId,
+    usdc: deps.usdc,
+    requests,
+    repay: new Map([[deps.usdc, amount]]),
+    lotAssets,
+    allowanceUntil,
+  });
   const responseTimeMs = Math.round(performance.now() - t0);
   let out: FlashOutcome;
   try {
     try {
-      out = await vault.flash(deps.liquidator, amount, plan, responseTimeMs, { account });
+      out = await vault.flash(deps.liquidator, amount, plan, responseTimeMs, { account, auth });
     } catch (err) {
       // The prefetched sequence number went stale (something else signed for this account):
       // nothing was included, so rebuilding with a fresh one is not a retry of the flash.
       if (!(err instanceof TxRejectedError && err.txCode === "txBadSeq")) throw err;
-      out = await vault.flash(deps.liquidator, amount, plan, responseTimeMs);
+      out = await vault.flash(deps.liquidator, amount, plan, responseTimeMs, { auth });
     }
   } catch (err) {
     return await onFlashFailure(chain, err, { user, auction, amount, deps, responseTimeMs });
@@ -401,6 +416,18 @@ async function onFlashFailure(
       },
     });
   }
+  if (err instanceof UnexpectedAuthError) {
+    // The flash asked the keeper to authorize something it did not plan (a hostile pool,
+    // router or token): nothing was signed. Logged with its reason where it was refused.
+    return noCapitalResult("skipped", {
+      details: {
+        user: c.user,
+        reason: `refused to sign: ${err.reason}`,
+        refused_invocation: err.invocation,
+        refused_path: err.path,
+      },
+    });
+  }
   let still: AuctionData | undefined;
   let readOk = true;
   try {
@@ -491,13 +518,14 @@ async function createAuction(
     );
   }
   try {
+    // Creating an auction needs no nested authorization from the keeper.
     const r = await invokeContract(
       chain,
       keypair,
       deps.poolId,
       "new_auction",
       args(percent),
-      deps.invoke,
+      { ...deps.invoke, auth: ROOT_ONLY },
     );
     deps.log("info", `liquidation auction created for ${task.user} at ${percent}%`, {
       user: task.user,

@@ -1,0 +1,75 @@
+/**
+ * What a liquidation flash may have the keeper authorize beneath Vigil's liquidator's `exec`,
+ * derived from the plan the keeper built (never from the simulation).
+ *
+ * `contracts/liquidator/assembly/index.ts` makes exactly these keeper-authorized calls:
+ * - `pool.submit(keeper, keeper, keeper, requests)` — the planned pool, the planned requests;
+ *   beneath it the pool pulls the bid from the keeper: `asset.transfer(keeper, pool, x)` per
+ *   planned repay asset, x at most the planned amount (Blend pulls the whole repay amount and
+ *   refunds the excess);
+ * - for each lot asset it swaps, and for USDC at the end, an allowance set and cleared inside the
+ *   invocation: `asset.approve(keeper, liquidator, i64::MAX, allowance_until)` then
+ *   `asset.approve(keeper, liquidator, 0, allowance_until)` (the pulls themselves are
+ *   `transfer_from` calls the liquidator authorizes as the direct invoker; its swaps it
+ *   authorizes itself).
+ *
+ * Everything else — a transfer to anyone else, an allowance to another spender, an unplanned
+ * asset, another pool, a nested call the pool makes on the keeper's behalf — is refused.
+ *
+ * @module
+ */
+import type { xdr } from "@stellar/stellar-sdk";
+import {
+  argsOf,
+  type AuthCall,
+  type AuthShape,
+  call,
+  I64_MAX,
+  is,
+  sacApprove,
+  sacTransfer,
+} from "../../chain/auth_guard.ts";
+import { sv } from "../../chain/scval.ts";
+
+/** The facts of a planned liquidation the shape is derived from. */
+export interface PlannedLiquidation {
+  keeper: string;
+  liquidator: string;
+  pool: string;
+  usdc: string;
+  /** The plan's Blend requests, as sent. */
+  requests: readonly xdr.ScVal[];
+  /** The most the pool may pull from the keeper, per bid (repay) asset. */
+  repay: ReadonlyMap<string, bigint>;
+  /** The assets of the auction's lot (withdrawn to the keeper, then taken by the liquidator). */
+  lotAssets: readonly string[];
+  /** The plan's `allowance_until`. */
+  allowanceUntil: number;
+}
+
+/** The {@link AuthShape} beneath `liquidator.exec` for a planned liquidation (module doc). */
+export function liquidationAuth(p: PlannedLiquidation): AuthShape {
+  const keeper = is.address(p.keeper, "the keeper");
+  const pool = is.address(p.pool, "the planned pool");
+  const liquidator = is.address(p.liquidator, "the liquidator");
+  const until = is.value(sv.u32(p.allowanceUntil));
+  const pulls = [...p.repay].map(([asset, max]) => sacTransfer(asset, p.keeper, pool, max));
+  const submit = call(
+    p.pool,
+    "submit",
+    argsOf(
+      ["from", keeper],
+      ["spender", keeper],
+      ["to", keeper],
+      ["requests", is.value(sv.vec([...p.requests]))],
+    ),
+    { subs: pulls },
+  );
+  const approvals: AuthCall[] = [];
+  for (const asset of new Set([...p.lotAssets, p.usdc])) {
+    for (const amount of [I64_MAX, 0n]) {
+      approvals.push(sacApprove(asset, p.keeper, liquidator, [amount], until));
+    }
+  }
+  return { subs: [submit, ...approvals] };
+}

@@ -1,0 +1,435 @@
+/**
+ * The keeper's authorization guard (`keeper/chain/auth_guard.ts`) over hand-built trees: the
+ * honest flash's tree (as the liquidator records it, see `flash_auth_test.ts`) passes, and every
+ * deviation is refused with a reason naming the offending invocation — a transfer to a thief, an
+ * allowance to another spender, an unplanned asset, another contract, a wrong function, an
+ * amount above the plan, one call too many, an extra nested call, credentials that are not the
+ * keeper's source account, a create-contract authorization, a second root. Then `invokeContract`
+ * over the local node: a refused call is reported and never signed or sent; the same call with
+ * its shape stated lands.
+ */
+// @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
+import assert from "node:assert/strict";
+import { Address, Asset, Keypair, StrKey, xdr } from "@stellar/stellar-sdk";
+import { type ContractModule, defineSpec, T } from "../../contracts/sdk.ts";
+import {
+  anyContract,
+  argsOf,
+  type AuthCall,
+  call,
+  checkAuthEntries,
+  describeAuth,
+  I64_MAX,
+  is,
+  ROOT_ONLY,
+  rootCall,
+  sacTransfer,
+  UnexpectedAuthError,
+} from "../../keeper/chain/auth_guard.ts";
+import { ChainRpc } from "../../keeper/chain/rpc.ts";
+import { sv } from "../../keeper/chain/scval.ts";
+import { invokeContract } from "../../keeper/chain/tx.ts";
+import { liquidationAuth } from "../../keeper/adapters/lending_pool/flash_auth.ts";
+import { phoenixSwapAuth } from "../../keeper/dex/venues.ts";
+import { flashAuthShape } from "../../keeper/vault_client.ts";
+import { startTestNode } from "../helpers/localnet.ts";
+
+const contract = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)));
+const account = () => Keypair.random().publicKey();
+
+const keeper = account();
+const thief = account();
+const borrower = account();
+const [vault, liquidator, pool, otherPool, usdc, xlm, weth] = [1, 2, 3, 4, 5, 6, 7].map(contract);
+const amount = 6_000n * 10_000_000n;
+const until = 20_000;
+const requests = [
+  sv.struct({ address: sv.address(borrower), amount: sv.i128(100n), request_type: sv.u32(6) }),
+  sv.struct({ address: sv.address(usdc), amount: sv.i128(amount), request_type: sv.u32(5) }),
+  sv.struct({ address: sv.address(xlm), amount: sv.i128(1n << 62n), request_type: sv.u32(3) }),
+];
+const plan = sv.struct({ allowance_until: sv.u32(until), pool: sv.address(pool) });
+const flashArgs = [sv.address(keeper), sv.address(liquidator), sv.i128(amount), plan, sv.u64(5)];
+const policy = sv.struct({ executors: sv.addresses([liquidator]) });
+
+/** An invocation node. */
+function inv(
+  c: string,
+  fn: string,
+  args: xdr.ScVal[],
+  subs: xdr.SorobanAuthorizedInvocation[] = [],
+): xdr.SorobanAuthorizedInvocation {
+  return new xdr.SorobanAuthorizedInvocation({
+    function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(
+      new xdr.InvokeContractArgs({
+        contractAddress: new Address(c).toScAddress(),
+        functionName: fn,
+        args,
+      }),
+    ),
+    subInvocations: subs,
+  });
+}
+
+/** An entry with source-account credentials. */
+const src = (root: xdr.SorobanAuthorizedInvocation) =>
+  new xdr.SorobanAuthorizationEntry({
+    credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(),
+    rootInvocation: root,
+  });
+
+const transfer = (token: string, from: string, to: string, n: bigint, subs = []) =>
+  inv(token, "transfer", [sv.address(from), sv.address(to), sv.i128(n)], subs);
+const approve = (token: string, spender: string, n: bigint, exp = until) =>
+  inv(token, "approve", [sv.address(keeper), sv.address(spender), sv.i128(n), sv.u32(exp)]);
+const submit = (subs: xdr.SorobanAuthorizedInvocation[], p = pool) =>
+  inv(
+    p,
+    "submit",
+    [sv.address(keeper), sv.address(keeper), sv.address(keeper), sv.vec(requests)],
+    subs,
+  );
+
+/** The honest flash's tree with `submitSubs` under the pool's submit and `execSubs` after it. */
+function flashTree(
+  submitSubs = [transfer(usdc, keeper, pool, amount)],
+  execSubs = [
+    approve(xlm, liquidator, I64_MAX),
+    approve(xlm, liquidator, 0n),
+    approve(usdc, liquidator, I64_MAX),
+    approve(usdc, liquidator, 0n),
+  ],
+  s = submit(submitSubs),
+): xdr.SorobanAuthorizedInvocation {
+  return inv(vault, "flash", flashArgs, [
+    inv(liquidator, "exec", [
+      sv.address(keeper),
+      sv.address(vault),
+      sv.address(usdc),
+      sv.i128(amount),
+      plan,
+      policy,
+    ], [s, ...execSubs]),
+  ]);
+}
+
+/** The shape the keeper derives from its plan. */
+const expected: AuthCall[] = [
+  rootCall(
+    vault,
+    "flash",
+    flashArgs,
+    flashAuthShape(
+      { keeper, vault, usdc, executor: liquidator, amount, data: plan },
+      liquidationAuth({
+        keeper,
+        liquidator,
+        pool,
+        usdc,
+        requests,
+        repay: new Map([[usdc, amount]]),
+        lotAssets: [xlm],
+        allowanceUntil: until,
+      }),
+    ),
+  ),
+];
+
+/** Checks `entries`; returns the refusal (asserting it is one). */
+function refusal(entries: xdr.SorobanAuthorizationEntry[], shape = expected): UnexpectedAuthError {
+  try {
+    checkAuthEntries(entries, shape);
+  } catch (err) {
+    assert.ok(err instanceof UnexpectedAuthError, String(err));
+    assert.match(err.message, /^refused to sign: /);
+    return err;
+  }
+  assert.fail(`not refused:\n${describeAuth(entries)}`);
+}
+
+Deno.test("auth guard: the honest flash passes, with or without the calls a smaller flash skips", () => {
+  checkAuthEntries([src(flashTree())], expected);
+  // A lot that arrived empty: no XLM allowance; a flash whose submit pulled less than planned.
+  checkAuthEntries(
+    [src(flashTree([transfer(usdc, keeper, pool, amount - 5n)], [approve(usdc, liquidator, 0n)]))],
+    expected,
+  );
+  checkAuthEntries([], expected); // nothing recorded: nothing to authorize
+});
+
+Deno.test("auth guard: the review's attack — an extra transfer to a thief and an allowance to a thief — is refused, naming the call", () => {
+  // The hostile pool's submit: XLM.transfer(keeper → thief) beside the pool's pull.
+  const steal = refusal([
+    src(flashTree([transfer(usdc, keeper, pool, amount), transfer(xlm, keeper, thief, 9_000n)])),
+  ]);
+  assert.equal(steal.fn, "transfer");
+  assert.equal(steal.contract, xlm);
+  assert.equal(steal.path, "flash › exec › submit › transfer");
+  assert.match(steal.reason, new RegExp(`unexpected call: only transfer on ${usdc} was planned`));
+  assert.match(steal.invocation, new RegExp(`${xlm}\\.transfer\\(${keeper}, ${thief}, 9000\\)`));
+  // The same asset as the pool's pull, to the thief instead of the pool.
+  const usdcToThief = refusal([src(flashTree([transfer(usdc, keeper, thief, amount)]))]);
+  assert.match(
+    usdcToThief.reason,
+    new RegExp(`argument \`to\` is ${thief}, expected the planned pool ${pool}`),
+  );
+  // USDC.approve(keeper, thief, 2^62) under the submit, or where the liquidator's approvals are.
+  const underSubmit = refusal([
+    src(flashTree([transfer(usdc, keeper, pool, amount), approve(usdc, thief, 1n << 62n)])),
+  ]);
+  assert.equal(underSubmit.fn, "approve");
+  assert.match(underSubmit.reason, /unexpected call/);
+  const underExec = refusal([src(flashTree(undefined, [approve(usdc, thief, 1n << 62n)]))]);
+  assert.match(
+    underExec.reason,
+    new RegExp(`argument \`spender\` is ${thief}, expected the liquidator ${liquidator}`),
+  );
+  assert.equal(underExec.path, "flash › exec › approve");
+});
+
+Deno.test("auth guard: unplanned asset, another contract, wrong function, amount above the plan, one call too many, an extra nested call", () => {
+  // An allowance on an asset that is not in the lot.
+  const asset = refusal([src(flashTree(undefined, [approve(weth, liquidator, I64_MAX)]))]);
+  assert.equal(asset.contract, weth);
+  assert.match(
+    asset.reason,
+    new RegExp(`only submit on ${pool}, approve on ${xlm}, approve on ${usdc} were planned here`),
+  );
+  // An allowance amount that is neither i64::MAX nor 0, or with another expiration.
+  assert.match(
+    refusal([src(flashTree(undefined, [approve(usdc, liquidator, 5n)]))]).reason,
+    new RegExp(`argument \`amount\` is 5, expected ${I64_MAX}`),
+  );
+  assert.match(
+    refusal([src(flashTree(undefined, [approve(usdc, liquidator, 0n, until + 1)]))]).reason,
+    /argument `expiration_ledger` is \d+, expected \d+/,
+  );
+  // Another pool than the planned one.
+  const other = refusal([src(flashTree(undefined, undefined, submit([], otherPool)))]);
+  assert.equal(other.contract, otherPool);
+  assert.match(other.reason, new RegExp(`only submit on ${pool}, .* were planned here`));
+  // The planned pool, but another function (borrow on the keeper's behalf).
+  const fn = refusal([
+    src(flashTree(undefined, undefined, inv(pool, "submit_with_allowance", [sv.address(keeper)]))),
+  ]);
+  assert.equal(fn.fn, "submit_with_allowance");
+  // The planned pool and function, other requests.
+  assert.match(
+    refusal([
+      src(flashTree(
+        undefined,
+        undefined,
+        inv(pool, "submit", [
+          sv.address(keeper),
+          sv.address(keeper),
+          sv.address(keeper),
+          sv.vec(requests.slice(0, 2)),
+        ]),
+      )),
+    ]).reason,
+    /argument `requests` is/,
+  );
+  // The pool pulls more than planned, or twice.
+  assert.match(
+    refusal([src(flashTree([transfer(usdc, keeper, pool, amount + 1n)]))]).reason,
+    new RegExp(`argument \`amount\` is ${amount + 1n}, expected at most ${amount}`),
+  );
+  const twice = refusal([
+    src(flashTree([transfer(usdc, keeper, pool, amount), transfer(usdc, keeper, pool, 1n)])),
+  ]);
+  assert.match(twice.reason, /one transfer more than planned here \(at most 1\)/);
+  // A flood of planned-looking calls is refused as fast (the search is bounded by the plan).
+  const flood = refusal([
+    src(flashTree(Array.from({ length: 200 }, () => transfer(usdc, keeper, pool, 1n)))),
+  ]);
+  assert.match(flood.reason, /one transfer more than planned here \(at most 1\)/);
+  // The liquidator's allowance set twice.
+  assert.match(
+    refusal([
+      src(
+        flashTree(undefined, [
+          approve(usdc, liquidator, I64_MAX),
+          approve(usdc, liquidator, I64_MAX),
+        ]),
+      ),
+    ]).reason,
+    /one approve more than planned here/,
+  );
+  // An extra nested call under a planned leaf (the token calling out on the keeper's behalf).
+  const nested = refusal([
+    src(
+      flashTree([
+        transfer(usdc, keeper, pool, amount, [transfer(xlm, keeper, thief, 1n)] as never),
+      ]),
+    ),
+  ]);
+  assert.equal(nested.path, "flash › exec › submit › transfer › transfer");
+  assert.match(nested.reason, /no authorized sub-invocation was planned here/);
+  // The root itself with other arguments (another amount than the keeper built).
+  const root = inv(vault, "flash", [
+    sv.address(keeper),
+    sv.address(liquidator),
+    sv.i128(amount + 1n),
+    plan,
+    sv.u64(5),
+  ]);
+  assert.match(refusal([src(root)]).reason, /argument #2 is/);
+});
+
+Deno.test("auth guard: credentials other than the keeper's source account, a create-contract authorization and a second root are refused", () => {
+  // Someone else's authorization recorded in the keeper's transaction (a borrower's, say).
+  const someone = new xdr.SorobanAuthorizationEntry({
+    credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(
+      new xdr.SorobanAddressCredentials({
+        address: new Address(borrower).toScAddress(),
+        nonce: 7n,
+        signatureExpirationLedger: 0,
+        signature: xdr.ScVal.scvVoid(),
+      }),
+    ),
+    rootInvocation: transfer(usdc, borrower, thief, 1n),
+  });
+  const other = refusal([src(flashTree()), someone]);
+  assert.match(
+    other.reason,
+    new RegExp(`credentials are for ${borrower}, not the keeper's source account`),
+  );
+  assert.equal(other.fn, "transfer");
+  // A create-contract authorization (deploying code in the keeper's name).
+  const create = new xdr.SorobanAuthorizationEntry({
+    credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(),
+    rootInvocation: new xdr.SorobanAuthorizedInvocation({
+      function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeCreateContractV2HostFn(
+        new xdr.CreateContractArgsV2({
+          contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAsset(
+            Asset.native().toXDRObject(),
+          ),
+          executable: xdr.ContractExecutable.contractExecutableStellarAsset(),
+          constructorArgs: [],
+        }),
+      ),
+      subInvocations: [],
+    }),
+  });
+  assert.match(refusal([src(flashTree()), create]).reason, /create-contract authorization/);
+  // A second root: the thief's transfer outside the flash's tree (non-root recording).
+  const second = refusal([src(flashTree()), src(transfer(xlm, keeper, thief, 9_000n))]);
+  assert.equal(second.path, "transfer");
+  assert.match(second.reason, new RegExp(`only flash on ${vault} was planned here`));
+  // Two copies of the planned root.
+  assert.match(
+    refusal([src(flashTree()), src(flashTree())]).reason,
+    /one flash more than planned here/,
+  );
+});
+
+Deno.test("auth guard: ROOT_ONLY accepts the root alone; the Phoenix shape pins the pool's pull to the pool that swaps", () => {
+  const reg = inv(vault, "rebalance", [sv.address(keeper)]);
+  const rootOnly = [rootCall(vault, "rebalance", [sv.address(keeper)], ROOT_ONLY)];
+  checkAuthEntries([src(reg)], rootOnly);
+  const extra = refusal(
+    [src(inv(vault, "rebalance", [sv.address(keeper)], [transfer(usdc, keeper, thief, 1n)]))],
+    rootOnly,
+  );
+  assert.match(extra.reason, /no authorized sub-invocation was planned here/);
+
+  const multihop = contract();
+  const phoenixPool = contract();
+  const swapArgs = (amt: bigint) => [
+    sv.address(keeper),
+    sv.address(xlm),
+    sv.i128(amt),
+    sv.i128(1n),
+    xdr.ScVal.scvVoid(),
+    sv.u64(99n),
+    xdr.ScVal.scvVoid(),
+  ];
+  const shape = [rootCall(multihop, "swap", [], phoenixSwapAuth(keeper, xlm, 100n))];
+  const tree = (to: string, amt = 100n) =>
+    src(inv(multihop, "swap", [], [
+      inv(phoenixPool, "swap", swapArgs(amt), [transfer(xlm, keeper, to, amt)]),
+    ]));
+  checkAuthEntries([tree(phoenixPool)], shape);
+  assert.match(
+    refusal([tree(thief)], shape).reason,
+    new RegExp(`argument \`to\` is ${thief}, expected the calling contract ${phoenixPool}`),
+  );
+  assert.match(refusal([tree(phoenixPool, 101n)], shape).reason, /argument `offer_amount` is 101/);
+});
+
+Deno.test("auth guard: a named-argument check reports the argument, a ContractMatch reports its description", () => {
+  const c = call(
+    anyContract("any pool"),
+    "swap",
+    argsOf(["who", is.address(keeper, "the keeper")]),
+  );
+  const r = refusal([src(inv(vault, "root", [], [inv(pool, "swap", [sv.address(thief)])]))], [
+    call(vault, "root", () => undefined, { subs: [c] }),
+  ]);
+  assert.match(r.reason, new RegExp(`argument \`who\` is ${thief}, expected the keeper ${keeper}`));
+  const none = refusal([src(inv(vault, "root", [], [inv(pool, "other", [])]))], [
+    call(vault, "root", () => undefined, { subs: [c, sacTransfer(usdc, keeper, is.any(), 1n)] }),
+  ]);
+  assert.match(
+    none.reason,
+    new RegExp(`only swap on any pool, transfer on ${usdc} were planned here`),
+  );
+});
+
+/** A contract that makes `from` pay `to` with a token, under `from`'s authorization. */
+const grabber: ContractModule = {
+  name: "auth_guard_grabber",
+  spec: defineSpec({
+    functions: [{
+      name: "take",
+      doc: "Test fixture: token.transfer(from -> to, amount) under from's auth (auth_guard_test).",
+      inputs: [["from", T.address], ["token", T.address], ["to", T.address], ["amount", T.i128]],
+    }],
+  }),
+  functions: {
+    take(env, a: { from: string; token: string; to: string; amount: bigint }) {
+      env.requireAuth(a.from);
+      env.call(a.token, "transfer", { from: a.from, to: a.to, amount: a.amount });
+    },
+  },
+};
+
+Deno.test("invokeContract: a call whose simulation records an unplanned authorization is reported and never signed or sent; stated, it lands", async () => {
+  await using node = await startTestNode({ ledgerMs: 100 });
+  const native = await node.deployAsset(Asset.native());
+  const grab = await node.deployContract(grabber, {});
+  const me = await node.newAccount();
+  const to = (await node.newAccount()).publicKey();
+  const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
+  try {
+    const args = [sv.address(me.publicKey()), sv.address(native), sv.address(to), sv.i128(5n)];
+    const seq = (await chain.server.getAccount(me.publicKey())).sequenceNumber();
+    const bal = () => node.view<bigint>(native, "balance", { id: to });
+    const before = await bal();
+    const seen: UnexpectedAuthError[] = [];
+    await assert.rejects(
+      invokeContract(chain, me, grab, "take", args, {
+        auth: ROOT_ONLY,
+        onAuthRefused: (e) => seen.push(e),
+      }),
+      (err: unknown) => {
+        assert.ok(err instanceof UnexpectedAuthError);
+        assert.equal(err.txCall, `take on ${grab}`);
+        assert.equal(err.path, "take › transfer");
+        return true;
+      },
+    );
+    assert.equal(seen.length, 1, "reported once, before it was thrown");
+    await node.closeLedgers(2);
+    // Not sent: same sequence number, nothing moved.
+    assert.equal((await chain.server.getAccount(me.publicKey())).sequenceNumber(), seq);
+    assert.equal(await bal(), before);
+    // With the transfer stated, the same call lands.
+    await invokeContract(chain, me, grab, "take", args, {
+      auth: { subs: [sacTransfer(native, me.publicKey(), is.address(to), 5n)] },
+    });
+    assert.equal(await bal(), before + 5n);
+  } finally {
+    chain.close();
+  }
+});
