@@ -180,7 +180,8 @@ export const VAULT_SPEC = defineSpec({
     },
     {
       name: "renounce_admin",
-      doc: "Admin only: removes the admin for good; every admin function is Unauthorized after it.",
+      doc:
+        "Admin only: removes the admin for good and drops every queued change; every admin function is Unauthorized after it.",
     },
     {
       name: "get_pending_admin",

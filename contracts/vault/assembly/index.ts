@@ -479,7 +479,15 @@ export function accept_admin(): u64 {
   return VOID;
 }
 
+/** Admin: no admin from now on; what is still queued is dropped, so nothing changes any more. */
 export function renounce_admin(): u64 {
+  requireAdmin();
+  settle(keyPendingPolicy(), pendingPolicySchema(), keyPolicy());
+  settle(keyPendingConfig(), pendingConfigSchema(), keyConfig());
+  const any = has(keyPendingPolicy(), INSTANCE) || has(keyPendingConfig(), INSTANCE);
+  if (has(keyPendingPolicy(), INSTANCE)) del(keyPendingPolicy(), INSTANCE);
+  if (has(keyPendingConfig(), INSTANCE)) del(keyPendingConfig(), INSTANCE);
+  if (any) event("pending_cancelled", VOID, VOID);
   renounceAdmin();
   bumpInstance();
   return VOID;
