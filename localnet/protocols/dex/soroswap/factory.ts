@@ -231,8 +231,8 @@ export const soroswapFactory: ContractModule = {
       }
       const deployer = env as Partial<DeployerEnv>;
       if (typeof deployer.deployV2 !== "function") return fail(E.CreatePairUnsupported);
-      const code = env.storage.instance.get(K.pairWasmHash)!;
-      const pair = deployer.deployV2(new Uint8Array(code.bytes()), pairSalt(t0, t1));
+      const code = env.fromScVal<Uint8Array>(env.storage.instance.get(K.pairWasmHash)!, T.bytes);
+      const pair = deployer.deployV2(new Uint8Array(code), pairSalt(t0, t1));
       return addPair(env, t0, t1, pair);
     },
     register_pair(
