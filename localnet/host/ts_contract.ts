@@ -21,6 +21,7 @@ import {
   instanceSet,
 } from "./contract_data.ts";
 import { requireAuth } from "./account_auth.ts";
+import { deployCode } from "./deploy.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -97,8 +98,24 @@ export function runModule(h: Invocation, frame: Frame, kind: CallKind): xdr.ScVa
   }
 }
 
+/**
+ * The local node's `Env` with contract deployment: what soroban-sdk's
+ * `env.deployer().with_current_contract(salt).deploy_v2(wasm_hash, constructor_args)` does.
+ * Every `Env` the node hands a TypeScript contract has it; a contract that may also run on
+ * another `Env` (a unit test's fake) checks for it first.
+ */
+export interface DeployerEnv extends Env {
+  /**
+   * Creates a contract from uploaded code (`wasmHash`: a Wasm or a registered module's stub)
+   * with the current contract as the deployer — authorized by the invoker rule, as on the real
+   * host — runs its `__constructor` with `constructorArgs` if it has one and returns its id
+   * (derived from this contract's address and `salt`, as on the real network).
+   */
+  deployV2(wasmHash: Uint8Array, salt: Uint8Array, constructorArgs?: xdr.ScVal[]): string;
+}
+
 /** The `Env` a contract function sees for one frame. */
-export class FrameEnv implements Env {
+export class FrameEnv implements DeployerEnv {
   private _storage?: Env["storage"];
 
   constructor(private readonly h: Invocation, private readonly f: Frame) {}
@@ -172,6 +189,13 @@ export class FrameEnv implements Env {
 
   emit(topics: xdr.ScVal[], data: xdr.ScVal): void {
     this.h.emit(this.f, topics, data);
+  }
+
+  deployV2(wasmHash: Uint8Array, salt: Uint8Array, constructorArgs: xdr.ScVal[] = []): string {
+    return this.h.guard(
+      this.f,
+      () => deployCode(this.h, this.f, this.f.contract, wasmHash, salt, constructorArgs, true),
+    );
   }
 
   toScVal(value: unknown, type: TypeDef): xdr.ScVal {

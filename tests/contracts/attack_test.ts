@@ -76,10 +76,13 @@ async function setup(f: VigilFixture, attackerUsdc = 1_000n * USDC) {
   return { alice, av, eve, eveVault, eveReg, snapshot };
 }
 
-/** Price comparison: total_usdc/total_shares now ≥ before. */
+/** The capital that prices shares: total_usdc less the profit still locked. */
+const unlocked = (s: Record<string, bigint>) => s.total_usdc - s.locked_profit;
+
+/** Price comparison: (total_usdc − locked_profit) / total_shares now ≥ before. */
 function priceNotLower(before: Record<string, bigint>, after: Record<string, bigint>) {
   assert.ok(
-    after.total_usdc * before.total_shares >= before.total_usdc * after.total_shares,
+    unlocked(after) * before.total_shares >= unlocked(before) * after.total_shares,
     "share price fell",
   );
 }
@@ -310,9 +313,12 @@ Deno.test("ATTACK: hostile executors (keeps the money, re-enters, calls record_e
   });
 });
 
-/** A policy a direct caller of the liquidator may pass: anything it likes. */
-function hostilePolicy(pools: string[], routers: string[] = []) {
-  return { executors: [], max_slippage_bps: 10_000, pools, routers };
+/**
+ * A policy a direct caller of the liquidator may pass: anything it likes within the bound the
+ * liquidator itself enforces (max_slippage_bps ≤ 1000).
+ */
+function hostilePolicy(pools: string[], routers: string[] = [], bps = 1_000) {
+  return { executors: [], max_slippage_bps: bps, pools, routers, tokens: [] };
 }
 
 Deno.test("ATTACK: the liquidator called directly with hostile arguments (and a hostile policy naming a fake pool) moves only the caller's own money", async () => {
@@ -396,6 +402,18 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments (and a 
     }
     expectErr(
       await liq.exec({ keeper: e, vault: e, usdc: f.usdc, amount: -1n, data: empty, policy }, T),
+      "InvalidPlan",
+    );
+    // A policy whose slippage bound exceeds 10 % (the vault never stores one): InvalidPlan.
+    expectErr(
+      await liq.exec({
+        keeper: e,
+        vault: e,
+        usdc: f.usdc,
+        amount: 0n,
+        data: empty,
+        policy: hostilePolicy([pool], [], 1_001),
+      }, T),
       "InvalidPlan",
     );
     // A pool or router the passed policy does not name: NotAllowed (the check itself works).
@@ -651,7 +669,7 @@ Deno.test("ATTACK: the executor cannot act as the vault that called it (the invo
   });
 });
 
-Deno.test("KNOWN LIMIT: a just-in-time depositor shares a liquidation's profit at no risk (only the cooldown bounds it)", async () => {
+Deno.test("ATTACK (was KNOWN LIMIT): a just-in-time depositor's gain is bounded by its pro-rata profit x cooldown / profit_unlock_secs; the long-standing depositor keeps the rest", async () => {
   await withVigil(async (f) => {
     const { snapshot } = await setup(f);
     // Kim, an honest keeper whose liquidation makes 1,000 USDC for the vault.
@@ -674,14 +692,31 @@ Deno.test("KNOWN LIMIT: a just-in-time depositor shares a liquidation's profit a
         T,
       ),
     );
-    // Jay can leave once the cooldown (1 h here) has passed: nothing he held could lose value.
-    await f.advanceTime(3601);
+    const st = ok<Record<string, bigint>>(await jv.get_state(T));
+    // The whole profit is locked at the flash; it unlocks until unlock_end (1 day).
+    assert.equal(st.total_usdc, before.state.total_usdc + profit);
+    const flashAt = st.unlock_end - 86_400n;
+    // Jay leaves the moment his cooldown (1 h) ends.
+    const rec = ok<Record<string, bigint>>(await jv.get_depositor({ depositor: j }, T));
+    await f.advanceTo(rec.unlock_at - 1n);
     const out = await send<bigint>(await jv.withdraw({ depositor: j, shares }, T));
     const jayGain = out - 50_000n * USDC;
+    const proRata = (profit * shares) / before.state.total_shares;
+    const exposed = rec.unlock_at - flashAt;
+    assert.ok(exposed <= 3_600n);
+    const bound = (proRata * exposed) / 86_400n + 1n;
+    console.log(
+      `JIT (scripted flash, profit ${profit}): jay's gain ${jayGain} units = ` +
+        `${((Number(jayGain) / Number(proRata)) * 100).toFixed(2)} % of his pro-rata ${proRata} ` +
+        `(bound ${bound}: ${exposed} s of a 86,400 s unlock)`,
+    );
+    assert.ok(jayGain >= 0n && jayGain <= bound, `jay took ${jayGain}, bound ${bound}`);
+    // After the full unlock alice holds the rest of the profit (less the locked minimum's
+    // share and rounding).
+    await f.advanceTo(st.unlock_end);
     const aliceGain = (await snapshot()).alice.usdc_value - before.alice.usdc_value;
-    // Half the profit went to a depositor who was exposed for one hour, at no risk.
-    assert.ok(jayGain > (profit * 49n) / 100n, `jay took ${jayGain} of ${profit}`);
-    assert.ok(aliceGain < (profit * 51n) / 100n, `alice kept ${aliceGain} of ${profit}`);
+    assert.ok(aliceGain >= profit - jayGain - 2n * USDC / 10n, `alice kept ${aliceGain}`);
+    assert.ok(aliceGain <= profit - jayGain);
   });
 });
 
@@ -694,6 +729,7 @@ Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refu
       max_slippage_bps: 300,
       pools: [w.pool],
       routers: [w.router],
+      tokens: [],
     });
     await openAuction(w);
     const e = w.eve.publicKey();
@@ -821,8 +857,13 @@ Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refu
       (pairBefore - after.pairUsdc) - (after.poolUsdc - before.poolUsdc),
       "every USDC the liquidation produced reached the vault",
     );
-    assert.ok(after.alice.usdc_value > before.alice.usdc_value, "the depositor earned it");
     priceNotLower(before.state, after.state);
+    // The profit unlocks over a day; then the depositor holds (nearly) all of it.
+    await w.node.advanceTime(86_400);
+    const later = await w.node.view<Record<string, bigint>>(w.vault, "balance", {
+      depositor: w.depositor.publicKey(),
+    });
+    assert.ok(later.usdc_value - before.alice.usdc_value >= profit - 1n * USDC, "earned it");
     // No allowance outlives the flash.
     const usdcC = await w.client(w.usdc, w.eve);
     const xlmC = await w.client(w.xlm, w.eve);

@@ -149,8 +149,18 @@ export interface MarketWorld {
   dexSellXlm(xlm: bigint): Promise<bigint>;
   /** Buys XLM with `usdc` units on {@link router} as the whale. */
   dexBuyXlm(usdc: bigint): Promise<bigint>;
-  /** Vigil's policy after deployment. */
+  /** Vigil's policy in force. */
   policy(): Promise<FlashPolicy>;
+  /** The Soroswap factory behind {@link router}. */
+  factory: string;
+  /** Mints USDC to `to` (the USDC issuer acting in-process: world setup). */
+  mintUsdc(to: string, amount: bigint): Promise<void>;
+  /** A new funded account holding `usdc` units of USDC (trustline seeded: world setup). */
+  account(usdc?: bigint): Promise<Keypair>;
+  /** The latest closed ledger's close time (a read simulates at this + 1). */
+  now(): bigint;
+  /** Vault `balance(depositor)`. */
+  depositorValue(depositor: string): Promise<{ shares: bigint; usdc_value: bigint }>;
   close(): Promise<void>;
 }
 
@@ -228,6 +238,9 @@ export async function startMarketWorld(): Promise<MarketWorld> {
       return amounts[amounts.length - 1];
     };
     const borrower = market.borrowers.find((b) => b.name === "borrower_xlm_1")!.public;
+    const mintUsdc = async (to: string, amount: bigint) => {
+      await node.invoke(usdc, "mint", { to, amount }, { source: market.usdcIssuer });
+    };
     return {
       node,
       server: node.server,
@@ -254,6 +267,18 @@ export async function startMarketWorld(): Promise<MarketWorld> {
       dexSellXlm: (xlm) => swap(xlm * USDC, [c.xlm, usdc]),
       dexBuyXlm: (units) => swap(units, [usdc, c.xlm]),
       policy: () => node.view<FlashPolicy>(vault, "get_flash_policy", []),
+      factory: c.soroswap_factory,
+      mintUsdc,
+      account: async (units = 0n) => {
+        const kp = Keypair.random();
+        await node.fund(kp.publicKey(), 100_000n);
+        seedTrustline(node, kp.publicKey(), new Asset("USDC", market.usdcIssuer), 0n);
+        if (units > 0n) await mintUsdc(kp.publicKey(), units);
+        return kp;
+      },
+      now: () => node.latestLedger().closeTime,
+      depositorValue: (depositor) =>
+        node.view<{ shares: bigint; usdc_value: bigint }>(vault, "balance", { depositor }),
       close: () => node.close(),
     };
   } catch (e) {

@@ -5,11 +5,10 @@
  * flashes (response time clamped to 1 h), the bounded admin, and events.
  */
 import assert from "node:assert/strict";
-import { scValToNative, StrKey, type xdr } from "@stellar/stellar-sdk";
-import { MAX_KEEPERS } from "../../contracts/registry/spec.ts";
-import { startTestNode } from "../helpers/localnet.ts";
-import { deployVigil } from "../../contracts/deploy.ts";
+import { StrKey } from "@stellar/stellar-sdk";
+import { MAX_KEEPERS_PAGE } from "../../contracts/registry/spec.ts";
 import {
+  contractEvents,
   expectAuthFailure,
   expectErr,
   expectHostErr,
@@ -45,7 +44,8 @@ Deno.test("registry: config and vault wiring as deployed", async () => {
     const c = await f.client(f.registry, await f.user());
     assert.deepEqual(ok(await c.get_config(T)), { min_stake: MIN_STAKE, usdc_token: f.usdc });
     assert.equal(ok(await c.get_vault(T)), f.vault);
-    assert.deepEqual(ok(await c.get_keepers(T)), []);
+    assert.deepEqual(ok(await c.get_keepers({ start: 0, limit: 100 }, T)), []);
+    assert.equal(ok(await c.get_keeper_count(T)), 0);
   });
 });
 
@@ -72,7 +72,8 @@ Deno.test("registry row: unregistered -> register (balance >= min_stake) -> regi
     assert.equal(got.total_profit, 0n);
     assert.equal(got.avg_response_time_ms, 0n);
     assert.ok(got.registered_at > 0n);
-    assert.deepEqual(ok(await c.get_keepers(T)), [op.publicKey()]);
+    assert.deepEqual(ok(await c.get_keepers({ start: 0, limit: 10 }, T)), [op.publicKey()]);
+    assert.equal(ok(await c.get_keeper_count(T)), 1);
   });
 });
 
@@ -150,7 +151,7 @@ Deno.test("registry: record_execution accepts only the stored vault (Unauthorize
   });
 });
 
-Deno.test("registry row: settled flash -> record_execution -> counters and average", async () => {
+Deno.test("registry row: settled flash -> record_execution -> counters and average (a fill only at >= min_fill_profit)", async () => {
   await withVigil(async (f) => {
     const { kr, kv, k } = await seeded(f);
     await send(
@@ -164,10 +165,32 @@ Deno.test("registry row: settled flash -> record_execution -> counters and avera
     assert.equal(info.successful_fills, 1n);
     assert.equal(info.total_profit, 12n * USDC);
     assert.equal(info.avg_response_time_ms, 2500n);
-    await send(await kv.flash(flashArgs(f, k, 50n * USDC, [{ op: "repay_all" }], 1000n), T));
+    // Exactly the vault's min_fill_profit (1 USDC): a fill.
+    await send(
+      await kv.flash(
+        flashArgs(f, k, 50n * USDC, [{ op: "pay", to: f.vault, amount: 51n * USDC }], 1000n),
+        T,
+      ),
+    );
     info = ok<Info>(await kr.get_keeper({ operator: k }, T));
     assert.equal(info.total_executions, 2n);
-    assert.equal(info.total_profit, 12n * USDC);
+    assert.equal(info.successful_fills, 2n);
+    assert.equal(info.total_profit, 13n * USDC);
+    assert.equal(info.total_response_time_ms, 3500n);
+    assert.equal(info.response_count, 2n);
+    assert.equal(info.avg_response_time_ms, 1750n);
+    // One unit below it: the profit is booked, the execution counted, but no fill and no
+    // response-time sample (a dust flash cannot lift the leaderboard).
+    await send(
+      await kv.flash(
+        flashArgs(f, k, 50n * USDC, [{ op: "pay", to: f.vault, amount: 51n * USDC - 1n }], 1n),
+        T,
+      ),
+    );
+    info = ok<Info>(await kr.get_keeper({ operator: k }, T));
+    assert.equal(info.total_executions, 3n);
+    assert.equal(info.successful_fills, 2n);
+    assert.equal(info.total_profit, 14n * USDC - 1n);
     assert.equal(info.total_response_time_ms, 3500n);
     assert.equal(info.response_count, 2n);
     assert.equal(info.avg_response_time_ms, 1750n);
@@ -181,25 +204,22 @@ Deno.test("registry: response_time_ms is clamped to 1 h before it enters the ave
   await withVigil(async (f) => {
     const { kr, kv, k } = await seeded(f);
     const U64_MAX = (1n << 64n) - 1n;
-    await send(await kv.flash(flashArgs(f, k, 1n * USDC, [{ op: "repay_all" }], U64_MAX), T));
+    // Each flash books exactly min_fill_profit (1 USDC): a fill, so its response time counts.
+    const fill = [{ op: "pay" as const, to: f.vault, amount: 2n * USDC }];
+    await send(await kv.flash(flashArgs(f, k, 1n * USDC, fill, U64_MAX), T));
     let info = ok<Info>(await kr.get_keeper({ operator: k }, T));
     assert.equal(info.total_response_time_ms, 3_600_000n);
     assert.equal(info.avg_response_time_ms, 3_600_000n);
-    await send(await kv.flash(flashArgs(f, k, 1n * USDC, [{ op: "repay_all" }], 3_600_001n), T));
-    await send(await kv.flash(flashArgs(f, k, 1n * USDC, [{ op: "repay_all" }], 300n), T));
+    await send(await kv.flash(flashArgs(f, k, 1n * USDC, fill, 3_600_001n), T));
+    await send(await kv.flash(flashArgs(f, k, 1n * USDC, fill, 300n), T));
     info = ok<Info>(await kr.get_keeper({ operator: k }, T));
     assert.equal(info.total_response_time_ms, 7_200_300n);
     assert.equal(info.avg_response_time_ms, 2_400_100n);
     // The execution event carries the clamped value.
-    const evs = (await f.server.getEvents({
-      startLedger: 1,
-      filters: [{ type: "contract", contractIds: [f.registry] }],
-      limit: 200,
-    })).events.filter((e) => scValToNative(e.topic[0]) === "execution");
-    assert.deepEqual(
-      evs.map((e) => (scValToNative(e.value) as bigint[])[2]),
-      [3_600_000n, 3_600_000n, 300n],
+    const evs = (await contractEvents(f.server, f.registry)).filter((e) =>
+      e.topics[0] === "execution"
     );
+    assert.deepEqual(evs.map((e) => (e.data as bigint[])[2]), [3_600_000n, 3_600_000n, 300n]);
   });
 });
 
@@ -232,7 +252,8 @@ Deno.test("registry: deregister any time (right after a flash); returns the whol
     assert.equal(await send(await kr.deregister({ operator: k }, T)), MIN_STAKE);
     assert.equal(await f.balance(k), bal + MIN_STAKE);
     expectErr(await kr.get_keeper({ operator: k }, T), "NotRegistered");
-    assert.deepEqual(ok(await kr.get_keepers(T)), []);
+    assert.deepEqual(ok(await kr.get_keepers({ start: 0, limit: 100 }, T)), []);
+    assert.equal(ok(await kr.get_keeper_count(T)), 0);
     // Deregistered keepers cannot flash; they may register again (fresh counters).
     expectErr(await kv.flash(flashArgs(f, k, 1n, [{ op: "repay_all" }]), T), "NotRegistered");
     await send(await kr.register({ operator: k, name: "again" }, T));
@@ -246,13 +267,11 @@ Deno.test("registry: admin set_config within bounds; InvalidConfig outside; othe
     await send(await a.set_config({ min_stake: 200n * USDC }, T));
     assert.deepEqual(ok(await a.get_config(T)), { min_stake: 200n * USDC, usdc_token: f.usdc });
     // The change is announced: one set_config event carrying the new config.
-    const evs = (await f.server.getEvents({
-      startLedger: 1,
-      filters: [{ type: "contract", contractIds: [f.registry] }],
-      limit: 200,
-    })).events.filter((e) => scValToNative(e.topic[0]) === "set_config");
+    const evs = (await contractEvents(f.server, f.registry)).filter((e) =>
+      e.topics[0] === "set_config"
+    );
     assert.equal(evs.length, 1);
-    assert.deepEqual(scValToNative(evs[0].value), ok(await a.get_config(T)));
+    assert.deepEqual(evs[0].data, ok(await a.get_config(T)));
     expectErr(await a.set_config({ min_stake: 0n }, T), "InvalidConfig");
     expectErr(await a.set_config({ min_stake: 1n << 63n }, T), "InvalidConfig");
     await send(await a.set_config({ min_stake: (1n << 63n) - 1n }, T));
@@ -267,47 +286,119 @@ Deno.test("registry: events for register, execution, deregister", async () => {
     const { kr, kv, k } = await seeded(f);
     await send(await kv.flash(flashArgs(f, k, 10n * USDC, [{ op: "repay_all" }], 9n), T));
     await send(await kr.deregister({ operator: k }, T));
-    const res = await f.server.getEvents({
-      startLedger: 1,
-      filters: [{ type: "contract", contractIds: [f.registry] }],
-      limit: 200,
-    });
-    const seen = res.events.map((e) => {
-      const topics = e.topic.map((t: xdr.ScVal) => scValToNative(t));
-      return { name: String(topics[0]), who: topics[1], data: scValToNative(e.value) };
-    });
+    const seen = (await contractEvents(f.server, f.registry)).map((e) => ({
+      name: String(e.topics[0]),
+      who: e.topics[1],
+      data: e.data,
+    }));
     const names = seen.map((s) => s.name);
     assert.deepEqual(names.filter((n) => n !== "init"), ["register", "execution", "deregister"]);
     for (const s of seen.filter((s) => s.name !== "init")) assert.equal(s.who, k);
     const reg = seen.find((s) => s.name === "register")!;
     assert.equal((reg.data as unknown[])[0], "alpha");
     assert.equal((reg.data as unknown[])[1], MIN_STAKE);
-    assert.deepEqual(seen.find((s) => s.name === "execution")!.data, [true, 0n, 9n, 1n]);
+    // [success, profit, response time, executions]: profit 0 is below min_fill_profit.
+    assert.deepEqual(seen.find((s) => s.name === "execution")!.data, [false, 0n, 9n, 1n]);
     assert.deepEqual(seen.find((s) => s.name === "deregister")!.data, [MIN_STAKE]);
   });
 });
 
-Deno.test("registry: RegistryFull at MAX_KEEPERS (in-process, contract-address operators)", async () => {
-  const node = await startTestNode();
-  try {
-    const issuer = await node.newAccount();
-    const { Asset } = await import("@stellar/stellar-sdk");
-    const usdc = await node.deployAsset(new Asset("USDC", issuer.publicKey()));
-    const { registry } = await deployVigil(node, { usdc, config: { min_stake: 1n } });
-    const op = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)) as never);
-    for (let i = 0; i < MAX_KEEPERS; i++) {
-      const a = op();
-      await node.invoke(usdc, "mint", { to: a, amount: 1n }, { source: issuer.publicKey() });
-      await node.invoke(registry, "register", { operator: a, name: `k${i}` });
+Deno.test("registry: get_keepers pages in list order; deregister swap-removes (the last keeper takes the freed index); get_keeper_count", async () => {
+  await withVigil(async (f) => {
+    const ops = [];
+    for (let i = 0; i < 4; i++) {
+      const kp = await f.user(MIN_STAKE);
+      await send(
+        await (await f.client(f.registry, kp)).register({
+          operator: kp.publicKey(),
+          name: `k${i}`,
+        }, T),
+      );
+      ops.push(kp);
     }
-    const last = op();
-    await node.invoke(usdc, "mint", { to: last, amount: 1n }, { source: issuer.publicKey() });
-    await assert.rejects(
-      node.invoke(registry, "register", { operator: last, name: "one-too-many" }),
-      /Error\(Contract, #125\)/,
-    );
-    assert.equal((await node.view<string[]>(registry, "get_keepers")).length, MAX_KEEPERS);
-  } finally {
-    await node.close();
+    const [a, b, c, d] = ops.map((kp) => kp.publicKey());
+    const r = await f.client(f.registry, ops[0]);
+    const page = async (start: number, limit: number) =>
+      ok<string[]>(await r.get_keepers({ start, limit }, T));
+    assert.deepEqual(await page(0, 100), [a, b, c, d], "registration order");
+    assert.deepEqual(await page(1, 2), [b, c]);
+    assert.deepEqual(await page(3, 100), [d]);
+    assert.deepEqual(await page(4, 100), [], "past the end");
+    assert.deepEqual(await page(0, 0), []);
+    assert.equal(ok(await r.get_keeper_count(T)), 4);
+    // Deregistering b (index 1): d, the last, moves into index 1.
+    await send(await (await f.client(f.registry, ops[1])).deregister({ operator: b }, T));
+    assert.deepEqual(await page(0, 100), [a, d, c]);
+    assert.deepEqual(await page(1, 1), [d]);
+    assert.equal(ok(await r.get_keeper_count(T)), 3);
+    // The last one leaves: nothing moves.
+    await send(await (await f.client(f.registry, ops[2])).deregister({ operator: c }, T));
+    assert.deepEqual(await page(0, 100), [a, d]);
+    // The first one leaves: the last takes index 0.
+    await send(await (await f.client(f.registry, ops[0])).deregister({ operator: a }, T));
+    assert.deepEqual(await page(0, 100), [d]);
+    // b registers again: appended at the end.
+    await send(await (await f.client(f.registry, ops[1])).register({ operator: b, name: "b" }, T));
+    assert.deepEqual(await page(0, 100), [d, b]);
+    assert.equal(ok(await r.get_keeper_count(T)), 2);
+    // Each keeper's record still answers (swap-remove moved list entries, not records).
+    assert.equal(ok<Info>(await r.get_keeper({ operator: d }, T)).name, "k3");
+  });
+});
+
+/** Registers `n` throwaway contract-address operators in-process (each pays a 1-unit stake). */
+async function throwaways(f: VigilFixture, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const op = StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)) as never);
+    await f.mint(op, 1n);
+    await f.node.invoke(f.registry, "register", { operator: op, name: `t${i}` });
+    out.push(op);
   }
+  return out;
+}
+
+Deno.test("ATTACK (issue 20): 1,001 throwaway registrations do not lock the registry: a new keeper registers over JSON-RPC; count and pages stay exact, also after swap-removes", async () => {
+  await withVigil(async (f) => {
+    // The old registry refused the 1,001st keeper with RegistryFull (a cap of 1,000 in one
+    // entry); 998 throwaway registrations at 1 unit of stake each locked every newcomer out.
+    const junk = await throwaways(f, 1_001);
+    const kim = await f.user(MIN_STAKE);
+    const k = kim.publicKey();
+    const kr = await f.client(f.registry, kim);
+    await send(await kr.register({ operator: k, name: "kim" }, T));
+    assert.equal(ok<Info>(await kr.get_keeper({ operator: k }, T)).name, "kim");
+    const all = async () => {
+      const n = ok<number>(await kr.get_keeper_count(T));
+      const got: string[] = [];
+      for (let start = 0; start < n + 100; start += 100) {
+        const p = ok<string[]>(await kr.get_keepers({ start, limit: 100 }, T));
+        assert.ok(p.length <= MAX_KEEPERS_PAGE);
+        got.push(...p);
+      }
+      assert.equal(got.length, n, "pages cover the count exactly");
+      assert.equal(new Set(got).size, n, "no keeper twice");
+      return got;
+    };
+    assert.deepEqual(await all(), [...junk, k]);
+    assert.equal(ok(await kr.get_keeper_count(T)), 1_002);
+    // A page is at most 100 long whatever the limit asks.
+    assert.equal(ok<string[]>(await kr.get_keepers({ start: 0, limit: 1_000 }, T)).length, 100);
+    assert.deepEqual(ok(await kr.get_keepers({ start: 1_001, limit: 100 }, T)), [k]);
+    // A throwaway in the middle leaves: kim (the last) takes its index.
+    await f.node.invoke(f.registry, "deregister", { operator: junk[500] });
+    assert.deepEqual(ok(await kr.get_keepers({ start: 500, limit: 1 }, T)), [k]);
+    const after = await all();
+    assert.equal(after.length, 1_001);
+    assert.ok(!after.includes(junk[500]));
+    // Kim leaves over JSON-RPC: the last throwaway takes index 500.
+    await send(await kr.deregister({ operator: k }, T));
+    assert.deepEqual(ok(await kr.get_keepers({ start: 500, limit: 1 }, T)), [junk[1_000]]);
+    const last = await all();
+    assert.deepEqual(new Set(last), new Set(junk.filter((_, i) => i !== 500)));
+    console.log(
+      `mass registration: 1,001 throwaway keepers, a new keeper registered (count 1,002), ` +
+        `pages of <= 100 consistent after two swap-removes (count ${last.length})`,
+    );
+  }, { min_stake: 1n });
 });

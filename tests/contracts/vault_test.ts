@@ -5,12 +5,13 @@
  * scriptable test executor (`tests/fixtures/scripted_executor.ts`).
  */
 import assert from "node:assert/strict";
-import { scValToNative, StrKey, type xdr } from "@stellar/stellar-sdk";
+import { StrKey } from "@stellar/stellar-sdk";
 import { Keypair } from "@stellar/stellar-sdk";
 import { MIN_LIQUIDITY } from "../../contracts/vault/spec.ts";
 import { createWasmContract } from "../../contracts/deploy_net.ts";
 import { script, scriptedExecutor, type Step } from "../fixtures/scripted_executor.ts";
 import {
+  contractEvents,
   expectAuthFailure,
   expectErr,
   expectHostErr,
@@ -39,14 +40,22 @@ async function seeded(f: VigilFixture, dep = 5_000n * USDC, keeperUsdc = 1_000n 
 
 const repayAll: Step = { op: "repay_all" };
 
+/** ceil(a / b) for a ≥ 0, b > 0. */
+const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
 async function state(f: VigilFixture) {
   const c = await f.client(f.vault, await f.user());
-  return ok<{ total_usdc: bigint; total_shares: bigint; total_profit: bigint; active_liq: bigint }>(
-    await c.get_state(T),
-  );
+  return ok<{
+    total_usdc: bigint;
+    total_shares: bigint;
+    total_profit: bigint;
+    active_liq: bigint;
+    locked_profit: bigint;
+    unlock_end: bigint;
+  }>(await c.get_state(T));
 }
 
-Deno.test("vault: wired to the registry and USDC with the testnet limits", async () => {
+Deno.test("vault: wired to the registry and USDC with the testnet limits and issue 20's defaults", async () => {
   await withVigil(async (f) => {
     const c = await f.client(f.vault, await f.user());
     assert.equal(ok(await c.get_registry(T)), f.registry);
@@ -55,25 +64,36 @@ Deno.test("vault: wired to the registry and USDC with the testnet limits", async
       deposit_cap: 10_000_000n * USDC,
       withdraw_cooldown: 3600n,
       max_draw_per_keeper: 10_000n * USDC,
+      min_fill_profit: 1n * USDC,
+      policy_delay: 72n * 3600n,
+      profit_unlock_secs: 86_400n,
     });
     assert.deepEqual(ok(await c.get_state(T)), {
       total_usdc: 0n,
       total_shares: 0n,
       total_profit: 0n,
       active_liq: 0n,
+      locked_profit: 0n,
+      unlock_end: 0n,
     });
     // The deployment lists Vigil's liquidator (deploy plumbing) and the fixture's admin added
-    // the test executor; no pool or router on this chain without a market.
+    // the test executor (a queued change, in force after the 72 h delay); no pool, router or hop
+    // token on this chain without a market.
     assert.deepEqual(ok(await c.get_flash_policy(T)), {
       executors: [f.liquidator, f.executor],
       max_slippage_bps: 300,
       pools: [],
       routers: [],
+      tokens: [],
     });
+    assert.equal(ok(await c.get_pending_flash_policy(T)) ?? null, null);
+    assert.equal(ok(await c.get_pending_config(T)) ?? null, null);
+    assert.equal(ok(await c.get_admin(T)), f.admin.publicKey());
+    assert.equal(ok(await c.get_pending_admin(T)) ?? null, null);
     // The one-time wiring cannot be redone, even by the admin.
     const admin = await f.client(f.vault, f.admin);
     expectErr(await admin.set_registry({ registry: f.vault }, T), "AlreadyInitialized");
-  });
+  }, { policy_delay: 72n * 3600n });
 });
 
 Deno.test("vault: NotInit when no registry address is stored", async () => {
@@ -91,9 +111,18 @@ Deno.test("vault: NotInit when no registry address is stored", async () => {
           deposit_cap: 1_000n * USDC,
           withdraw_cooldown: 0n,
           max_draw_per_keeper: 100n * USDC,
+          min_fill_profit: 0n,
+          policy_delay: 3600n,
+          profit_unlock_secs: 0n,
         },
         registry: null,
-        policy: { executors: [f.executor], max_slippage_bps: 0, pools: [], routers: [] },
+        policy: {
+          executors: [f.executor],
+          max_slippage_bps: 0,
+          pools: [],
+          routers: [],
+          tokens: [],
+        },
       },
     });
     const alice = await f.user(100n * USDC);
@@ -178,16 +207,15 @@ Deno.test("vault: deposit errors (InvalidAmount, ZeroShares, DepositCapExceeded,
       await a.deposit({ depositor: alice.publicKey(), amount: 1n }, T),
       "DepositCapExceeded",
     );
-    // More than the balance: the token transfer fails (host error, not typed).
+    // More than the balance: the token transfer fails (host error, not typed). (A higher cap is
+    // a queued change: in force after policy_delay.)
     const poor = await f.user(1n * USDC);
     const p = await f.client(f.vault, poor);
+    const cfg = ok<Record<string, bigint>>(await a.get_config(T));
     await f.node.invoke(f.vault, "set_config", {
-      config: {
-        deposit_cap: 10_000n * USDC,
-        withdraw_cooldown: 3600n,
-        max_draw_per_keeper: 10n * USDC,
-      },
+      config: { ...cfg, deposit_cap: 10_000n * USDC, max_draw_per_keeper: 10n * USDC },
     }, { source: f.admin.publicKey() });
+    await f.advanceTime(Number(cfg.policy_delay));
     expectHostErr(
       await p.deposit({ depositor: poor.publicKey(), amount: 2n * USDC }, T),
       /Error\(Contract, #10\)/,
@@ -198,6 +226,7 @@ Deno.test("vault: deposit errors (InvalidAmount, ZeroShares, DepositCapExceeded,
 });
 
 Deno.test("vault: ZeroShares once the share price exceeds the deposit", async () => {
+  // No profit unlock period: the profit is in the share price at once.
   await withVigil(async (f) => {
     const { alice, kv, keeper } = await seeded(f, 1n * USDC);
     // A flash of 1 unit repaid with 100 USDC profit: the price rises to ~101 units/share.
@@ -213,7 +242,7 @@ Deno.test("vault: ZeroShares once the share price exceeds the deposit", async ()
     );
     const a = await f.client(f.vault, alice);
     expectErr(await a.deposit({ depositor: alice.publicKey(), amount: 100n }, T), "ZeroShares");
-  });
+  }, { profit_unlock_secs: 0n });
 });
 
 Deno.test("vault: withdraw after the cooldown; cooldown and shares errors; never blocked by keepers", async () => {
@@ -275,6 +304,12 @@ Deno.test("flash row: registered keeper, executor repays more -> profit booked, 
     assert.equal(after.total_profit, before.total_profit + 25n * USDC);
     assert.equal(after.total_shares, before.total_shares);
     assert.equal(after.active_liq, 0n);
+    // The profit is locked: it enters the share price linearly over profit_unlock_secs from the
+    // flash's ledger time (a read simulates at the next ledger's time, now + 1).
+    const from = after.unlock_end - 86_400n;
+    assert.ok(from <= f.now() && from > f.now() - 10n, "unlock_end = flash time + 86,400 s");
+    const left = after.unlock_end - (f.now() + 1n);
+    assert.equal(after.locked_profit, ceilDiv(25n * USDC * left, 86_400n));
     assert.equal(await f.balance(f.vault), after.total_usdc);
     const info = ok<Record<string, bigint>>(await kr.get_keeper({ operator: k }, T));
     assert.equal(info.total_executions, 1n);
@@ -286,7 +321,7 @@ Deno.test("flash row: registered keeper, executor repays more -> profit booked, 
   });
 });
 
-Deno.test("flash row: exact repayment -> profit 0, books unchanged, still a settled flash", async () => {
+Deno.test("flash row: exact repayment -> profit 0, books unchanged, a settled execution but no fill (below min_fill_profit)", async () => {
   await withVigil(async (f) => {
     const { keeper, kv, kr } = await seeded(f);
     const k = keeper.publicKey();
@@ -306,7 +341,9 @@ Deno.test("flash row: exact repayment -> profit 0, books unchanged, still a sett
     assert.deepEqual(await state(f), before);
     assert.equal(await f.balance(k), kBefore);
     const info = ok<Record<string, bigint>>(await kr.get_keeper({ operator: k }, T));
-    assert.equal(info.successful_fills, 1n);
+    assert.equal(info.total_executions, 1n);
+    assert.equal(info.successful_fills, 0n, "profit 0 < min_fill_profit (1 USDC): not a fill");
+    assert.equal(info.response_count, 0n);
     assert.equal(info.total_profit, 0n);
   });
 });
@@ -396,7 +433,7 @@ Deno.test("flash policy: an executor the admin did not list is refused (Executor
   });
 });
 
-Deno.test("flash policy: set_flash_policy is admin-only and bounded; get_flash_policy round-trips; event", async () => {
+Deno.test("flash policy: set_flash_policy is admin-only and bounded (bps <= 1000, <= 16 per list); a widening change is queued, a restricting one instant; round trip; events", async () => {
   await withVigil(async (f) => {
     const admin = await f.client(f.vault, f.admin);
     const addrs = (n: number) =>
@@ -407,28 +444,32 @@ Deno.test("flash policy: set_flash_policy is admin-only and bounded; get_flash_p
     const sixteen = addrs(16);
     const p = {
       executors: [f.liquidator, ...sixteen.slice(0, 15)],
-      max_slippage_bps: 10_000,
+      max_slippage_bps: 1_000,
       pools: sixteen,
       routers: [(await f.user()).publicKey()],
+      tokens: sixteen,
     };
-    await send(await admin.set_flash_policy({ policy: p }, T));
+    assert.equal(await f.setPolicy(p), true, "a wider policy is queued (the fixture applied it)");
     assert.deepEqual(ok(await admin.get_flash_policy(T)), p, "round trip (order kept)");
     // Out of bounds: InvalidConfig, and the stored policy is unchanged.
     const extra = addrs(1)[0];
     for (
       const bad of [
-        { ...p, max_slippage_bps: 10_001 },
+        { ...p, max_slippage_bps: 1_001 },
+        { ...p, max_slippage_bps: 10_000 },
         { ...p, executors: [...p.executors, extra] },
         { ...p, pools: [...p.pools, extra] },
         { ...p, routers: [...sixteen, extra] },
+        { ...p, tokens: [...p.tokens, extra] },
       ]
     ) {
       expectErr(await admin.set_flash_policy({ policy: bad }, T), "InvalidConfig");
     }
     assert.deepEqual(ok(await admin.get_flash_policy(T)), p);
-    // An empty policy is valid: it stops every flash (no executor listed).
-    const empty = { executors: [], max_slippage_bps: 0, pools: [], routers: [] };
-    await send(await admin.set_flash_policy({ policy: empty }, T));
+    assert.equal(ok(await admin.get_pending_flash_policy(T)) ?? null, null);
+    // An empty policy only restricts: it applies at once and stops every flash.
+    const empty = { executors: [], max_slippage_bps: 0, pools: [], routers: [], tokens: [] };
+    assert.equal(await f.setPolicy(empty), false, "restricting: instant");
     assert.deepEqual(ok(await admin.get_flash_policy(T)), empty);
     // A non-admin has no authorization to present for the admin's address.
     const eve = await f.user();
@@ -440,21 +481,18 @@ Deno.test("flash policy: set_flash_policy is admin-only and bounded; get_flash_p
       f.admin.publicKey(),
     );
     assert.deepEqual(ok(await e.get_flash_policy(T)), empty, "eve's attempt changed nothing");
-    // Events: one at construction (the deployed policy) and one per successful change.
-    const res = await f.server.getEvents({
-      startLedger: 1,
-      filters: [{ type: "contract", contractIds: [f.vault] }],
-      limit: 100,
-    });
-    const sets = res.events
-      .map((ev) => ev.topic.map((t: xdr.ScVal) => scValToNative(t)))
-      .filter((t) => t[0] === "set_flash_policy");
-    // construction + the fixture's listing of the test executor + the two changes above
-    assert.equal(sets.length, 4);
-    const last = res.events.filter((ev) => scValToNative(ev.topic[0]) === "set_flash_policy").at(
-      -1,
-    )!;
-    assert.deepEqual(scValToNative(last.value), empty);
+    assert.equal(ok(await e.get_pending_flash_policy(T)) ?? null, null);
+    // Events: `set_flash_policy` at construction and for the instant change, `policy_queued`
+    // [policy, applies_at] for the fixture's listing of the test executor and for `p`.
+    const evs = await contractEvents(f.server, f.vault);
+    const named = (n: string) => evs.filter((ev) => ev.topics[0] === n);
+    assert.equal(named("set_flash_policy").length, 2);
+    assert.deepEqual(named("set_flash_policy").at(-1)!.data, empty);
+    const queued = named("policy_queued");
+    assert.equal(queued.length, 2);
+    const [qp, at] = queued[1].data as [unknown, bigint];
+    assert.deepEqual(qp, p);
+    assert.ok(at > 0n);
   });
 });
 
@@ -511,25 +549,20 @@ Deno.test("vault: ZeroPayout and PoolInsolvent are unreachable: the price never 
   });
 });
 
-Deno.test("vault: admin changes bounded config only; others cannot", async () => {
+Deno.test("vault: the admin's brakes (a lower deposit_cap / max_draw_per_keeper) apply at once; others cannot change the config", async () => {
   await withVigil(async (f) => {
     const admin = await f.client(f.vault, f.admin);
-    const cfg = { deposit_cap: 1_000n * USDC, withdraw_cooldown: 60n, max_draw_per_keeper: 0n };
+    const cfg0 = ok<Record<string, bigint>>(await admin.get_config(T));
+    const cfg = { ...cfg0, deposit_cap: 1_000n * USDC, max_draw_per_keeper: 0n };
     await send(await admin.set_config({ config: cfg }, T));
-    assert.deepEqual(ok(await admin.get_config(T)), cfg);
-    expectErr(
-      await admin.set_config({ config: { ...cfg, withdraw_cooldown: 7n * 86400n + 1n } }, T),
-      "InvalidConfig",
-    );
-    expectErr(await admin.set_config({ config: { ...cfg, deposit_cap: 0n } }, T), "InvalidConfig");
-    expectErr(
-      await admin.set_config({ config: { ...cfg, max_draw_per_keeper: -1n } }, T),
-      "InvalidConfig",
-    );
+    assert.deepEqual(ok(await admin.get_config(T)), cfg, "in force at once");
+    assert.equal(ok(await admin.get_pending_config(T)) ?? null, null, "nothing queued");
     // A non-admin has no authorization to present for the admin's address.
     const eve = await f.user();
     const e = await f.client(f.vault, eve);
-    await expectAuthFailure(f, await e.set_config({ config: cfg }, T), eve, f.admin.publicKey());
+    await expectAuthFailure(f, await e.set_config({ config: cfg0 }, T), eve, f.admin.publicKey());
+    assert.deepEqual(ok(await e.get_config(T)), cfg);
+    assert.equal(ok(await e.get_pending_config(T)) ?? null, null);
     // max_draw_per_keeper = 0 is the circuit breaker: no flash passes.
     const { keeper, kv } = await seeded(f, 100n * USDC);
     expectErr(
@@ -552,16 +585,8 @@ Deno.test("vault: events for deposit and flash", async () => {
         T,
       ),
     );
-    const res = await f.server.getEvents({
-      startLedger: 1,
-      filters: [{ type: "contract", contractIds: [f.vault] }],
-      limit: 100,
-    });
     const byName = new Map<string, { topics: unknown[]; data: unknown }>();
-    for (const e of res.events) {
-      const topics = e.topic.map((t: xdr.ScVal) => scValToNative(t));
-      byName.set(String(topics[0]), { topics, data: scValToNative(e.value) });
-    }
+    for (const e of await contractEvents(f.server, f.vault)) byName.set(String(e.topics[0]), e);
     const dep = byName.get("deposit")!;
     assert.deepEqual(dep.topics, ["deposit", alice.publicKey()]);
     assert.deepEqual(dep.data, [1_000n * USDC, 1_000n * USDC - MIN_LIQUIDITY]);
@@ -573,12 +598,10 @@ Deno.test("vault: events for deposit and flash", async () => {
   });
 });
 
+const I64 = (1n << 63n) - 1n;
+
 Deno.test("vault: MathOverflow when share math leaves i128 (in-process, contract-address balances)", async () => {
   await withVigil(async (f) => {
-    const I64 = (1n << 63n) - 1n;
-    await f.node.invoke(f.vault, "set_config", {
-      config: { deposit_cap: I64, withdraw_cooldown: 0n, max_draw_per_keeper: I64 },
-    }, { source: f.admin.publicKey() });
     const actor = async (amount: bigint) => {
       const id = StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)) as never);
       await f.mint(id, amount);
@@ -602,6 +625,12 @@ Deno.test("vault: MathOverflow when share math leaves i128 (in-process, contract
       f.node.invoke(f.vault, "withdraw", { depositor: a, shares: 9n * 10n ** 18n - 1000n }),
       /Error\(Contract, #108\)/,
     );
+  }, {
+    deposit_cap: I64,
+    withdraw_cooldown: 0n,
+    max_draw_per_keeper: I64,
+    // Unlocked at once: the withdrawal prices shares with the whole 1e20 profit.
+    profit_unlock_secs: 0n,
   });
 });
 
@@ -609,17 +638,7 @@ Deno.test("vault: events for init, withdraw and set_config", async () => {
   await withVigil(async (f) => {
     const { alice, av } = await seeded(f, 1_000n * USDC);
     const a = alice.publicKey();
-    const events = async () => {
-      const res = await f.server.getEvents({
-        startLedger: 1,
-        filters: [{ type: "contract", contractIds: [f.vault] }],
-        limit: 100,
-      });
-      return res.events.map((e) => ({
-        topics: e.topic.map((t: xdr.ScVal) => scValToNative(t)),
-        data: scValToNative(e.value),
-      }));
-    };
+    const events = () => contractEvents(f.server, f.vault);
     const one = async (name: string) => {
       const hits = (await events()).filter((e) => e.topics[0] === name);
       assert.equal(hits.length, 1, `${name} events: ${hits.length}`);
@@ -637,14 +656,24 @@ Deno.test("vault: events for init, withdraw and set_config", async () => {
     assert.deepEqual(w.topics, ["withdraw", a]);
     assert.deepEqual(w.data, [100n * USDC, paid]);
 
-    // set_config: the new config.
+    // set_config (a brake, in force at once): the new config.
     const admin = await f.client(f.vault, f.admin);
-    const cfg = {
+    const cfg0 = ok<Record<string, bigint>>(await admin.get_config(T));
+    const cfg: Record<string, bigint> = {
+      ...cfg0,
       deposit_cap: 2_000n * USDC,
-      withdraw_cooldown: 60n,
       max_draw_per_keeper: 500n * USDC,
     };
     await send(await admin.set_config({ config: cfg }, T));
     assert.deepEqual((await one("set_config")).data, cfg);
+    // config_queued (any other change): [config, applies_at].
+    const later = { ...cfg, withdraw_cooldown: 60n };
+    await send(await admin.set_config({ config: later }, T));
+    const q = await one("config_queued");
+    assert.deepEqual(q.data, [later, f.now() + cfg.policy_delay]);
+    assert.deepEqual(ok(await admin.get_pending_config(T)), {
+      applies_at: f.now() + cfg.policy_delay,
+      config: later,
+    });
   });
 });

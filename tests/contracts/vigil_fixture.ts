@@ -2,14 +2,27 @@
  * Test fixture for the Vigil contracts over JSON-RPC: a fresh local node, a USDC issued
  * asset with its SAC, funded users with trustlines, a wired vault + registry + liquidator, a
  * scriptable test executor that the admin (a key the fixture holds) added to the vault's flash
- * policy with a signed `set_flash_policy`, and `contract.Client`s that sign with the users' real
- * keys.
+ * policy with a signed `set_flash_policy` (queued: the fixture moves ledger time to its
+ * `applies_at`), and `contract.Client`s that sign with the users' real keys.
+ *
+ * The fixture deploys with the shortest policy delay the vault accepts (withdraw_cooldown +
+ * 3600 s) unless the test names one, so that a queued change applies after a short time move.
  *
  * @module
  */
 import assert from "node:assert/strict";
-import { Asset, contract, Keypair, Operation, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
+import {
+  Asset,
+  contract,
+  Keypair,
+  Operation,
+  rpc,
+  scValToNative,
+  TransactionBuilder,
+  type xdr,
+} from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
+import type { LocalnetOptions } from "../../localnet/mod.ts";
 import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
 import type { FlashPolicy } from "../../contracts/vault/spec.ts";
 import { script, scriptedExecutor, type Step } from "../fixtures/scripted_executor.ts";
@@ -24,6 +37,9 @@ export const USDC = 10_000_000n;
 
 /** Options of every test transaction: a long validity window, since tests move ledger time. */
 export const TX_OPTS = { timeoutInSeconds: 30 * 86400 } as const;
+
+/** The vault's margin of policy_delay over withdraw_cooldown (seconds). */
+export const DELAY_MARGIN = 3600n;
 
 type Node = Awaited<ReturnType<typeof startTestNode>>;
 /** A `contract.Client` with the contract's functions (typed loosely: the specs are read at run time). */
@@ -60,8 +76,12 @@ export interface VigilFixture {
   liquidator: string;
   /** A scriptable test executor (`tests/fixtures/scripted_executor.ts`), in the flash policy. */
   executor: string;
-  /** Replaces the vault's flash policy, signed by the admin over JSON-RPC. */
-  setPolicy(policy: FlashPolicy): Promise<void>;
+  /**
+   * Replaces the vault's flash policy, signed by the admin over JSON-RPC: a restricting change
+   * applies at once; a queued one is brought into force by moving ledger time to its
+   * `applies_at`. Returns whether it was queued.
+   */
+  setPolicy(policy: FlashPolicy): Promise<boolean>;
   /** The vault's flash policy (`get_flash_policy`). */
   policy(): Promise<FlashPolicy>;
   /** A funded account with a USDC trustline and `usdc` units of USDC. */
@@ -73,12 +93,23 @@ export interface VigilFixture {
   /** Mints USDC (the issuer acting, in-process). */
   mint(address: string, amount: bigint): Promise<void>;
   advanceTime(seconds: number): Promise<void>;
+  /** The latest closed ledger's close time (a read or simulation sees this + 1). */
+  now(): bigint;
+  /** Closes ledgers until the latest close time is `t` (nothing when already past it). */
+  advanceTo(t: bigint): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Starts a node, issues USDC and deploys a wired vault + registry. */
-export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
-  const node = await startTestNode();
+/**
+ * Starts a node (`nodeOpts`, e.g. network TTL settings), issues USDC and deploys a wired vault +
+ * registry. `config` overrides the testnet limits; policy_delay defaults to withdraw_cooldown +
+ * 3600.
+ */
+export async function startVigil(
+  config: VigilConfig = {},
+  nodeOpts: Omit<LocalnetOptions, "port"> = {},
+): Promise<VigilFixture> {
+  const node = await startTestNode(nodeOpts);
   try {
     const passphrase = node.networkPassphrase;
     const server = new rpc.Server(node.rpcUrl, { allowHttp: true });
@@ -88,10 +119,11 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
     const usdc = await node.deployAsset(asset);
     const admin = Keypair.random();
     await node.fund(admin.publicKey());
+    const policyDelay = (config.withdraw_cooldown ?? 3600n) + DELAY_MARGIN;
     const { vault, registry, liquidator } = await deployVigil(node, {
       usdc,
       admin: admin.publicKey(),
-      config,
+      config: { policy_delay: policyDelay, ...config },
     });
     const executor = await node.deployContract(scriptedExecutor, {});
 
@@ -123,9 +155,23 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
       const c = await client(vault, admin);
       return ok<FlashPolicy>(await c.get_flash_policy(TX_OPTS));
     };
+    const now = () => node.latestLedger().closeTime;
+    const advanceTo = async (t: bigint) => {
+      const d = t - now();
+      if (d > 0n) await node.advanceTime(Number(d));
+    };
     const setPolicy = async (p: FlashPolicy) => {
       const c = await client(vault, admin);
       await send(await c.set_flash_policy({ policy: p }, TX_OPTS));
+      const pending = ok<{ applies_at: bigint } | undefined>(
+        await c.get_pending_flash_policy(TX_OPTS),
+      );
+      if (pending) {
+        // In force from applies_at: the next ledger (what a read simulates) is at least then.
+        await advanceTo(pending.applies_at - 1n);
+        assert.deepEqual(ok(await c.get_flash_policy(TX_OPTS)), p, "queued policy in force");
+      }
+      return pending !== undefined && pending !== null;
     };
     // The deployment lists only Vigil's liquidator; the admin adds the test executor.
     const deployed = await policy();
@@ -149,6 +195,8 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
       balance,
       mint,
       advanceTime: (s) => node.advanceTime(s),
+      now,
+      advanceTo,
       close: () => node.close(),
     };
   } catch (e) {
@@ -161,8 +209,9 @@ export async function startVigil(config?: VigilConfig): Promise<VigilFixture> {
 export async function withVigil(
   fn: (f: VigilFixture) => Promise<void>,
   config?: VigilConfig,
+  nodeOpts?: Omit<LocalnetOptions, "port">,
 ): Promise<void> {
-  const f = await startVigil(config);
+  const f = await startVigil(config, nodeOpts);
   try {
     await fn(f);
   } finally {
@@ -223,6 +272,46 @@ export function ok<R = unknown>(tx: contract.AssembledTransaction<any>): R {
     return r.unwrap() as R;
   }
   return r as R;
+}
+
+/** One decoded contract event. */
+export interface DecodedEvent {
+  /** Topics, native (the first is the event name). */
+  topics: unknown[];
+  // deno-lint-ignore no-explicit-any
+  data: any;
+  ledger: number;
+  txHash: string;
+}
+
+/**
+ * Every event `contractId` emitted in the node's history, in order, decoded. getEvents scans at
+ * most 10,000 ledgers per request, and tests move ledger time by many ledgers, so this walks
+ * the history window by window.
+ */
+export async function contractEvents(
+  server: rpc.Server,
+  contractId: string,
+): Promise<DecodedEvent[]> {
+  const out: DecodedEvent[] = [];
+  const { sequence: latest } = await server.getLatestLedger();
+  for (let start = 1; start <= latest; start += 10_000) {
+    const res = await server.getEvents({
+      startLedger: start,
+      endLedger: Math.min(start + 10_000, latest + 1),
+      filters: [{ type: "contract", contractIds: [contractId] }],
+      limit: 10_000,
+    });
+    for (const e of res.events) {
+      out.push({
+        topics: e.topic.map((t: xdr.ScVal) => scValToNative(t)),
+        data: scValToNative(e.value),
+        ledger: e.ledger,
+        txHash: e.txHash,
+      });
+    }
+  }
+  return out;
 }
 
 /** JSON.stringify replacer for bigints. */

@@ -170,26 +170,32 @@ Deno.test("main.ts deploy on a fresh node: a working vault, registry and liquida
       assert.deepEqual([...new Uint8Array(wasm)], [...file], `${name} instance executable`);
     }
 
-    // The deployed flash policy: only Vigil's liquidator may be lent to; no pool or router
-    // without --pool/--router. The admin (the deployer here) lists a pool for the flash below.
+    // The deployed flash policy: only Vigil's liquidator may be lent to; no pool, router or
+    // hop token without --pool/--router/--token. The admin (the deployer here) lists a pool for
+    // the flash below: a wider policy, so it is queued for the deployed policy_delay (72 h).
     const vaultAdmin = await w.client(d.contracts.vault, deployer);
     assert.deepEqual(read(await vaultAdmin.get_flash_policy()), {
       executors: [d.contracts.liquidator],
       max_slippage_bps: 300,
       pools: [],
       routers: [],
+      tokens: [],
     });
     const pool = await w.node.deployContract(takingPool, {});
-    await send(
-      await vaultAdmin.set_flash_policy({
-        policy: {
-          executors: [d.contracts.liquidator],
-          max_slippage_bps: 300,
-          pools: [pool],
-          routers: [],
-        },
-      }, TX),
-    );
+    const withPool = {
+      executors: [d.contracts.liquidator],
+      max_slippage_bps: 300,
+      pools: [pool],
+      routers: [],
+      tokens: [],
+    };
+    await send(await vaultAdmin.set_flash_policy({ policy: withPool }, TX));
+    const pending = read<{ applies_at: bigint }>(await vaultAdmin.get_pending_flash_policy());
+    // applies_at = the change's ledger time + 72 h (ledgers close on a timer here).
+    const wait = pending.applies_at - w.node.latestLedger().closeTime;
+    assert.ok(wait <= 72n * 3600n && wait > 72n * 3600n - 120n, `queued for 72 h: ${wait} s left`);
+    await w.node.advanceTime(72 * 3600);
+    assert.deepEqual(read(await vaultAdmin.get_flash_policy()), withPool);
 
     // Register a keeper, deposit, flash through the liquidator, withdraw, deregister.
     const keeper = await w.user(250n * USDC);
@@ -225,10 +231,11 @@ Deno.test("main.ts deploy on a fresh node: a working vault, registry and liquida
     const after = read<Record<string, bigint>>(
       await registry.get_keeper({ operator: keeper.publicKey() }),
     );
-    assert.equal(after.successful_fills, 1n);
+    // An empty plan books nothing: an execution, not a fill (min_fill_profit 1 USDC).
+    assert.equal(after.successful_fills, 0n);
     assert.equal(after.total_executions, 1n);
-    assert.equal(after.avg_response_time_ms, 1234n);
-    assert.equal(after.response_count, 1n);
+    assert.equal(after.avg_response_time_ms, 0n);
+    assert.equal(after.response_count, 0n);
 
     expectErr(
       await vaultD.withdraw({ depositor: depositor.publicKey(), shares }, TX),
@@ -243,9 +250,11 @@ Deno.test("main.ts deploy on a fresh node: a working vault, registry and liquida
     const st = read<Record<string, bigint>>(await vaultD.get_state());
     assert.deepEqual(st, {
       active_liq: 0n,
+      locked_profit: 0n,
       total_profit: 0n,
       total_shares: 1000n,
       total_usdc: 1000n,
+      unlock_end: 0n,
     });
 
     const back = await send<bigint>(
@@ -339,7 +348,8 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
     await send(await vaultD.deposit({ depositor: depositor.publicKey(), amount: 500n * USDC }, TX));
     expectErr(await flash(d.contracts.liquidator, 301n * USDC), "DrawLimitExceeded");
 
-    // Keeper-chosen executors are refused until the admin lists them in the flash policy.
+    // Keeper-chosen executors are refused until the admin's listing of them is in force (a
+    // queued change: 72 h).
     expectErr(await flash(gift, 100n * USDC), "ExecutorNotAllowed");
     const policy = read<Record<string, unknown>>(await vaultAdmin.get_flash_policy());
     await send(
@@ -347,6 +357,8 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
         policy: { ...policy, executors: [d.contracts.liquidator, gift, keep] },
       }, TX),
     );
+    expectErr(await flash(gift, 100n * USDC), "ExecutorNotAllowed");
+    await w.node.advanceTime(72 * 3600);
 
     // Profit: the executor returns 7 USDC more than it was lent.
     const profit = await send<bigint>(await flash(gift, 100n * USDC));
@@ -360,10 +372,12 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
     );
     assert.equal(info.total_profit, 7n * USDC);
     assert.equal(info.avg_response_time_ms, 3_600_000n, "response time clamped to 1 h");
+    // The profit unlocks over a day; then the shares are worth
+    // floor(shares · 507 / (500 USDC)) with shares = 500 USDC − 1000.
+    await w.node.advanceTime(86_400);
     const bal = read<Record<string, bigint>>(
       await vaultD.balance({ depositor: depositor.publicKey() }),
     );
-    // floor(shares · 507 / (500 USDC)) with shares = 500 USDC − 1000.
     const sh = 500n * USDC - 1000n;
     assert.equal(bal.usdc_value, (sh * 507n * USDC) / (500n * USDC));
 
@@ -388,7 +402,14 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
     expectErr(await flash(gift, 10n * USDC), "StakeBelowMinimum");
     expectErr(
       await vaultAdmin.set_config({
-        config: { deposit_cap: 1n, max_draw_per_keeper: 0n, withdraw_cooldown: 7n * 86400n + 1n },
+        config: {
+          deposit_cap: 1n,
+          max_draw_per_keeper: 0n,
+          min_fill_profit: 0n,
+          policy_delay: 8n * 86400n,
+          profit_unlock_secs: 0n,
+          withdraw_cooldown: 7n * 86400n + 1n,
+        },
       }, TX),
       "InvalidConfig",
     );
@@ -414,6 +435,7 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
           max_slippage_bps: 0,
           pools: [d.contracts.registry],
           routers: [w.usdc],
+          tokens: [],
         },
       }, TX),
       "InvalidPlan",

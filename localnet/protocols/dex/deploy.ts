@@ -18,6 +18,7 @@ import { phoenixFactory } from "./phoenix/factory.ts";
 import { phoenixMultihop } from "./phoenix/multihop.ts";
 import { phoenixPool } from "./phoenix/pool.ts";
 import { sortTokens } from "./math.ts";
+import { register } from "../../host/registry.ts";
 
 /** What the deploy helpers need from a Localnet: the shared {@link DeployTarget}. */
 export type DexHost = DeployTarget;
@@ -81,11 +82,13 @@ export async function deployDexes(
   const { admin } = opts;
   const idOf = (t: string) => opts.tokens[t] ?? t;
 
-  // Primary: Soroswap factory + router.
+  // Primary: Soroswap factory + router. The factory's pair code is the pair module's stub Wasm,
+  // so its permissionless `create_pair` deploys real pairs (the code entry is on the ledger once
+  // the first pair below is deployed).
   const soroswap_factory = await host.deployContract(soroswapFactory);
   await host.invoke(soroswap_factory, "initialize", {
     setter: admin,
-    pair_wasm_hash: new Uint8Array(32),
+    pair_wasm_hash: register(soroswapPair).hash,
   }, { source: admin });
   const primary = await host.deployContract(soroswapRouter, { admin });
   await host.invoke(primary, "initialize", { factory: soroswap_factory }, { source: admin });

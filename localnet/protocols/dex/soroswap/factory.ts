@@ -2,10 +2,14 @@
  * Soroswap factory stand-in (`soroswap/core` `contracts/factory`): the registry of pairs.
  *
  * Same functions, argument order, return shapes and `FactoryError` codes (201–206) as the real
- * factory. Difference: a TS contract cannot deploy contracts, so `create_pair` fails with the
- * stand-in code 207 and pairs are deployed by `localnet/protocols/dex/deploy.ts` and registered with the
- * stand-in function `register_pair` (fee-to-setter only), which initialises the pair exactly as
- * `create_pair` would (`pair.initialize_pair(factory, token_0, token_1)` called by the factory).
+ * factory. `create_pair` is permissionless, as on the real network: anyone (a router's
+ * `add_liquidity`, or any account) creates the pair of two tokens that have none. The factory
+ * deploys it itself from `pair_wasm_hash` (the stub code of `soroswapPair`,
+ * `localnet/protocols/dex/deploy.ts` passes it) with the real salt, sha256(token_0 XDR ‖
+ * token_1 XDR), and initialises it (`pair.initialize_pair(factory, token_0, token_1)`). On an
+ * `Env` that cannot deploy (a unit test's fake host) it fails with the stand-in code 207. The
+ * deployment helpers still register pre-deployed pairs with the stand-in function `register_pair`
+ * (fee-to-setter only; same initialisation), which is faster in-process.
  *
  * Storage (instance unless noted): u32 keys 0 FeeTo, 1 FeeToSetter, 4 PairWasmHash,
  * 5 FeesEnabled, 6 TotalPairs; persistent `Vec[Symbol(PairAddressesByTokens), Vec[t0, t1]]`
@@ -14,7 +18,8 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { xdr } from "@stellar/stellar-sdk";
+import { hash, xdr } from "@stellar/stellar-sdk";
+import type { DeployerEnv } from "../../../host/ts_contract.ts";
 import {
   addr,
   type ContractModule,
@@ -66,7 +71,7 @@ const ERRORS = {
   IndexDoesNotExist: [206, "SoroswapFactory: index does not exist"],
   CreatePairUnsupported: [
     207,
-    "Stand-in: contracts cannot deploy pairs here; deploy with localnet/protocols/dex/deploy.ts",
+    "Stand-in: this host cannot deploy contracts; register a pair deployed off-chain instead",
   ],
 } satisfies ErrorTable;
 const E = errorCodes(ERRORS);
@@ -137,6 +142,29 @@ function setter(env: Env): string {
   return getAddr(env.storage.instance, K.feeToSetter)!;
 }
 
+/** Soroswap's `Pair::salt`: sha256(token_0.to_xdr() ‖ token_1.to_xdr()). */
+function pairSalt(t0: string, t1: string): Uint8Array {
+  const bytes = Buffer.concat([addr(t0).toXDR(), addr(t1).toXDR()]);
+  return new Uint8Array(hash(bytes));
+}
+
+/** Initialises `pair` for (t0, t1), stores it in both indexes and announces it. */
+function addPair(env: Env, t0: string, t1: string, pair: string): string {
+  env.call(pair, "initialize_pair", [env.currentContract, t0, t1]);
+  const n = getU32(env.storage.instance, K.totalPairs);
+  setAddr(env.storage.persistent, pairKey(t0, t1), pair);
+  setAddr(env.storage.persistent, indexKey(n), pair);
+  setU32(env.storage.instance, K.totalPairs, n + 1);
+  env.emit(
+    [TOPIC, sym("new_pair")],
+    env.toScVal(
+      { new_pairs_length: n + 1, pair, token_0: t0, token_1: t1 },
+      T.udt("NewPairEvent"),
+    ),
+  );
+  return pair;
+}
+
 const TOPIC = str("SoroswapFactory");
 
 /** The Soroswap factory stand-in. */
@@ -197,8 +225,15 @@ export const soroswapFactory: ContractModule = {
     },
     create_pair(env, { token_a, token_b }: { token_a: string; token_b: string }) {
       initialized(env);
-      if (lookup(env, token_a, token_b) !== undefined) fail(E.CreatePairAlreadyExists);
-      return fail(E.CreatePairUnsupported);
+      const [t0, t1] = sorted(token_a, token_b);
+      if (getAddr(env.storage.persistent, pairKey(t0, t1)) !== undefined) {
+        fail(E.CreatePairAlreadyExists);
+      }
+      const deployer = env as Partial<DeployerEnv>;
+      if (typeof deployer.deployV2 !== "function") return fail(E.CreatePairUnsupported);
+      const code = env.fromScVal<Uint8Array>(env.storage.instance.get(K.pairWasmHash)!, T.bytes);
+      const pair = deployer.deployV2(new Uint8Array(code), pairSalt(t0, t1));
+      return addPair(env, t0, t1, pair);
     },
     register_pair(
       env,
@@ -210,19 +245,7 @@ export const soroswapFactory: ContractModule = {
       if (getAddr(env.storage.persistent, pairKey(t0, t1)) !== undefined) {
         fail(E.CreatePairAlreadyExists);
       }
-      env.call(pair, "initialize_pair", [env.currentContract, t0, t1]);
-      const n = getU32(env.storage.instance, K.totalPairs);
-      setAddr(env.storage.persistent, pairKey(t0, t1), pair);
-      setAddr(env.storage.persistent, indexKey(n), pair);
-      setU32(env.storage.instance, K.totalPairs, n + 1);
-      env.emit(
-        [TOPIC, sym("new_pair")],
-        env.toScVal(
-          { new_pairs_length: n + 1, pair, token_0: t0, token_1: t1 },
-          T.udt("NewPairEvent"),
-        ),
-      );
-      return pair;
+      return addPair(env, t0, t1, pair);
     },
   },
 };
