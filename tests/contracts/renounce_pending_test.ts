@@ -1,14 +1,8 @@
 /**
- * FAILS on the issue-20 contracts (commit 4221737): a change the admin queued still applies after
- * `renounce_admin`, and nobody can cancel it any more. `get_admin() == None` reads as "the
- * configuration is frozen", yet the queued flash policy (here: listing an executor the admin
- * controls) comes into force `policy_delay` later. Depositors can still see it
- * (`get_pending_flash_policy`) and leave, so the timelock's guarantee holds, but renouncing no
- * longer means what it says, and a mistaken queued change can no longer be withdrawn.
- *
- * Proposed fix (contracts/vault/assembly/index.ts, `renounce_admin`): settle both pending keys,
- * then delete `PendingPolicy` and `PendingConfig` (emitting `pending_cancelled` if any was
- * dropped) before `renounceAdmin()` — i.e. renouncing also cancels what is still queued.
+ * `renounce_admin` freezes the vault: a change the admin queued before it is dropped (with a
+ * `pending_cancelled` event) instead of applying `policy_delay` later with nobody left to cancel it.
+ * This test failed on the first issue-20 contracts (4221737), where a queued policy listing the
+ * admin's own executor still came into force after the admin was gone.
  */
 import assert from "node:assert/strict";
 import { scriptedExecutor } from "../fixtures/scripted_executor.ts";
