@@ -134,7 +134,13 @@ Deno.test("flash policy without any router: no venue usable inside a flash — s
 
 Deno.test("flashPolicyProblem names the executor first, then the pool; undefined when both are listed", () => {
   const [liq, pool, other] = ["CLIQ", "CPOOL", "COTHER"];
-  const policy = { executors: [liq], max_slippage_bps: 300, pools: [pool], routers: [] };
+  const policy = {
+    executors: [liq],
+    max_slippage_bps: 300,
+    pools: [pool],
+    routers: [],
+    tokens: [],
+  };
   assert.equal(flashPolicyProblem(policy, liq, pool), undefined);
   assert.match(
     flashPolicyProblem({ ...policy, executors: [other] }, liq, pool)!,
