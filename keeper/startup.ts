@@ -485,7 +485,10 @@ function notePendingPolicy(
   if (!p) return;
   const fields = { applies_at: p.appliesAt.toISOString(), policy: p.value };
   if (p.warning) ctx.log.warn(p.warning, fields);
-  else ctx.log.info("the vault's admin queued a flash policy; it keeps this keeper's liquidations", fields);
+  else {ctx.log.info(
+      "the vault's admin queued a flash policy; it allows this keeper's liquidations",
+      fields,
+    );}
 }
 
 /**
