@@ -452,7 +452,9 @@ Deno.test({
           assert.deepEqual(p.depositors.map((d: Json) => d.address), [alice, nobody]);
           const bal = await read(w.vault, "balance", [addr(alice)]);
           assert.equal(p.depositors[0].shares, String(bal.shares));
-          assert.equal(p.depositors[0].usdc_value, String(bal.usdc_value));
+          // The value grows every ledger while the fills' profit unlocks (issue 20): the keeper's
+          // read came first, so it is at most what the vault says now.
+          assert.ok(BigInt(p.depositors[0].usdc_value) <= bal.usdc_value, "value read earlier");
           assert.ok(BigInt(p.depositors[0].usdc_value) > 50_000n * E7, "alice earned the profit");
           assert.equal(p.depositors[1].shares, "0");
           assert.equal(p.depositors[1].usdc_value, "0");
