@@ -83,7 +83,7 @@ Deno.test("deploy: a bad policy or config flag is one message, exit 1, nothing s
       secret,
     );
     assertOneError(
-      await deploy([...base, "--min-fill-profit", "-1"], secret, dir),
+      await deploy([...base, "--min-fill-profit=-1"], secret, dir),
       /--min-fill-profit -1 is not a USDC amount/,
       secret,
     );

@@ -87,7 +87,7 @@ Deno.test("deployment: localnet.json names a wired vault, registry and the liqui
     const pool = (out.contracts as Record<string, string | undefined>).lending_pool;
     assert.deepEqual(policy.pools, pool ? [pool] : []);
     assert.deepEqual(policy.tokens, []);
-    assert.equal(ok(await v.get_pending_flash_policy()), undefined);
+    assert.equal(ok(await v.get_pending_flash_policy()), null);
 
     // A fresh pair: empty books, no keepers.
     assert.deepEqual(ok(await v.get_state()), {

@@ -148,7 +148,9 @@ Deno.test("flash policy without the keeper's LENDING_POOL: warned once, skipped 
     assert.equal(warned()[0].applies_at, p2.applies_at);
     const skippedBefore = skips().length;
     await applyQueued(w);
-    await shock(w, w.xlm, -500); // another position under water: a task to skip
+    // More positions under water (every borrower's collateral −30 %): tasks to skip.
+    await shock(w, w.xlm, -3000);
+    await shock(w, w.weth, -3000);
     await until(() => Promise.resolve(skips().length > skippedBefore), 60_000, "skipped again");
   } catch (e) {
     dump(k);
