@@ -6,13 +6,7 @@
  * @module
  */
 import type { FlashPolicy, Pending, VaultConfig, VaultState } from "../lib/chain.ts";
-import {
-  formatBps,
-  formatDuration,
-  formatTime,
-  formatUsdc,
-  shortAddress,
-} from "../lib/format.ts";
+import { formatBps, formatDuration, formatTime, formatUsdc, shortAddress } from "../lib/format.ts";
 import { Notice, Panel } from "./ui.tsx";
 
 /** "in 4m 10s" / "now" for a ledger time (Unix seconds) against the chain's clock. */
@@ -116,8 +110,8 @@ export function PendingChanges(props: PendingChangesProps) {
         : !pp && !pc
         ? (
           <p class="empty" id="pending-none">
-            No flash-policy or configuration change is queued. A change that widens the flash
-            policy or alters the configuration waits {delay} before it applies, and shows here.
+            No flash-policy or configuration change is queued. A change that widens the flash policy
+            or alters the configuration waits {delay} before it applies, and shows here.
           </p>
         )
         : (

@@ -307,9 +307,7 @@ export class ChainReader {
   /** Vault `get_pending_config`: the queued config and when it applies, or null. */
   pendingConfig(): Promise<Read<Pending<VaultConfig> | null>> {
     return read(
-      this.vaultView("get_pending_config").then((v) =>
-        parsePending(v, "config", parseVaultConfig)
-      ),
+      this.vaultView("get_pending_config").then((v) => parsePending(v, "config", parseVaultConfig)),
     );
   }
 

@@ -141,8 +141,8 @@ export default function Home({ data, state }: PageProps<Data>) {
           Proceeds return to the vault in the same transaction; profit = returned − lent is booked
           on chain and enters the share price gradually, over{" "}
           {data.unlockSecs === null ? "the unlock time" : formatDuration(data.unlockSecs)}, so a
-          deposit made just before a fill cannot take it from the depositors who were there.
-          Capital is never out between transactions, so there is nothing to steal or slash.
+          deposit made just before a fill cannot take it from the depositors who were there. Capital
+          is never out between transactions, so there is nothing to steal or slash.
         </li>
       </ol>
 

@@ -73,13 +73,12 @@ export default function Vault({ data, state }: PageProps<Data>) {
         title="Vault"
         lede={
           <>
-            Deposits earn only from realized liquidation profit, which enters the share price
-            over {formatDuration(vc?.profit_unlock_secs)}. Deposit cap{" "}
-            {formatUsdc(vc?.deposit_cap, 0)}, withdraw cooldown{" "}
-            {formatDuration(vc?.withdraw_cooldown)}, at most {formatUsdc(vc?.max_draw_per_keeper, 0)}
+            Deposits earn only from realized liquidation profit, which enters the share price over
             {" "}
-            per flash loan. Admin{" "}
-            {data.admin === undefined
+            {formatDuration(vc?.profit_unlock_secs)}. Deposit cap{" "}
+            {formatUsdc(vc?.deposit_cap, 0)}, withdraw cooldown{" "}
+            {formatDuration(vc?.withdraw_cooldown)}, at most{" "}
+            {formatUsdc(vc?.max_draw_per_keeper, 0)} per flash loan. Admin {data.admin === undefined
               ? "—"
               : data.admin === null
               ? "renounced (the rules can no longer change)"

@@ -214,7 +214,11 @@ function pendingView(s: DashboardState) {
   const pc: PendingChangeRow<VaultConfigSnapshot> | null | undefined = s.pendingConfig;
   return {
     flash_policy: pp
-      ? { applies_at: pp.appliesAt.toISOString(), policy: policyView(pp.value), warning: pp.warning }
+      ? {
+        applies_at: pp.appliesAt.toISOString(),
+        policy: policyView(pp.value),
+        warning: pp.warning,
+      }
       : null,
     config: pc
       ? { applies_at: pc.appliesAt.toISOString(), config: vaultConfigView(pc.value) }

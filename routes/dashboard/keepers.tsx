@@ -260,8 +260,8 @@ export default function Keepers({ data }: PageProps<Data>) {
           <nav class="pager" id="keepers-pager" aria-label="Registry pages">
             {data.page > 1 && <a href={link(data.page - 1)}>← Previous</a>}{" "}
             <span class="muted">
-              Registry page {data.page} of {data.pages} ({KEEPERS_PAGE} keepers each, in
-              registration order)
+              Registry page {data.page} of {data.pages} ({KEEPERS_PAGE}{" "}
+              keepers each, in registration order)
             </span>{" "}
             {data.page < data.pages && <a href={link(data.page + 1)}>Next →</a>}
           </nav>

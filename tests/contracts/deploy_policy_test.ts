@@ -188,7 +188,9 @@ Deno.test("deploy --pool/--router/--token/--max-slippage-bps and the issue-20 co
     assert.match(
       first.out,
       new RegExp(
-        `flash policy: executor C[A-Z2-7]{55}; pools .*; hop tokens ${tokens.join(",")}; max slippage 250 bps`,
+        `flash policy: executor C[A-Z2-7]{55}; pools .*; hop tokens ${
+          tokens.join(",")
+        }; max slippage 250 bps`,
       ),
     );
     assert.match(

@@ -184,7 +184,9 @@ Deno.test("statePoints rebuilds the books and the profit lock after every event"
           assert.ok(all[i - 1].locked_profit > 0n);
         }
         // The price depositors get (unlocked capital per share) never falls.
-        const prices = all.map((p) => ((p.total_usdc - p.locked_profit) * 10n ** 7n) / p.total_shares);
+        const prices = all.map((p) =>
+          ((p.total_usdc - p.locked_profit) * 10n ** 7n) / p.total_shares
+        );
         for (let i = 1; i < prices.length; i++) {
           assert.ok(prices[i] >= prices[i - 1], `price fell at point ${i}`);
         }

@@ -87,27 +87,30 @@ Deno.test("web pages against a local node and the keeper", async (t) => {
     assert.match(html, /data-island="KeeperPanel"/);
   });
 
-  await t.step("/vault and /dashboard: profit still unlocking, and the queued changes with their time", async () => {
-    for (const path of ["/vault", "/dashboard"]) {
-      const html = await page(s.url, path);
-      const unlock = byId(html, "profit-unlock");
-      assert.match(
-        unlock,
-        /(4\.\d\d|5\.00) USDC of recent profit unlocking until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in \d+m \d\ds\)/,
-        `${path}: ${unlock}`,
-      );
-      const policy = byId(html, "pending-policy");
-      assert.match(
-        policy,
-        /queued a new flash policy: it applies at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in 1h 59m|in 2h 00m/,
-        `${path}: ${policy}`,
-      );
-      assert.match(policy, new RegExp(`lending pools: adds ${QUEUED_POOL.slice(0, 4)}…`));
-      const config = byId(html, "pending-config");
-      assert.match(config, /deposit cap 1,000,000\.00 USDC → 2,000,000\.00 USDC/, config);
-      assert.match(byId(html, "pending-changes"), /can withdraw before then/);
-    }
-  });
+  await t.step(
+    "/vault and /dashboard: profit still unlocking, and the queued changes with their time",
+    async () => {
+      for (const path of ["/vault", "/dashboard"]) {
+        const html = await page(s.url, path);
+        const unlock = byId(html, "profit-unlock");
+        assert.match(
+          unlock,
+          /(4\.\d\d|5\.00) USDC of recent profit unlocking until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in \d+m \d\ds\)/,
+          `${path}: ${unlock}`,
+        );
+        const policy = byId(html, "pending-policy");
+        assert.match(
+          policy,
+          /queued a new flash policy: it applies at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in 1h 59m|in 2h 00m/,
+          `${path}: ${policy}`,
+        );
+        assert.match(policy, new RegExp(`lending pools: adds ${QUEUED_POOL.slice(0, 4)}…`));
+        const config = byId(html, "pending-config");
+        assert.match(config, /deposit cap 1,000,000\.00 USDC → 2,000,000\.00 USDC/, config);
+        assert.match(byId(html, "pending-changes"), /can withdraw before then/);
+      }
+    },
+  );
 
   await t.step("/dashboard: tiles, an SVG chart from the real series, keepers, fills", async () => {
     const html = await page(s.url, "/dashboard?range=all");
