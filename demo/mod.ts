@@ -264,7 +264,10 @@ function fmt7(units: bigint): string {
 function waitForStop(durationSec: number | undefined, keepers: KeeperProcess[]): Promise<number> {
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
     const done = (code: number) => {
+      if (stopped) return;
+      stopped = true;
       Deno.removeSignalListener("SIGINT", onSignal);
       Deno.removeSignalListener("SIGTERM", onSignal);
       if (timer !== undefined) clearTimeout(timer);
@@ -275,6 +278,8 @@ function waitForStop(durationSec: number | undefined, keepers: KeeperProcess[]):
     Deno.addSignalListener("SIGTERM", onSignal);
     if (durationSec !== undefined) timer = setTimeout(() => done(0), durationSec * 1000);
     Promise.all(keepers.map((k) => k.status)).then(() => {
+      // Only news while running: at shutdown the keepers exit because they were told to.
+      if (stopped) return;
       console.error("demo: every keeper process exited");
       done(1);
     });
