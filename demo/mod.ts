@@ -49,6 +49,8 @@ export interface DemoOptions {
 
 /** Parses `main.ts demo` arguments; throws with a message naming the bad flag. */
 export function parseDemoArgs(argv: string[]): DemoOptions | "help" {
+  // `deno task start -- --duration 90` forwards the `--` itself: flags follow it, not operands.
+  if (argv[0] === "--") argv = argv.slice(1);
   const { values } = parseArgs({
     args: argv,
     options: {
