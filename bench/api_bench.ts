@@ -68,6 +68,8 @@ function populate(ctx: KeeperContext): void {
     totalShares: 6_000_000_000n,
     totalProfit: 259_603_340n,
     activeLiq: 0n,
+    lockedProfit: 59_603_340n,
+    unlockEnd: new Date(t.getTime() + 3_600_000),
     ledger: 1_000_000,
     readAt: t,
   });

@@ -115,6 +115,7 @@ try {
     max_slippage_bps: 300,
     pools: [pool],
     routers: [router],
+    tokens: [] as string[],
   };
 
   // dev keeper1: 100,000 USDC, XLM for the lot.
@@ -138,7 +139,8 @@ try {
     await reg.get_keeper({ operator: keeper.publicKey() }),
     false,
   );
-  await measure("registry.get_keepers", await reg.get_keepers(), false);
+  await measure("registry.get_keepers", await reg.get_keepers({ start: 0, limit: 100 }), false);
+  await measure("registry.get_keeper_count", await reg.get_keeper_count(), false);
   await measure("registry.get_config", await reg.get_config(), false);
   await measure("registry.set_config", await regAdmin.set_config({ min_stake: 100n * USDC }, TX));
   await measure(
@@ -277,7 +279,10 @@ try {
       config: {
         deposit_cap: 10_000_000n * USDC,
         max_draw_per_keeper: 10_000n * USDC,
-        withdraw_cooldown: 0n,
+        min_fill_profit: 1n * USDC,
+        policy_delay: 259_200n,
+        profit_unlock_secs: 86_400n,
+        withdraw_cooldown: 0n, // a change: queued for policy_delay (config_queued)
       },
     }, TX),
   );

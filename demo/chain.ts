@@ -11,7 +11,7 @@
 import { type Localnet, startLocalnet } from "../localnet/mod.ts";
 import { type DevAccount, type DevChain, setupDevChain } from "../localnet/dev_setup.ts";
 import { deployMarket, type Market, registerShock } from "../localnet/scenarios/market.ts";
-import { deployVigil, type VigilDeployment } from "../contracts/deploy.ts";
+import { deployVigil, type VigilConfig, type VigilDeployment } from "../contracts/deploy.ts";
 
 /** What `localnet.json` holds (mode 0600: it has the dev accounts' secrets). */
 export interface LocalnetOut {
@@ -53,7 +53,22 @@ export interface DevNetworkOptions {
   rebalanceManager?: string;
   /** Which of `accounts` are depositors (default: alice and bob, when created). */
   depositors?: string[];
+  /** Vigil's configuration over the testnet limits (the demo: {@link DEMO_VIGIL_CONFIG}). */
+  vigilConfig?: VigilConfig;
 }
+
+/**
+ * The demo's vault configuration: the profit of a flash enters the share price over 300 s of
+ * ledger time (the testnet default is 24 h) — about a minute of wall time at the demo's 200 ms
+ * ledgers, which advance the ledger clock 1 s each (≈ 5× wall time) — so the share price
+ * visibly rises while the demo runs. Queued admin changes wait the least the vault allows:
+ * the withdraw cooldown (3600 s) + 3600 s.
+ */
+export const DEMO_VIGIL_CONFIG: VigilConfig = {
+  profit_unlock_secs: 300n,
+  withdraw_cooldown: 3600n,
+  policy_delay: 7200n,
+};
 
 /** Starts a node and deploys the dev chain, Vigil and (optionally) the market. */
 export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<DevNetwork> {
@@ -76,6 +91,7 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
     }
     const vigil = await deployVigil(net, {
       usdc: dev.contracts.usdc,
+      config: opts.vigilConfig,
       policy: market ? marketPolicy(market) : undefined,
     });
     const contracts: Record<string, string> = {
@@ -102,13 +118,20 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
 }
 
 /**
- * The flash policy Vigil gets next to the market: its lending pool and its primary router (the
- * Soroswap ABI; the Phoenix fallback cannot be used inside a flash, see keeper/README.md).
+ * The flash policy Vigil gets next to the market: its lending pool, its primary router (the
+ * Soroswap ABI; the Phoenix fallback cannot be used inside a flash, see keeper/README.md) and the
+ * hop tokens a keeper's swap path may pass through: the market's reserve tokens other than USDC
+ * (XLM and WETH, oracle-priced; the keeper routes a lot through one of them when that quotes
+ * better than the direct pair). No token a keeper could issue itself is ever listed.
  */
-export function marketPolicy(market: Market): { pools: string[]; routers: string[] } {
+export function marketPolicy(
+  market: Market,
+): { pools: string[]; routers: string[]; tokens: string[] } {
+  const c = market.contracts;
   return {
-    pools: [market.contracts.lending_pool],
-    routers: [market.contracts.primary_dex_router].filter((r): r is string => r !== undefined),
+    pools: [c.lending_pool],
+    routers: [c.primary_dex_router].filter((r): r is string => r !== undefined),
+    tokens: [c.xlm, c.weth].filter((t): t is string => t !== undefined),
   };
 }
 

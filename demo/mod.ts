@@ -7,7 +7,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type DevNetwork, startDevNetwork, writeOutFile } from "./chain.ts";
+import { DEMO_VIGIL_CONFIG, type DevNetwork, startDevNetwork, writeOutFile } from "./chain.ts";
 import { type MarketDriver, startMarketDriver } from "./market_driver.ts";
 import { type KeeperProcess, spawnKeeper } from "./keepers.ts";
 
@@ -49,6 +49,8 @@ export interface DemoOptions {
 
 /** Parses `main.ts demo` arguments; throws with a message naming the bad flag. */
 export function parseDemoArgs(argv: string[]): DemoOptions | "help" {
+  // `deno task start -- --duration 90` forwards the `--` itself: flags follow it, not operands.
+  if (argv[0] === "--") argv = argv.slice(1);
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -128,6 +130,8 @@ export async function runDemo(argv: string[]): Promise<number> {
       ledgerMs: opts.ledgerMs,
       market: true,
       accounts: ["alice", "bob", ...keeperNames],
+      // Profit unlocks over 300 s of ledger time: the share price rises during the demo.
+      vigilConfig: DEMO_VIGIL_CONFIG,
     });
   } catch (e) {
     console.error(`demo: could not start the local node: ${e instanceof Error ? e.message : e}`);
@@ -137,6 +141,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   let driver: MarketDriver | undefined;
   const keepers: KeeperProcess[] = [];
   let exitCode = 0;
+  let priceTimer: ReturnType<typeof setInterval> | undefined;
   try {
     // Depositors put USDC in first, so the share price has a pool to move.
     for (const [name, amount] of Object.entries(DEPOSITS)) {
@@ -195,7 +200,11 @@ export async function runDemo(argv: string[]): Promise<number> {
     say(`demo: JSON-RPC       ${out.rpcUrl}`);
     say(`demo: contracts and dev accounts in ${outPath} (mode 0600)`);
     say(`demo: vault ${c.vault}  registry ${c.registry}`);
+    say(
+      `demo: a flash's profit enters the share price over ${DEMO_VIGIL_CONFIG.profit_unlock_secs} s of ledger time (about a minute here)`,
+    );
     say("demo: Ctrl-C stops everything");
+    priceTimer = reportSharePrice(net, vigil.vault, say);
 
     exitCode = await waitForStop(opts.duration, keepers);
   } catch (e) {
@@ -203,6 +212,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     exitCode = 1;
   } finally {
     say("demo: stopping…");
+    clearInterval(priceTimer);
     await driver?.stop();
     const statuses = await Promise.all(keepers.map((k) => k.stop()));
     for (const [i, s] of statuses.entries()) {
@@ -214,11 +224,52 @@ export async function runDemo(argv: string[]): Promise<number> {
   return exitCode;
 }
 
+/** How often the demo prints the share price when it moved (ms). */
+const PRICE_REPORT_MS = 15_000;
+
+/**
+ * Prints the vault's share price (unlocked USDC per share) every {@link PRICE_REPORT_MS} when it
+ * moved, with the profit still unlocking: the demo's yield, seen without opening the pages.
+ */
+function reportSharePrice(
+  net: DevNetwork["net"],
+  vault: string,
+  say: (line: string) => void,
+): ReturnType<typeof setInterval> {
+  let last: bigint | undefined;
+  return setInterval(async () => {
+    try {
+      const s = await net.view<Record<string, bigint>>(vault, "get_state", {});
+      if (s.total_shares <= 0n) return;
+      const price = ((s.total_usdc - s.locked_profit) * E7) / s.total_shares;
+      if (price === last) return;
+      last = price;
+      const locked = s.locked_profit > 0n
+        ? `; ${fmt7(s.locked_profit)} USDC of recent profit unlocking until ledger time ${
+          new Date(Number(s.unlock_end) * 1000).toISOString().slice(11, 19)
+        }`
+        : "";
+      say(`demo: share price ${fmt7(price)} USDC (profit so far ${fmt7(s.total_profit)}${locked})`);
+    } catch {
+      // The node is stopping; the next tick or the shutdown takes care of it.
+    }
+  }, PRICE_REPORT_MS);
+}
+
+function fmt7(units: bigint): string {
+  const neg = units < 0n ? "-" : "";
+  const a = units < 0n ? -units : units;
+  return `${neg}${a / E7}.${(a % E7).toString().padStart(7, "0")}`;
+}
+
 /** Resolves on SIGINT/SIGTERM, after `durationSec`, or when every keeper has exited. */
 function waitForStop(durationSec: number | undefined, keepers: KeeperProcess[]): Promise<number> {
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
     const done = (code: number) => {
+      if (stopped) return;
+      stopped = true;
       Deno.removeSignalListener("SIGINT", onSignal);
       Deno.removeSignalListener("SIGTERM", onSignal);
       if (timer !== undefined) clearTimeout(timer);
@@ -229,6 +280,8 @@ function waitForStop(durationSec: number | undefined, keepers: KeeperProcess[]):
     Deno.addSignalListener("SIGTERM", onSignal);
     if (durationSec !== undefined) timer = setTimeout(() => done(0), durationSec * 1000);
     Promise.all(keepers.map((k) => k.status)).then(() => {
+      // Only news while running: at shutdown the keepers exit because they were told to.
+      if (stopped) return;
       console.error("demo: every keeper process exited");
       done(1);
     });

@@ -15,10 +15,11 @@ import {
   formatDuration,
   formatPercent,
   formatPrice,
+  formatTime,
   formatUsdc,
   parseAmount,
   ratio,
-  sharePrice,
+  vaultSharePrice,
 } from "../lib/format.ts";
 import { signerFor, wallet } from "../lib/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";
@@ -117,8 +118,9 @@ export default function VaultPanel(props: VaultPanelProps) {
     return () => clearInterval(t);
   }, [unlockIn !== null && unlockIn > 0, tick === 0]);
 
-  const price = state ? sharePrice(state.total_usdc, state.total_shares) : null;
-  const idle = state ? state.total_usdc - state.active_liq : null;
+  // Shares are priced with the unlocked capital: recent flash profit enters it gradually.
+  const price = vaultSharePrice(state);
+  const unlocked = state ? state.total_usdc - state.locked_profit : null;
   const cap = vcfg?.deposit_cap ?? null;
   const capLeft = cap !== null && state
     ? (cap > state.total_usdc ? cap - state.total_usdc : 0n)
@@ -127,13 +129,15 @@ export default function VaultPanel(props: VaultPanelProps) {
   const free = withdrawable(position.pos, now);
   const parsed = parseAmount(amount);
 
-  const estimateOut = tab === "withdraw" && parsed !== null && state && state.total_shares > 0n
-    ? (parsed * state.total_usdc) / state.total_shares
-    : null;
-  const estimateShares = tab === "deposit" && parsed !== null && state && state.total_usdc > 0n &&
+  const estimateOut =
+    tab === "withdraw" && parsed !== null && state && unlocked !== null && state.total_shares > 0n
+      ? (parsed * unlocked) / state.total_shares
+      : null;
+  const estimateShares =
+    tab === "deposit" && parsed !== null && state && unlocked !== null && unlocked > 0n &&
       state.total_shares > 0n
-    ? (parsed * state.total_shares) / state.total_usdc
-    : null;
+      ? (parsed * state.total_shares) / unlocked
+      : null;
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -166,13 +170,13 @@ export default function VaultPanel(props: VaultPanelProps) {
           id="tvl"
           label="TVL"
           value={formatUsdc(state?.total_usdc)}
-          sub="total_usdc, idle + deployed"
+          sub="total_usdc, unlocking profit included"
         />
         <Tile
           id="share-price"
           label="Share price"
           value={formatPrice(price)}
-          sub="USDC per share"
+          sub="unlocked USDC per share"
         />
         <Tile
           id="total-profit"
@@ -181,10 +185,12 @@ export default function VaultPanel(props: VaultPanelProps) {
           sub="realized, on chain"
         />
         <Tile
-          id="deployed"
-          label="Capital deployed"
-          value={formatUsdc(state?.active_liq)}
-          sub={<>active_liq · idle {formatUsdc(idle)}</>}
+          id="locked-profit"
+          label="Profit unlocking"
+          value={formatUsdc(state?.locked_profit)}
+          sub={state && state.locked_profit > 0n
+            ? <>until {formatTime(Number(state.unlock_end) * 1000, true)}</>
+            : "none: all profit is in the price"}
         />
         <Tile id="total-shares" label="Total shares" value={formatAmount(state?.total_shares)} />
         <Tile
@@ -316,7 +322,7 @@ export default function VaultPanel(props: VaultPanelProps) {
                   : (
                     <>
                       {estimateOut !== null && <>≈ {formatUsdc(estimateOut, 7)} ·</>}
-                      Idle capital available: {formatUsdc(idle)}
+                      Share price {formatPrice(price)}
                     </>
                   )}
               </div>
@@ -341,8 +347,8 @@ export default function VaultPanel(props: VaultPanelProps) {
               )
               : (
                 <>
-                  Only idle capital can be withdrawn; capital out with keepers comes back as they
-                  return it.
+                  Shares pay out at the unlocked share price; profit still unlocking stays with the
+                  depositors who remain.
                 </>
               )}
           </p>

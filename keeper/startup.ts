@@ -34,19 +34,29 @@ import {
   type DepositorRow,
   type KeeperRow,
   type LiquidationOutcome,
+  type PendingChangeRow,
+  type PolicyRow,
   type Position,
   setDepositors,
   setKeepers,
   setLatestLedger,
   setNativeBalance,
   setOutstandingDraw,
+  setPendingChanges,
   setPositions,
   setVault,
   setVaultConfig,
+  type VaultConfigSnapshot,
 } from "./state.ts";
 import { nativeBalance } from "./token.ts";
 import { ensureRegistered, newRegistrationState, type RegistrationState } from "./registration.ts";
-import { RegistryContract, VaultContract } from "./vault_client.ts";
+import {
+  type FlashPolicy,
+  type PendingChange,
+  RegistryContract,
+  type VaultConfig,
+  VaultContract,
+} from "./vault_client.ts";
 
 /** The keeper's chain objects, built once at start-up. */
 export interface ChainRuntime {
@@ -60,7 +70,12 @@ export interface ChainRuntime {
   registration: RegistrationState;
   /** When Vigil's contracts' TTLs were last checked (epoch ms); 0 = not yet. */
   keepAliveAt?: number;
+  /** The queued flash policy last logged about (applies_at and warning), so it is logged once. */
+  pendingPolicyLogged?: string;
 }
+
+/** Most registry records the dashboard reads per refresh (the registry has no cap). */
+export const KEEPER_ROWS_MAX = 200;
 
 /** How often the keeper checks (and extends) the TTL of Vigil's vault and registry. */
 export const KEEP_ALIVE_INTERVAL_MS = 60 * 60_000;
@@ -348,7 +363,7 @@ export function recordResult(
       ledger: typeof d.fill_ledger === "number" ? d.fill_ledger : null,
       auctionBlock: typeof d.auction_block === "number" ? d.auction_block : null,
       time: new Date(),
-      note: typeof d.error === "string" ? d.error : null,
+      note: typeof d.error === "string" ? d.error : belowMinFill(ctx, status, result.profit),
     });
     return;
   }
@@ -362,6 +377,16 @@ export function recordResult(
   if (status === "rebalanced") ctx.log.info(`${adapter.name()}: rebalanced`, fields);
   else if (status === "waiting") ctx.log.debug(`${adapter.name()}: waiting`, fields);
   else ctx.log.debug(`${adapter.name()}: ${status}`, fields);
+}
+
+/**
+ * A note for a fill whose profit is below the vault's `min_fill_profit`: it went to depositors
+ * all the same, but the registry does not count it as a successful fill.
+ */
+function belowMinFill(ctx: KeeperContext, status: string, profit: bigint): string | null {
+  const min = ctx.state.vaultConfig?.minFillProfit;
+  if (status !== "filled" || min === undefined || profit >= min) return null;
+  return `profit below the vault's min_fill_profit ${min}: not counted as a successful fill`;
 }
 
 /** Spec cycle step 3: positions, vault state and config, keepers, depositors, balances. */
@@ -390,19 +415,30 @@ export async function refreshDashboard(rt: ChainRuntime, ctx: KeeperContext): Pr
         totalShares: v.total_shares,
         totalProfit: v.total_profit,
         activeLiq: v.active_liq,
+        lockedProfit: v.locked_profit,
+        unlockEnd: v.unlock_end > 0n ? new Date(Number(v.unlock_end) * 1000) : null,
         ledger: v.ledger,
         readAt: new Date(),
       });
       setLatestLedger(state, v.ledger);
     }),
-    rt.vault.getConfig().then((c) =>
-      setVaultConfig(state, {
-        depositCap: c.deposit_cap,
-        withdrawCooldownSec: Number(c.withdraw_cooldown),
-        maxDrawPerKeeper: c.max_draw_per_keeper,
-      })
+    rt.vault.getConfig().then((c) => setVaultConfig(state, configRow(c))),
+    Promise.all([rt.vault.getPendingFlashPolicy(), rt.vault.getPendingConfig()]).then(
+      ([pp, pc]) => {
+        const policy = pp && {
+          appliesAt: ledgerDate(pp.appliesAt),
+          value: policyRow(pp.value),
+          warning: pendingPolicyWarning(config, pp),
+        };
+        notePendingPolicy(rt, ctx, policy);
+        setPendingChanges(
+          state,
+          policy,
+          pc && { appliesAt: ledgerDate(pc.appliesAt), value: configRow(pc.value), warning: null },
+        );
+      },
     ),
-    readKeepers(rt).then((rows) => setKeepers(state, rows)),
+    readKeepers(rt, me).then(({ rows, total }) => setKeepers(state, rows, new Date(), total)),
     Promise.all(config.knownDepositors.map(async (address): Promise<DepositorRow> => {
       const b = await rt.vault.balance(address);
       return { address, shares: b.shares, usdcValue: b.usdcValue, readAt: new Date() };
@@ -421,9 +457,80 @@ export async function refreshDashboard(rt: ChainRuntime, ctx: KeeperContext): Pr
   }
 }
 
-async function readKeepers(rt: ChainRuntime): Promise<KeeperRow[]> {
-  const list = await rt.registry.getKeepers();
-  return await Promise.all(list.map(async (address) => {
+function configRow(c: VaultConfig): VaultConfigSnapshot {
+  return {
+    depositCap: c.deposit_cap,
+    withdrawCooldownSec: Number(c.withdraw_cooldown),
+    maxDrawPerKeeper: c.max_draw_per_keeper,
+    minFillProfit: c.min_fill_profit,
+    policyDelaySec: Number(c.policy_delay),
+    profitUnlockSec: Number(c.profit_unlock_secs),
+  };
+}
+
+function policyRow(p: FlashPolicy): PolicyRow {
+  return {
+    executors: p.executors,
+    maxSlippageBps: p.max_slippage_bps,
+    pools: p.pools,
+    routers: p.routers,
+    tokens: p.tokens,
+  };
+}
+
+function ledgerDate(seconds: bigint): Date {
+  return new Date(Number(seconds) * 1000);
+}
+
+/**
+ * Why a queued flash policy would stop this keeper's liquidations once it applies (its
+ * LENDING_POOL or LIQUIDATOR_CONTRACT not listed), naming when; null when it would not (or the
+ * keeper does not liquidate).
+ */
+export function pendingPolicyWarning(
+  config: { lendingPool: string | null; liquidatorContract: string | null },
+  pending: PendingChange<FlashPolicy>,
+): string | null {
+  if (!config.lendingPool || !config.liquidatorContract) return null;
+  const problem = flashPolicyProblem(pending.value, config.liquidatorContract, config.lendingPool);
+  if (!problem) return null;
+  const at = ledgerDate(pending.appliesAt).toISOString();
+  return `the vault's admin queued a flash policy that applies at ${at} (ledger time) and de-lists this keeper's liquidations (${
+    problem.replace("the vault's flash policy", "it")
+  }): from then on liquidations are skipped unless the admin cancels it`;
+}
+
+/** Logs a queued flash policy once per (applies_at, warning): a warning when it de-lists us. */
+function notePendingPolicy(
+  rt: ChainRuntime,
+  ctx: KeeperContext,
+  p: PendingChangeRow<PolicyRow> | null,
+): void {
+  const key = p ? `${p.appliesAt.toISOString()}|${p.warning ?? ""}` : "";
+  if (key === (rt.pendingPolicyLogged ?? "")) return;
+  rt.pendingPolicyLogged = key;
+  if (!p) return;
+  const fields = { applies_at: p.appliesAt.toISOString(), policy: p.value };
+  if (p.warning) ctx.log.warn(p.warning, fields);
+  else {ctx.log.info(
+      "the vault's admin queued a flash policy; it allows this keeper's liquidations",
+      fields,
+    );}
+}
+
+/**
+ * The first {@link KEEPER_ROWS_MAX} registered keepers with their records, and this keeper even
+ * when it registered later; `total` is how many are registered.
+ */
+async function readKeepers(
+  rt: ChainRuntime,
+  me: string,
+): Promise<{ rows: KeeperRow[]; total: number }> {
+  const { addresses, total } = await rt.registry.listKeepers(KEEPER_ROWS_MAX);
+  const list = addresses.includes(me) || !rt.registration.registered
+    ? addresses
+    : [...addresses, me];
+  const rows = await Promise.all(list.map(async (address) => {
     const k = await rt.registry.getKeeper(address).catch(() => ({} as Record<string, unknown>));
     return {
       address,
@@ -441,6 +548,7 @@ async function readKeepers(rt: ChainRuntime): Promise<KeeperRow[]> {
         : Number(k.avg_response_time_ms),
     };
   }));
+  return { rows, total };
 }
 
 function opt(v: unknown): bigint | null {

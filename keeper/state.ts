@@ -38,10 +38,15 @@ export interface Position {
 
 /** VaultState read from get_state. */
 export interface VaultSnapshot {
+  /** The vault's USDC, the profit still locked included. */
   totalUsdc: bigint;
   totalShares: bigint;
   totalProfit: bigint;
   activeLiq: bigint;
+  /** Flash profit not yet in the share price (issue 20: it unlocks linearly). */
+  lockedProfit: bigint;
+  /** When `lockedProfit` reaches 0 (ledger time), or null when nothing is locked. */
+  unlockEnd: Date | null;
   /** Ledger the read was made at, if known. */
   ledger: number | null;
   readAt: Date;
@@ -52,6 +57,33 @@ export interface VaultConfigSnapshot {
   depositCap: bigint;
   withdrawCooldownSec: number;
   maxDrawPerKeeper: bigint;
+  /** Least profit of a flash the registry counts as a successful fill. */
+  minFillProfit: bigint;
+  /** Seconds a queued policy/config change waits. */
+  policyDelaySec: number;
+  /** Seconds over which a flash's profit enters the share price. */
+  profitUnlockSec: number;
+}
+
+/** A flash-policy or config change the vault's admin queued (`get_pending_*`). */
+export interface PendingChangeRow<T> {
+  /** When it is in force (ledger time). */
+  appliesAt: Date;
+  value: T;
+  /**
+   * Why it would stop this keeper's liquidations (its pool or liquidator de-listed), or null.
+   * Only for a flash policy.
+   */
+  warning: string | null;
+}
+
+/** The flash policy fields shown by the API. */
+export interface PolicyRow {
+  executors: string[];
+  maxSlippageBps: number;
+  pools: string[];
+  routers: string[];
+  tokens: string[];
 }
 
 /** A known depositor's balance (vault `balance`). */
@@ -103,11 +135,13 @@ export interface LiquidationRecord extends LiquidationInput {
   keeperName: string;
 }
 
-/** A point of the share-price series (total_usdc / total_shares at a time). */
+/** A point of the share-price series ((total_usdc − locked_profit) / total_shares at a time). */
 export interface SharePricePoint {
   time: Date;
   totalUsdc: bigint;
   totalShares: bigint;
+  /** Flash profit still locked then (not in the share price). */
+  lockedProfit: bigint;
   ledger: number | null;
 }
 
@@ -141,12 +175,18 @@ export interface DashboardState {
   version: number;
   self: { name: string; address: string; mode: KeeperMode; startedAt: Date };
   latestLedger: number | null;
+  /** The first registered keepers (bounded: the registry has no cap), this keeper included. */
   keepers: KeeperRow[];
+  /** Registered keepers in all (`get_keeper_count`), when known. */
+  keepersTotal: number | null;
   keepersReadAt: Date | null;
   /** Positions by pool, each keyed by user. */
   positions: Map<string, Map<string, Position>>;
   vault: VaultSnapshot | null;
   vaultConfig: VaultConfigSnapshot | null;
+  /** Changes the vault's admin queued, not yet in force (null: none; undefined: not read). */
+  pendingPolicy?: PendingChangeRow<PolicyRow> | null;
+  pendingConfig?: PendingChangeRow<VaultConfigSnapshot> | null;
   depositors: DepositorRow[];
   stats: KeeperStats;
   liquidations: LiquidationRecord[];
@@ -181,6 +221,7 @@ export function createState(opts: StateOptions): DashboardState {
     },
     latestLedger: null,
     keepers: [],
+    keepersTotal: null,
     keepersReadAt: null,
     positions: new Map(),
     vault: null,
@@ -217,10 +258,27 @@ function touch(s: DashboardState): void {
   s.version++;
 }
 
-/** Replaces the registry's keeper list. */
-export function setKeepers(s: DashboardState, rows: KeeperRow[], readAt = new Date()): void {
+/** Replaces the registry's keeper list (`total`: registered in all, when known). */
+export function setKeepers(
+  s: DashboardState,
+  rows: KeeperRow[],
+  readAt = new Date(),
+  total: number | null = rows.length,
+): void {
   s.keepers = rows.map((r) => ({ ...r }));
+  s.keepersTotal = total;
   s.keepersReadAt = readAt;
+  touch(s);
+}
+
+/** Records the queued flash policy and config (null: nothing queued). */
+export function setPendingChanges(
+  s: DashboardState,
+  policy: PendingChangeRow<PolicyRow> | null,
+  config: PendingChangeRow<VaultConfigSnapshot> | null,
+): void {
+  s.pendingPolicy = policy && { ...policy };
+  s.pendingConfig = config && { ...config };
   touch(s);
 }
 
@@ -299,6 +357,7 @@ export function setVault(s: DashboardState, v: VaultSnapshot): void {
       time: v.readAt,
       totalUsdc: v.totalUsdc,
       totalShares: v.totalShares,
+      lockedProfit: v.lockedProfit,
       ledger: v.ledger,
     });
   }
@@ -311,8 +370,13 @@ export function setVaultConfig(s: DashboardState, c: VaultConfigSnapshot): void 
   touch(s);
 }
 
-function samePrice(a: SharePricePoint, v: { totalUsdc: bigint; totalShares: bigint }): boolean {
-  return a.totalUsdc * v.totalShares === v.totalUsdc * a.totalShares &&
+/** Same share price: unlocked capital per share (the locked profit is not in it). */
+function samePrice(
+  a: SharePricePoint,
+  v: { totalUsdc: bigint; totalShares: bigint; lockedProfit: bigint },
+): boolean {
+  const ua = a.totalUsdc - a.lockedProfit, uv = v.totalUsdc - v.lockedProfit;
+  return ua * v.totalShares === uv * a.totalShares &&
     (a.totalShares === 0n) === (v.totalShares === 0n);
 }
 
@@ -414,10 +478,13 @@ export function recordLiquidation(s: DashboardState, input: LiquidationInput): L
   return rec;
 }
 
-/** Share price as 7-decimal units per share (floor), or null when there are no shares. */
-export function sharePriceUnits(totalUsdc: bigint, totalShares: bigint): bigint | null {
+/**
+ * Share price as 7-decimal units per share (floor), or null when there are no shares. Pass the
+ * unlocked capital (total_usdc − locked_profit): that is what a share is worth.
+ */
+export function sharePriceUnits(unlockedUsdc: bigint, totalShares: bigint): bigint | null {
   if (totalShares <= 0n) return null;
-  return (totalUsdc * 10_000_000n) / totalShares;
+  return (unlockedUsdc * 10_000_000n) / totalShares;
 }
 
 function finiteOrNull(n: number | null): number | null {

@@ -24,10 +24,15 @@ export { type FlashPolicy, FlashUnprofitableError };
 
 /** VaultState (spec field names, bigint amounts). */
 export interface VaultState {
+  /** The vault's USDC, the profit still locked included. */
   total_usdc: bigint;
   total_shares: bigint;
   total_profit: bigint;
   active_liq: bigint;
+  /** Flash profit not yet in the share price (unlocks linearly until `unlock_end`). */
+  locked_profit: bigint;
+  /** Ledger time (s) when `locked_profit` reaches 0; 0 when nothing is locked. */
+  unlock_end: bigint;
 }
 
 /** VaultConfig (spec field names). */
@@ -35,6 +40,48 @@ export interface VaultConfig {
   deposit_cap: bigint;
   withdraw_cooldown: bigint;
   max_draw_per_keeper: bigint;
+  /** Least profit for a flash to count as the keeper's successful fill in the registry. */
+  min_fill_profit: bigint;
+  /** Seconds a queued policy/config change waits. */
+  policy_delay: bigint;
+  /** Seconds over which a flash's profit enters the share price. */
+  profit_unlock_secs: bigint;
+}
+
+/** A queued flash policy or config (`PendingFlashPolicy` / `PendingConfig`). */
+export interface PendingChange<T> {
+  /** Ledger time (s) from which it is in force. */
+  appliesAt: bigint;
+  value: T;
+}
+
+/** The registry's `get_keepers` page size (its maximum). */
+export const KEEPERS_PAGE = 100;
+
+/** Parses a `VaultConfig` struct. */
+function parseVaultConfig(v: unknown): VaultConfig {
+  const o = v as Record<string, unknown>;
+  return {
+    deposit_cap: big(o.deposit_cap),
+    withdraw_cooldown: big(o.withdraw_cooldown),
+    max_draw_per_keeper: big(o.max_draw_per_keeper),
+    min_fill_profit: big(o.min_fill_profit),
+    policy_delay: big(o.policy_delay),
+    profit_unlock_secs: big(o.profit_unlock_secs),
+  };
+}
+
+/** Parses a `FlashPolicy` struct. */
+function parseFlashPolicy(v: unknown): FlashPolicy {
+  const o = v as Record<string, unknown>;
+  const list = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
+  return {
+    executors: list(o.executors),
+    max_slippage_bps: Number(o.max_slippage_bps),
+    pools: list(o.pools),
+    routers: list(o.routers),
+    tokens: list(o.tokens),
+  };
 }
 
 /** The facts of one flash, for {@link flashAuthShape}. */
@@ -174,6 +221,8 @@ export class VaultContract {
       total_shares: big(v.total_shares),
       total_profit: big(v.total_profit),
       active_liq: big(v.active_liq),
+      locked_profit: big(v.locked_profit),
+      unlock_end: big(v.unlock_end),
       ledger: r.latestLedger,
     };
   }
@@ -181,27 +230,29 @@ export class VaultContract {
   /** `get_config()`. */
   async getConfig(): Promise<VaultConfig> {
     const r = await simulateRead(this.#chain, this.id, "get_config");
-    const v = native<Record<string, unknown>>(r.retval);
-    return {
-      deposit_cap: big(v.deposit_cap),
-      withdraw_cooldown: big(v.withdraw_cooldown),
-      max_draw_per_keeper: big(v.max_draw_per_keeper),
-    };
+    return parseVaultConfig(native<Record<string, unknown>>(r.retval));
   }
 
-  /** `get_flash_policy()`: executors, pools, routers and the oracle slippage bound. */
+  /** `get_flash_policy()`: the policy in force (a queued one applies at its time, lazily). */
   async getFlashPolicy(): Promise<FlashPolicy> {
     // A flash follows: have the vault's USDC (for its authorization shape) read by then.
     this.usdc().catch(() => {});
     const r = await simulateRead(this.#chain, this.id, "get_flash_policy");
-    const v = native<Record<string, unknown>>(r.retval);
-    const list = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
-    return {
-      executors: list(v.executors),
-      max_slippage_bps: Number(v.max_slippage_bps),
-      pools: list(v.pools),
-      routers: list(v.routers),
-    };
+    return parseFlashPolicy(native<Record<string, unknown>>(r.retval));
+  }
+
+  /** `get_pending_flash_policy()`: the queued policy and when it applies, or null. */
+  async getPendingFlashPolicy(): Promise<PendingChange<FlashPolicy> | null> {
+    const r = await simulateRead(this.#chain, this.id, "get_pending_flash_policy");
+    const v = native<Record<string, unknown> | null | undefined>(r.retval);
+    return v ? { appliesAt: big(v.applies_at), value: parseFlashPolicy(v.policy) } : null;
+  }
+
+  /** `get_pending_config()`: the queued config and when it applies, or null. */
+  async getPendingConfig(): Promise<PendingChange<VaultConfig> | null> {
+    const r = await simulateRead(this.#chain, this.id, "get_pending_config");
+    const v = native<Record<string, unknown> | null | undefined>(r.retval);
+    return v ? { appliesAt: big(v.applies_at), value: parseVaultConfig(v.config) } : null;
   }
 
   /** `balance(depositor)` → shares and USDC value (accepts a struct or a tuple). */
@@ -263,10 +314,34 @@ export class RegistryContract {
     ], { ...this.#invoke, auth });
   }
 
-  /** `get_keepers()`. */
-  async getKeepers(): Promise<string[]> {
-    const r = await simulateRead(this.#chain, this.id, "get_keepers");
-    return native<string[]>(r.retval) ?? [];
+  /** `get_keeper_count()`: registered operators (the registry has no cap). */
+  async getKeeperCount(): Promise<number> {
+    const r = await simulateRead(this.#chain, this.id, "get_keeper_count");
+    return Number(native<number>(r.retval));
+  }
+
+  /** `get_keepers(start, limit)`: one page of operators (at most {@link KEEPERS_PAGE}). */
+  async getKeepers(start = 0, limit = KEEPERS_PAGE): Promise<string[]> {
+    const r = await simulateRead(this.#chain, this.id, "get_keepers", [
+      sv.u32(start),
+      sv.u32(Math.min(limit, KEEPERS_PAGE)),
+    ]);
+    return (native<string[]>(r.retval) ?? []).map(String);
+  }
+
+  /**
+   * The first `max` operators in registration order (pages read concurrently) and how many are
+   * registered. A deregistration between pages swap-removes: the list is deduplicated.
+   */
+  async listKeepers(max = Infinity): Promise<{ addresses: string[]; total: number }> {
+    const total = await this.getKeeperCount();
+    const want = Math.min(total, max);
+    const starts: number[] = [];
+    for (let s = 0; s < want; s += KEEPERS_PAGE) starts.push(s);
+    const pages = await Promise.all(
+      starts.map((s) => this.getKeepers(s, Math.min(KEEPERS_PAGE, want - s))),
+    );
+    return { addresses: [...new Set(pages.flat())], total };
   }
 
   /** `get_keeper(operator)` as plain data (fields as the contract names them). */

@@ -37,6 +37,8 @@ export interface ApiPricePoint {
   time: string;
   total_usdc: bigint;
   total_shares: bigint;
+  /** Flash profit still locked then (not in the share price); 0 when the keeper omits it. */
+  locked_profit: bigint;
 }
 
 /** A keeper row as the keeper API reports it. */
@@ -117,7 +119,10 @@ export function parsePerformance(j: unknown): ApiPerformance {
   return {
     sharePriceSeries: arr(o.share_price_series).flatMap((p) => {
       const u = toBigInt(p.total_usdc), s = toBigInt(p.total_shares), t = str(p.time);
-      return u !== null && s !== null && t ? [{ time: t, total_usdc: u, total_shares: s }] : [];
+      const locked = toBigInt(p.locked_profit) ?? 0n;
+      return u !== null && s !== null && t
+        ? [{ time: t, total_usdc: u, total_shares: s, locked_profit: locked }]
+        : [];
     }),
     liquidations: arr(o.liquidations).map((l) => ({
       outcome: str(l.outcome),

@@ -1,7 +1,9 @@
 /**
  * The frontend's chain reads: read-only simulation of the views the spec lists (vault
- * `get_state`, `get_config`, `get_depositor`, `balance`; registry `get_keepers`,
- * `get_keeper`, `get_config`) plus the USDC token's `balance`, normalized into typed records.
+ * `get_state`, `get_config`, `get_flash_policy`, `get_pending_flash_policy`,
+ * `get_pending_config`, `get_admin`, `get_depositor`, `balance`; registry `get_keeper_count`,
+ * `get_keepers` (paged), `get_keeper`, `get_config`) plus the USDC token's `balance`, normalized
+ * into typed records.
  * Every reader returns `null` instead of throwing when the chain cannot answer, so pages
  * render an em-dash rather than an invented figure; the error is kept for a notice.
  *
@@ -12,19 +14,50 @@ import { toBigInt } from "./format.ts";
 
 /** `VaultState` (spec). */
 export interface VaultState {
+  /** Everything the vault holds, the profit still locked included. */
   total_usdc: bigint;
   total_shares: bigint;
   total_profit: bigint;
   active_liq: bigint;
+  /** Recent flash profit not yet in the share price; it unlocks linearly until `unlock_end`. */
+  locked_profit: bigint;
+  /** Unix seconds (ledger time) when `locked_profit` reaches 0; 0 when nothing is locked. */
+  unlock_end: bigint;
 }
 
-/** `VaultConfig` (spec), plus any extra bounded fields the contract returns. */
+/** `VaultConfig` (spec). */
 export interface VaultConfig {
   deposit_cap: bigint;
   /** Seconds. */
   withdraw_cooldown: bigint;
   max_draw_per_keeper: bigint;
+  /** Least profit for a flash to count as a keeper's successful fill. */
+  min_fill_profit: bigint;
+  /** Seconds a queued policy or config change waits before it applies. */
+  policy_delay: bigint;
+  /** Seconds over which a flash's profit enters the share price. */
+  profit_unlock_secs: bigint;
 }
+
+/** `FlashPolicy` (spec): what the vault lends for, and where a liquidation may swap. */
+export interface FlashPolicy {
+  executors: string[];
+  max_slippage_bps: number;
+  pools: string[];
+  routers: string[];
+  /** Tokens a swap path may pass through between the lot asset and USDC. */
+  tokens: string[];
+}
+
+/** A queued change (`PendingFlashPolicy` / `PendingConfig`): in force from `applies_at`. */
+export interface Pending<T> {
+  /** Unix seconds (ledger time). */
+  applies_at: bigint;
+  value: T;
+}
+
+/** The registry's page size: `get_keepers` returns at most this many addresses per call. */
+export const KEEPERS_PAGE = 100;
 
 /** `RegistryConfig` (spec). */
 export interface RegistryConfig {
@@ -105,6 +138,8 @@ export function parseVaultState(v: unknown): VaultState {
     total_shares: need(o, "total_shares"),
     total_profit: need(o, "total_profit"),
     active_liq: need(o, "active_liq"),
+    locked_profit: need(o, "locked_profit"),
+    unlock_end: need(o, "unlock_end"),
   };
 }
 
@@ -115,7 +150,38 @@ export function parseVaultConfig(v: unknown): VaultConfig {
     deposit_cap: need(o, "deposit_cap"),
     withdraw_cooldown: need(o, "withdraw_cooldown"),
     max_draw_per_keeper: need(o, "max_draw_per_keeper"),
+    min_fill_profit: need(o, "min_fill_profit"),
+    policy_delay: need(o, "policy_delay"),
+    profit_unlock_secs: need(o, "profit_unlock_secs"),
   };
+}
+
+const addrList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+/** Parses a `FlashPolicy` struct. */
+export function parseFlashPolicy(v: unknown): FlashPolicy {
+  const o = v as Obj;
+  return {
+    executors: addrList(o.executors),
+    max_slippage_bps: Number(need(o, "max_slippage_bps")),
+    pools: addrList(o.pools),
+    routers: addrList(o.routers),
+    tokens: addrList(o.tokens),
+  };
+}
+
+/**
+ * Parses an `Option<PendingFlashPolicy>` / `Option<PendingConfig>`: null for None (nothing
+ * waits, or it already applied).
+ */
+export function parsePending<T>(
+  v: unknown,
+  field: "policy" | "config",
+  parse: (x: unknown) => T,
+): Pending<T> | null {
+  if (v === null || v === undefined) return null;
+  const o = v as Obj;
+  return { applies_at: need(o, "applies_at"), value: parse(o[field]) };
 }
 
 /** Parses a `RegistryConfig` struct. */
@@ -224,15 +290,67 @@ export class ChainReader {
     return read(this.registryView("get_config").then(parseRegistryConfig));
   }
 
-  /** Registry `get_keepers` (addresses, registration order). */
-  keeperAddresses(): Promise<Read<string[]>> {
+  /** Vault `get_flash_policy`: the policy in force. */
+  flashPolicy(): Promise<Read<FlashPolicy>> {
+    return read(this.vaultView("get_flash_policy").then(parseFlashPolicy));
+  }
+
+  /** Vault `get_pending_flash_policy`: the queued policy and when it applies, or null. */
+  pendingFlashPolicy(): Promise<Read<Pending<FlashPolicy> | null>> {
     return read(
-      this.registryView<unknown[]>("get_keepers").then((list) =>
-        list.map((k) =>
-          typeof k === "string" ? k : String((k as Obj).operator ?? (k as Obj).address)
-        )
+      this.vaultView("get_pending_flash_policy").then((v) =>
+        parsePending(v, "policy", parseFlashPolicy)
       ),
     );
+  }
+
+  /** Vault `get_pending_config`: the queued config and when it applies, or null. */
+  pendingConfig(): Promise<Read<Pending<VaultConfig> | null>> {
+    return read(
+      this.vaultView("get_pending_config").then((v) => parsePending(v, "config", parseVaultConfig)),
+    );
+  }
+
+  /** Vault `get_admin`: the admin, or null once it renounced (no admin function works then). */
+  vaultAdmin(): Promise<Read<string | null>> {
+    return read(
+      this.vaultView<unknown>("get_admin").then((v) => (typeof v === "string" ? v : null)),
+    );
+  }
+
+  /** Registry `get_keeper_count`: how many operators are registered (no cap). */
+  keeperCount(): Promise<Read<number>> {
+    return read(this.registryView<unknown>("get_keeper_count").then((v) => Number(v)));
+  }
+
+  /** Registry `get_keepers(start, limit)`: one page of addresses (at most {@link KEEPERS_PAGE}). */
+  keeperPage(start: number, limit = KEEPERS_PAGE): Promise<Read<string[]>> {
+    return read(
+      this.registryView<unknown[]>("get_keepers", [start, Math.min(limit, KEEPERS_PAGE)]).then(
+        (list) => list.map(String),
+      ),
+    );
+  }
+
+  /**
+   * Registry addresses in registration order, paged (`get_keeper_count`, then `get_keepers`
+   * pages of {@link KEEPERS_PAGE}), at most `max` of them. A deregistration between two pages
+   * swap-removes: the list is deduplicated, and one moved keeper may be missed until next read.
+   */
+  async keeperAddresses(max = Infinity): Promise<Read<{ addresses: string[]; total: number }>> {
+    const count = await this.keeperCount();
+    if (count.value === null) return { value: null, error: count.error };
+    const total = count.value;
+    const want = Math.min(total, max);
+    const starts: number[] = [];
+    for (let s = 0; s < want; s += KEEPERS_PAGE) starts.push(s);
+    const pages = await Promise.all(
+      starts.map((s) => this.keeperPage(s, Math.min(KEEPERS_PAGE, want - s))),
+    );
+    const failed = pages.find((p) => p.error);
+    if (failed) return { value: null, error: failed.error };
+    const addresses = [...new Set(pages.flatMap((p) => p.value ?? []))];
+    return { value: { addresses, total }, error: null };
   }
 
   /** Registry `get_keeper`; a `NotRegistered` error gives `{value: null, error: null}`. */
@@ -248,14 +366,28 @@ export class ChainReader {
     }
   }
 
-  /** Every registered keeper: `get_keepers`, then `get_keeper` for each (concurrently). */
-  async keepers(): Promise<Read<KeeperRecord[]>> {
-    const addrs = await this.keeperAddresses();
-    if (addrs.value === null) return { value: null, error: addrs.error };
-    const recs = await Promise.all(addrs.value.map((a) => this.keeper(a)));
+  /** `get_keeper` for each address (at most {@link KEEPERS_PAGE} requests at a time). */
+  async keeperRecords(addresses: string[]): Promise<Read<KeeperRecord[]>> {
+    const recs: Read<KeeperRecord>[] = [];
+    for (let i = 0; i < addresses.length; i += KEEPERS_PAGE) {
+      const chunk = addresses.slice(i, i + KEEPERS_PAGE);
+      recs.push(...await Promise.all(chunk.map((a) => this.keeper(a))));
+    }
     const failed = recs.find((r) => r.error);
     if (failed) return { value: null, error: failed.error };
     return { value: recs.flatMap((r) => r.value ? [r.value] : []), error: null };
+  }
+
+  /**
+   * Registered keepers with their records, in registration order: the first `max` (default
+   * all) of `total` registered. The registry has no cap, so pages that list keepers pass a
+   * bound and say when more exist.
+   */
+  async keepers(max = Infinity): Promise<Read<KeeperRecord[]> & { total: number | null }> {
+    const addrs = await this.keeperAddresses(max);
+    if (addrs.value === null) return { value: null, error: addrs.error, total: null };
+    const recs = await this.keeperRecords(addrs.value.addresses);
+    return { ...recs, total: addrs.value.total };
   }
 
   /**

@@ -20,10 +20,10 @@ export interface PriceSeries {
   source: SeriesSource;
 }
 
-/** Share price points from the vault's books after each event. */
+/** Share price points (unlocked capital per share) from the vault's books after each event. */
 export function pricePointsOf(states: StatePoint[]): PricePoint[] {
   return states.flatMap((s) => {
-    const p = sharePrice(s.total_usdc, s.total_shares);
+    const p = sharePrice(s.total_usdc - s.locked_profit, s.total_shares);
     return p === null ? [] : [{ t: s.time, price: p }];
   });
 }
@@ -39,7 +39,7 @@ export function priceSeries(
   const chain = chainStates ? pricePointsOf(chainStates) : [];
   if (chain.length >= 2) return { points: chain, source: "chain" };
   const api = (perf?.sharePriceSeries ?? []).flatMap((p) => {
-    const price = sharePrice(p.total_usdc, p.total_shares);
+    const price = sharePrice(p.total_usdc - p.locked_profit, p.total_shares);
     const t = Date.parse(p.time);
     return price === null || Number.isNaN(t) ? [] : [{ t, price }];
   });

@@ -34,7 +34,16 @@ const BY_NAME: [RegExp, string][] = [
     "The keeper's stake is below the registry's current minimum (re-register to stake it).",
   ],
   [/InvalidName/i, "Choose a keeper name of 1 to 64 bytes."],
+  // Retired by issue 20 (the registry has no cap); kept for an older registry's error.
   [/RegistryFull/i, "The registry is full: it holds the maximum number of keepers."],
+  [
+    /NothingPending/i,
+    "Nothing is pending: there is no proposed admin to accept, and no queued policy or configuration change to cancel.",
+  ],
+  [
+    /SwapBelowFloor/i,
+    "A swap inside the liquidation returned less USDC than its floor (the pool oracle's value less the vault's slippage bound); nothing happened.",
+  ],
   [/DrawLimit|MaxDraw/i, "The draw exceeds the per-keeper limit."],
   [/FlashNotRepaid/i, "The flash loan was not repaid in full; nothing happened."],
   [
@@ -43,7 +52,7 @@ const BY_NAME: [RegExp, string][] = [
   ],
   [
     /^NotAllowed$/i,
-    "The vault's flash policy does not list this lending pool or swap router; nothing happened.",
+    "The vault's flash policy does not list this lending pool, swap router or swap-path token; nothing happened.",
   ],
   [
     /PositionsChanged/i,
@@ -62,7 +71,10 @@ const BY_NAME: [RegExp, string][] = [
     "The liquidation would have produced less USDC than it cost; nothing happened.",
   ],
   [/Paused/i, "This action is paused by the contract administrator."],
-  [/Unauthorized/i, "This account is not allowed to do that."],
+  [
+    /Unauthorized/i,
+    "This account is not allowed to do that (only the contract's admin may, and none may once the admin renounced).",
+  ],
   [/NotInit/i, "The contract is not wired up yet (no registry or vault address stored)."],
   [/MathOverflow/i, "The amount is too large."],
 ];

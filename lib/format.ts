@@ -113,6 +113,17 @@ export function sharePrice(
   return (totalUsdc * UNIT) / totalShares;
 }
 
+/**
+ * The vault's share price as depositors get it (7 decimals, floored): USDC that prices the shares
+ * — total_usdc less the flash profit still locked (issue 20: it unlocks linearly, so a
+ * just-in-time deposit cannot buy into it) — over total_shares. Null when unknown or no shares.
+ */
+export function vaultSharePrice(
+  s: Maybe<{ total_usdc: bigint; total_shares: bigint; locked_profit: bigint }>,
+): bigint | null {
+  return s ? sharePrice(s.total_usdc - s.locked_profit, s.total_shares) : null;
+}
+
 /** Formats a 7-decimal share price with all 7 decimals: "1.0432672". */
 export function formatPrice(price7: Maybe<bigint>): string {
   return formatAmount(price7, { decimals: 7 });

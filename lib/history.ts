@@ -3,7 +3,8 @@
  * liquidations with realized profit (the vault's `flash` events joined to the registry's
  * `execution` event of the same transaction), deposits and withdrawals per depositor, and
  * the share-price series rebuilt backwards from the current `get_state` by undoing each
- * event (exact for every ledger the RPC still retains; no keeper memory involved).
+ * event (exact for every ledger the RPC still retains; no keeper memory involved), priced with
+ * the unlocked capital (the vault's profit lock replayed forwards).
  *
  * Event shapes (contracts/vault, contracts/registry): topics `[Symbol(name), Address]`;
  * vault data `deposit [amount, minted]`, `withdraw [shares, amount]`, `flash [amount,
@@ -70,6 +71,80 @@ export interface StatePoint {
   seq: number;
   total_usdc: bigint;
   total_shares: bigint;
+  /** Flash profit still locked then (not in the share price). */
+  locked_profit: bigint;
+}
+
+/** Vault events that change total_usdc or total_shares. */
+const BOOK_EVENTS = new Set(["deposit", "withdraw", "flash"]);
+
+/**
+ * The vault's profit lock replayed from its events (contracts/vault: `lockProfit`,
+ * `lockedAt`), with the config in force at each event (`init`, `set_config`, `config_queued`
+ * applied at its `applies_at`, `pending_cancelled`).
+ */
+export class ProfitLockReplay {
+  amount = 0n;
+  from = 0n;
+  until = 0n;
+  #pending: { at: bigint; secs: bigint } | null = null;
+
+  constructor(public unlockSecs: bigint) {}
+
+  /** Folds one vault event at ledger time `t` (seconds). */
+  observe(e: { name: string; data: unknown[] }, t: bigint): void {
+    if (this.#pending && t >= this.#pending.at) {
+      this.unlockSecs = this.#pending.secs;
+      this.#pending = null;
+    }
+    const secsOf = (c: unknown) =>
+      toBigInt((c as Record<string, unknown> | null)?.profit_unlock_secs);
+    switch (e.name) {
+      case "init": {
+        const s = secsOf(e.data[2]);
+        if (s !== null) this.unlockSecs = s;
+        break;
+      }
+      case "set_config": {
+        const s = secsOf(e.data[0]);
+        if (s !== null) this.unlockSecs = s;
+        this.#pending = null;
+        break;
+      }
+      case "config_queued": {
+        const s = secsOf(e.data[0]), at = toBigInt(e.data[1]);
+        this.#pending = s !== null && at !== null ? { at, secs: s } : null;
+        break;
+      }
+      case "pending_cancelled":
+        this.#pending = null;
+        break;
+      case "flash": {
+        const p = toBigInt(e.data[2]);
+        if (p !== null && p > 0n) this.lock(p, t);
+        break;
+      }
+    }
+  }
+
+  /** Profit still locked at `t`: ceil(amount · (until − t) / (until − from)). */
+  lockedAt(t: bigint): bigint {
+    if (t >= this.until || this.amount === 0n) return 0n;
+    const num = this.amount * (this.until - t), den = this.until - this.from;
+    return (num + den - 1n) / den;
+  }
+
+  /** Locks `profit` at `t` with what is still locked, over their amount-weighted remaining time. */
+  lock(profit: bigint, t: bigint): void {
+    const rest = this.lockedAt(t);
+    const total = rest + profit;
+    if (total === 0n) return;
+    const restTime = rest === 0n ? 0n : this.until - t;
+    const period = (rest * restTime + profit * this.unlockSecs) / total;
+    this.amount = total;
+    this.from = t;
+    this.until = t + period;
+  }
 }
 
 const PAGE = 1000;
@@ -237,6 +312,15 @@ export class ChainHistory {
     return out.reverse();
   }
 
+  /** Keepers with at least one registry `execution` event in the synced history. */
+  executingKeepers(): string[] {
+    const out = new Set<string>();
+    for (const e of this.events) {
+      if (e.contract === "registry" && e.name === "execution" && e.subject) out.add(e.subject);
+    }
+    return [...out];
+  }
+
   /** A depositor's deposits and withdrawals, newest first. */
   depositorHistory(address: string): DepositorTx[] {
     const out: DepositorTx[] = [];
@@ -258,52 +342,76 @@ export class ChainHistory {
   }
 
   /**
-   * The vault's books after every event, oldest first, ending with `current` at `nowMs`:
-   * rebuilt backwards from the current state by undoing each event. Points with no shares
-   * outstanding (before the first deposit) are left out.
+   * The vault's books after every deposit, withdrawal and flash, oldest first, ending with
+   * `current` at `nowMs` (pass the ledger time `current` was read at when known: a local node's
+   * clock can run ahead of this machine's). total_usdc and total_shares are rebuilt backwards
+   * from the current state by undoing each event (exact for every retained ledger);
+   * `locked_profit` replays the vault's profit lock forwards (issue 20: each flash's profit
+   * unlocks linearly over the config's `profit_unlock_secs`, read from the `init`, `set_config`
+   * and `config_queued` events, else `unlockSecs`). The unlocked price is linear between events,
+   * so a point is added where a lock runs out between two events. Points with no shares
+   * outstanding (before the first deposit) are left out. When the retained history starts after
+   * the vault's creation, the lock before the first retained flash is unknown (taken as 0).
    */
-  statePoints(current: VaultState, nowMs: number): StatePoint[] {
-    const pts: StatePoint[] = [];
+  statePoints(current: VaultState, nowMs: number, unlockSecs = 0n): StatePoint[] {
+    // Backwards: the books right after each deposit, withdrawal or flash.
+    const books = new Map<number, { usdc: bigint; shares: bigint }>();
     let usdc = current.total_usdc, shares = current.total_shares;
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      const e = this.events[i];
+      if (e.contract !== "vault" || !BOOK_EVENTS.has(e.name)) continue;
+      books.set(i, { usdc, shares });
+      const d = e.data.map(toBigInt);
+      if (e.name === "deposit") {
+        usdc -= d[0] ?? 0n;
+        shares -= d[1] ?? 0n;
+      } else if (e.name === "withdraw") {
+        shares += d[0] ?? 0n;
+        usdc += d[1] ?? 0n;
+      } else {
+        usdc -= d[2] ?? 0n;
+      }
+    }
+    // Forwards: the profit lock, and the points.
+    const lock = new ProfitLockReplay(unlockSecs);
+    const pts: StatePoint[] = [];
+    // `until`: when the lock in force since the previous point runs out (seconds).
+    const push = (p: StatePoint, until: bigint) => {
+      const prev = pts.at(-1);
+      // Where the lock ran out between two points, the price stops rising: a vertex there.
+      const end = Number(until) * 1000;
+      if (prev && prev.locked_profit > 0n && end > prev.time && end < p.time) {
+        pts.push({ ...prev, time: end, locked_profit: 0n });
+      }
+      pts.push(p);
+    };
+    this.events.forEach((e, i) => {
+      if (e.contract !== "vault") return;
+      const t = BigInt(Math.floor(e.time / 1000));
+      const until = lock.until;
+      lock.observe(e, t);
+      const b = books.get(i);
+      if (!b) return;
+      push({
+        time: e.time,
+        ledger: e.ledger,
+        seq: i,
+        total_usdc: b.usdc,
+        total_shares: b.shares,
+        locked_profit: lock.lockedAt(t),
+      }, until);
+    });
     const last = this.events.at(-1);
-    pts.push({
+    push({
       // The ledger clock can run ahead of this machine's (a local node's advanced time).
       time: Math.max(nowMs, last?.time ?? 0),
       ledger: last?.ledger ?? 0,
       seq: this.events.length,
-      total_usdc: usdc,
-      total_shares: shares,
-    });
-    for (let i = this.events.length - 1; i >= 0; i--) {
-      const e = this.events[i];
-      if (e.contract !== "vault") continue;
-      const d = e.data.map(toBigInt);
-      // State right after this event:
-      const after = {
-        time: e.time,
-        ledger: e.ledger,
-        seq: i,
-        total_usdc: usdc,
-        total_shares: shares,
-      };
-      switch (e.name) {
-        case "deposit":
-          usdc -= d[0] ?? 0n;
-          shares -= d[1] ?? 0n;
-          break;
-        case "withdraw":
-          shares += d[0] ?? 0n;
-          usdc += d[1] ?? 0n;
-          break;
-        case "flash":
-          usdc -= d[2] ?? 0n;
-          break;
-        default:
-          continue;
-      }
-      pts.push(after);
-    }
-    return pts.filter((p) => p.total_shares > 0n && p.total_usdc > 0n).reverse();
+      total_usdc: current.total_usdc,
+      total_shares: current.total_shares,
+      locked_profit: current.locked_profit,
+    }, lock.until);
+    return pts.filter((p) => p.total_shares > 0n && p.total_usdc > 0n);
   }
 
   /**

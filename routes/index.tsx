@@ -7,7 +7,14 @@
 import type { Handlers, PageProps } from "../web/types.ts";
 import type { VaultState } from "../lib/chain.ts";
 import type { ApiState } from "../lib/api.ts";
-import { formatCount, formatPrice, formatUsdc, sharePrice, shortAddress } from "../lib/format.ts";
+import {
+  formatCount,
+  formatDuration,
+  formatPrice,
+  formatUsdc,
+  shortAddress,
+  vaultSharePrice,
+} from "../lib/format.ts";
 import { describeReturn, vaultReturn } from "../lib/returns.ts";
 import { priceSeries } from "../lib/derive.ts";
 import { Notice, Panel, Tile } from "../components/ui.tsx";
@@ -15,6 +22,8 @@ import LiveLog from "../islands/LiveLog.tsx";
 
 interface Data {
   state: VaultState | null;
+  /** Seconds over which a flash's profit enters the share price. */
+  unlockSecs: bigint | null;
   chainError: string | null;
   keepers: number | null;
   liquidations: number | null;
@@ -25,19 +34,28 @@ interface Data {
 export const handler: Handlers<Data> = {
   async GET(_req, ctx) {
     const { chain, api, history, now } = ctx.state;
-    const [st, keepers, apiState, perf] = await Promise.all([
+    const [st, vc, t, keepers, apiState, perf] = await Promise.all([
       chain.vaultState(),
-      chain.keepers(),
+      chain.vaultConfig(),
+      chain.chainTime(),
+      chain.keeperCount(),
       api.state(40),
       api.performance(),
       history.sync(),
     ]);
-    const states = st.value && !history.lastError ? history.statePoints(st.value, now()) : null;
+    const states = st.value && !history.lastError
+      ? history.statePoints(
+        st.value,
+        t.value !== null ? t.value * 1000 : now(),
+        vc.value?.profit_unlock_secs,
+      )
+      : null;
     const series = priceSeries(states, perf);
     return ctx.render({
       state: st.value,
+      unlockSecs: vc.value?.profit_unlock_secs ?? null,
       chainError: st.error,
-      keepers: keepers.value?.length ?? null,
+      keepers: keepers.value,
       liquidations: history.lastError ? null : history.liquidations().length,
       ret: describeReturn(vaultReturn(series.points)),
       api: apiState,
@@ -79,8 +97,10 @@ export default function Home({ data, state }: PageProps<Data>) {
         <Tile
           id="share-price"
           label="Share price"
-          value={formatPrice(sharePrice(s?.total_usdc, s?.total_shares))}
-          sub="USDC per share"
+          value={formatPrice(vaultSharePrice(s))}
+          sub={s && s.locked_profit > 0n
+            ? <>{formatUsdc(s.locked_profit)} of profit unlocking</>
+            : "USDC per share"}
         />
         <Tile
           id="realized-profit"
@@ -107,8 +127,8 @@ export default function Home({ data, state }: PageProps<Data>) {
       <ol class="steps">
         <li>
           <strong>Deposit.</strong>{" "}
-          USDC goes into the vault for LP shares at total_usdc ÷ total_shares. Shares unlock after
-          the withdraw cooldown.
+          USDC goes into the vault for LP shares at the share price: the vault's USDC, less recent
+          profit still unlocking, ÷ total_shares. Shares unlock after the withdraw cooldown.
         </li>
         <li>
           <strong>Keepers fill auctions.</strong>{" "}
@@ -119,8 +139,10 @@ export default function Home({ data, state }: PageProps<Data>) {
         <li>
           <strong>Profit raises the price.</strong>{" "}
           Proceeds return to the vault in the same transaction; profit = returned − lent is booked
-          on chain. Capital is never out between transactions, so there is nothing to steal or
-          slash.
+          on chain and enters the share price gradually, over{" "}
+          {data.unlockSecs === null ? "the unlock time" : formatDuration(data.unlockSecs)}, so a
+          deposit made just before a fill cannot take it from the depositors who were there. Capital
+          is never out between transactions, so there is nothing to steal or slash.
         </li>
       </ol>
 

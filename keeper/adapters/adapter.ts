@@ -136,14 +136,18 @@ export interface FlashOptions {
  * The vault's flash policy (`get_flash_policy`), set by the vault's admin: the vault lends only
  * when the flash's executor is in `executors`, and forwards the policy to the executor as the
  * last argument of `exec`, which enforces the rest (Vigil's liquidator: the plan's pool in
- * `pools`, every swap router in `routers`, each swap's output at least the pool oracle's value
- * less `max_slippage_bps`).
+ * `pools`, every swap router in `routers`, every token a swap path passes through between the
+ * lot asset and USDC in `tokens`, each swap's output at least the pool oracle's value less
+ * `max_slippage_bps`). A widening change is queued by the vault and applies `policy_delay`
+ * seconds later; this is always the policy in force.
  */
 export interface FlashPolicy {
   executors: string[];
   max_slippage_bps: number;
   pools: string[];
   routers: string[];
+  /** Hop tokens a swap path may pass through (a direct lot-asset/USDC pair needs none). */
+  tokens: string[];
 }
 
 /**

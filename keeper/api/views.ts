@@ -9,6 +9,8 @@ import {
   type KeeperRow,
   type LiquidationRecord,
   listPositions,
+  type PendingChangeRow,
+  type PolicyRow,
   type Position,
   positionCounts,
   sharePriceUnits,
@@ -73,6 +75,7 @@ export function stateView(
       },
     },
     keepers: s.keepers.map((k) => keeperView(k, s.self.address)),
+    keepers_total: s.keepersTotal,
     keepers_read_at: iso(s.keepersReadAt),
     positions: shown.map(positionView),
     positions_summary: {
@@ -84,6 +87,7 @@ export function stateView(
     },
     vault: vaultView(s.vault),
     vault_config: vaultConfigView(s.vaultConfig),
+    pending_changes: pendingView(s),
     events: log.recent(q.events).map(eventView),
   };
 }
@@ -98,9 +102,10 @@ export function performanceView(s: DashboardState, now = new Date()) {
     vault_config: vaultConfigView(s.vaultConfig),
     share_price_series: s.sharePrice.map((p) => ({
       time: p.time.toISOString(),
-      share_price: amount(sharePriceUnits(p.totalUsdc, p.totalShares)),
+      share_price: amount(sharePriceUnits(p.totalUsdc - p.lockedProfit, p.totalShares)),
       total_usdc: amount(p.totalUsdc),
       total_shares: amount(p.totalShares),
+      locked_profit: amount(p.lockedProfit),
       ledger: p.ledger,
     })),
     depositors: s.depositors.map(depositorView),
@@ -172,7 +177,10 @@ export function vaultView(v: VaultSnapshot | null) {
     total_profit: amount(v.totalProfit),
     active_liq: amount(v.activeLiq),
     idle: amount(v.totalUsdc - v.activeLiq),
-    share_price: amount(sharePriceUnits(v.totalUsdc, v.totalShares)),
+    locked_profit: amount(v.lockedProfit),
+    unlock_end: iso(v.unlockEnd),
+    // What a share is worth: the profit still locked is not in it (issue 20).
+    share_price: amount(sharePriceUnits(v.totalUsdc - v.lockedProfit, v.totalShares)),
     ledger: v.ledger,
     read_at: v.readAt.toISOString(),
   };
@@ -184,6 +192,37 @@ function vaultConfigView(c: VaultConfigSnapshot | null) {
     deposit_cap: amount(c.depositCap),
     withdraw_cooldown_seconds: c.withdrawCooldownSec,
     max_draw_per_keeper: amount(c.maxDrawPerKeeper),
+    min_fill_profit: amount(c.minFillProfit),
+    policy_delay_seconds: c.policyDelaySec,
+    profit_unlock_seconds: c.profitUnlockSec,
+  };
+}
+
+function policyView(p: PolicyRow) {
+  return {
+    executors: p.executors,
+    max_slippage_bps: p.maxSlippageBps,
+    pools: p.pools,
+    routers: p.routers,
+    tokens: p.tokens,
+  };
+}
+
+/** Queued admin changes: null when none waits (or not read yet). */
+function pendingView(s: DashboardState) {
+  const pp: PendingChangeRow<PolicyRow> | null | undefined = s.pendingPolicy;
+  const pc: PendingChangeRow<VaultConfigSnapshot> | null | undefined = s.pendingConfig;
+  return {
+    flash_policy: pp
+      ? {
+        applies_at: pp.appliesAt.toISOString(),
+        policy: policyView(pp.value),
+        warning: pp.warning,
+      }
+      : null,
+    config: pc
+      ? { applies_at: pc.appliesAt.toISOString(), config: vaultConfigView(pc.value) }
+      : null,
   };
 }
 

@@ -88,6 +88,21 @@ export function flashVenueProblem(
   return undefined;
 }
 
+/**
+ * The swap paths a flash may use from `tokenIn` to `usdc`: the direct pair, then one path through
+ * each listed hop token (never `tokenIn` or `usdc` themselves: the liquidator refuses a token
+ * twice in a path). Any other intermediate token is refused on chain (NotAllowed), so the keeper
+ * never plans one.
+ */
+export function flashPaths(
+  tokenIn: string,
+  usdc: string,
+  tokens: readonly string[] = [],
+): string[][] {
+  const hops = [...new Set(tokens)].filter((t) => t !== tokenIn && t !== usdc);
+  return [[tokenIn, usdc], ...hops.map((t) => [tokenIn, t, usdc])];
+}
+
 /** floor = refValue × (10000 − bps) / 10000, rounded down. */
 export function slippageFloor(refValue: bigint, bps: number): bigint {
   return (refValue * BigInt(10_000 - bps)) / 10_000n;
@@ -149,13 +164,22 @@ export class SwapClient {
    * ErrNoRoute's failures without being asked. The slippage used is the tighter of SLIPPAGE_BPS
    * and `policy.maxSlippageBps` (the liquidator's own oracle floor), so a quote the liquidator
    * would refuse stops here instead of failing the flash's simulation.
+   *
+   * Paths (issue 20): the direct pair [tokenIn, USDC], and [tokenIn, t, USDC] for each hop token
+   * t of `policy.tokens` (the liquidator refuses a path through any other token: NotAllowed).
+   * A venue's candidates are quoted together and the best quote wins; a venue fails over to the
+   * next only when every candidate's quote failed.
    */
   async planLeg(
     chain: ChainRpc,
     tokenIn: string,
     amountIn: bigint,
     refValue: bigint,
-    policy: { routers?: ReadonlySet<string>; maxSlippageBps?: number } = {},
+    policy: {
+      routers?: ReadonlySet<string>;
+      maxSlippageBps?: number;
+      tokens?: readonly string[];
+    } = {},
   ): Promise<PlannedLeg> {
     if (tokenIn === this.usdc) throw new Error("planLeg: input is already USDC");
     if (amountIn <= 0n) throw new RangeError("planLeg: amount must be positive");
@@ -169,19 +193,31 @@ export class SwapClient {
         failures.push({ venue: venue.name, error: problem });
         continue;
       }
-      let quote: bigint;
-      try {
-        quote = await venue.quote(chain, tokenIn, this.usdc, amountIn);
-      } catch (err) {
-        this.#failed(failures, venue, err);
+      let best: { quote: bigint; path: string[] } | undefined;
+      let firstErr: unknown;
+      const paths = flashPaths(tokenIn, this.usdc, venue.quotePath ? policy.tokens : undefined);
+      const quotes = await Promise.allSettled(
+        paths.map((p) =>
+          p.length === 2
+            ? venue.quote(chain, tokenIn, this.usdc, amountIn)
+            : venue.quotePath!(chain, p, amountIn)
+        ),
+      );
+      for (const [i, q] of quotes.entries()) {
+        if (q.status === "rejected") firstErr ??= q.reason;
+        else if (!best || q.value > best.quote) best = { quote: q.value, path: paths[i] };
+      }
+      if (!best) {
+        this.#failed(failures, venue, firstErr);
         continue;
       }
+      const quote = best.quote;
       if (quote < floor) throw new ErrSlippageExceeded(venue.name, quote, floor);
       const fromQuote = slippageFloor(quote, bps);
       return {
         router: venue.contractId,
         kind: 0,
-        path: [tokenIn, this.usdc],
+        path: best.path,
         amountIn,
         minOut: fromQuote > floor ? fromQuote : floor,
         venue: venue.name,

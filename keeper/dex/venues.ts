@@ -32,6 +32,11 @@ export interface Venue {
   readonly kind?: "soroswap" | "phoenix";
   /** Expected output of swapping `amountIn` of `tokenIn` for `tokenOut` (read-only). */
   quote(chain: ChainRpc, tokenIn: string, tokenOut: string, amountIn: bigint): Promise<bigint>;
+  /**
+   * Expected output of swapping `amountIn` along `path` (first token in, last out; read-only).
+   * Only venues that can route through intermediate tokens have it (Soroswap).
+   */
+  quotePath?(chain: ChainRpc, path: string[], amountIn: bigint): Promise<bigint>;
   /** Swaps exactly `amountIn`, failing on chain if the output is below `minOut`. */
   swap(
     chain: ChainRpc,
@@ -98,18 +103,20 @@ export function soroswapVenue(label: string, router: string, opts: InvokeOptions
     }
     return p;
   };
+  const quotePath = async (chain: ChainRpc, path: string[], amountIn: bigint) => {
+    const r = await simulateRead(chain, router, "router_get_amounts_out", [
+      sv.i128(amountIn),
+      sv.addresses(path),
+    ]);
+    const amounts = native<unknown[]>(r.retval);
+    return big(amounts[amounts.length - 1]);
+  };
   return {
     name: `${label} (soroswap)`,
     contractId: router,
     kind: "soroswap",
-    async quote(chain, tokenIn, tokenOut, amountIn) {
-      const r = await simulateRead(chain, router, "router_get_amounts_out", [
-        sv.i128(amountIn),
-        sv.addresses([tokenIn, tokenOut]),
-      ]);
-      const amounts = native<unknown[]>(r.retval);
-      return big(amounts[amounts.length - 1]);
-    },
+    quote: (chain, tokenIn, tokenOut, amountIn) => quotePath(chain, [tokenIn, tokenOut], amountIn),
+    quotePath,
     async swap(chain, keypair, tokenIn, tokenOut, amountIn, minOut) {
       const me = keypair.publicKey();
       const pair = await pairFor(chain, tokenIn, tokenOut);

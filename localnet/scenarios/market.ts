@@ -120,7 +120,9 @@ const BORROWERS: {
 const LIQUIDITY = [
   { a: "usdc", b: "xlm", amountA: 2_000_000n * E7, amountB: 20_000_000n * E7 },
   { a: "usdc", b: "weth", amountA: 1_500_000n * E7, amountB: 500n * E7 },
-  { a: "xlm", b: "weth", amountA: 10_000_000n * E7, amountB: 3_333_3333333n },
+  // 333.3333333 WETH: 30,000 XLM per WETH = $3,000 at $0.10 (3,333 WETH here priced WETH at
+  // $300, a 10× arbitrage that a keeper's multi-hop path through the market's hop tokens took).
+  { a: "xlm", b: "weth", amountA: 10_000_000n * E7, amountB: 333_3333333n },
 ];
 
 function newAccount(): DevAccount {

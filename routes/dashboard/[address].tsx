@@ -57,11 +57,16 @@ export const handler: Handlers<Data> = {
     let valueSeries: ChartPoint[] = [];
     const histOk = !history.lastError;
     if (histOk && st.value && pos.value?.shares !== null && pos.value) {
-      const points = history.statePoints(st.value, now());
+      const points = history.statePoints(
+        st.value,
+        t.value !== null ? t.value * 1000 : now(),
+        vc.value?.profit_unlock_secs,
+      );
       const shares = history.depositorShares(address, pos.value.shares ?? 0n, points);
+      // What the shares were worth: unlocked capital only (profit still locking is not paid out).
       valueSeries = points.map((p, i) => ({
         t: p.time,
-        v: Number((shares[i] * p.total_usdc) / p.total_shares) / 1e7,
+        v: Number((shares[i] * (p.total_usdc - p.locked_profit)) / p.total_shares) / 1e7,
       }));
       // Start the line at the first deposit (before it the value is not "0", there was none).
       const first = valueSeries.findIndex((p) => p.v > 0);
@@ -159,7 +164,6 @@ export default function DepositorPage({ data, state }: PageProps<Data>) {
           points={data.valueSeries}
           format={(v) => v.toFixed(2)}
           label="Position value (USDC) over time"
-          step
           emptyText={data.history === null
             ? "— (the chain's event history could not be read)"
             : "Not enough history for this address to draw its value over time."}

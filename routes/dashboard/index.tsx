@@ -1,19 +1,31 @@
 /**
- * `/dashboard` — overview tiles, the share-price chart over time, top keepers and recent
+ * `/dashboard` — overview tiles, the profit still unlocking and any queued admin change, the
+ * share-price chart over time (unlocked capital per share), top keepers and recent
  * liquidations. Everything from chain reads and on-chain events; the keeper API only fills
  * gaps (its share-price series when the chain history has fewer than two points).
+ *
+ * Top keepers: the registry has no cap (issue 20), so the page does not read every record; the
+ * candidates are the first registry page and every keeper with an `execution` event in the
+ * retained history (a keeper that never executed has no profit to rank).
  *
  * @module
  */
 import type { Handlers, PageProps } from "../../web/types.ts";
-import type { KeeperRecord, VaultState } from "../../lib/chain.ts";
+import {
+  type FlashPolicy,
+  type KeeperRecord,
+  KEEPERS_PAGE,
+  type Pending,
+  type VaultConfig,
+  type VaultState,
+} from "../../lib/chain.ts";
 import {
   formatCount,
   formatMs,
   formatPrice,
   formatTime,
   formatUsdc,
-  sharePrice,
+  vaultSharePrice,
 } from "../../lib/format.ts";
 import { describeReturn, type PricePoint, vaultReturn } from "../../lib/returns.ts";
 import {
@@ -25,13 +37,23 @@ import {
 } from "../../lib/derive.ts";
 import { Addr, Notice, PageHead, Panel, Tile, TxLink } from "../../components/ui.tsx";
 import { LineChart } from "../../components/Chart.tsx";
+import { PendingChanges, ProfitUnlockNotice } from "../../components/vault_status.tsx";
 
 const RANGES: Record<string, number | null> = { "7d": 7, "30d": 30, "90d": 90, all: null };
 
 interface Data {
   state: VaultState | null;
   chainError: string | null;
+  /** Top-keeper candidates (see the module doc). */
   keepers: KeeperRecord[] | null;
+  /** Registered keepers (`get_keeper_count`). */
+  keeperCount: number | null;
+  config: VaultConfig | null;
+  policy: FlashPolicy | null;
+  pendingPolicy: Pending<FlashPolicy> | null;
+  pendingConfig: Pending<VaultConfig> | null;
+  pendingError: string | null;
+  chainNow: number | null;
   series: PricePoint[];
   seriesSource: SeriesSource;
   ret: ReturnType<typeof describeReturn>;
@@ -59,22 +81,48 @@ export const handler: Handlers<Data> = {
   async GET(_req, ctx) {
     const { chain, api, history, now } = ctx.state;
     const range = ctx.url.searchParams.get("range") ?? "30d";
-    const [st, keepers, perf] = await Promise.all([
+    const [st, vc, t, fp, pp, pc, first, perf] = await Promise.all([
       chain.vaultState(),
-      chain.keepers(),
+      chain.vaultConfig(),
+      chain.chainTime(),
+      chain.flashPolicy(),
+      chain.pendingFlashPolicy(),
+      chain.pendingConfig(),
+      chain.keepers(KEEPERS_PAGE),
       api.performance(),
       history.sync(),
     ]);
     const histOk = !history.lastError;
-    const states = st.value && histOk ? history.statePoints(st.value, now()) : null;
+    let keepers: KeeperRecord[] | null = first.value;
+    if (keepers && histOk) {
+      const known = new Set(keepers.map((k) => k.address));
+      const more = await chain.keeperRecords(
+        history.executingKeepers().filter((a) => !known.has(a)),
+      );
+      keepers = more.value ? [...keepers, ...more.value] : keepers;
+    }
+    const states = st.value && histOk
+      ? history.statePoints(
+        st.value,
+        t.value !== null ? t.value * 1000 : now(),
+        vc.value?.profit_unlock_secs,
+      )
+      : null;
     const series = priceSeries(states, perf);
     const names = new Map(
-      (keepers.value ?? []).flatMap((k) => k.name ? [[k.address, k.name]] : []),
+      (keepers ?? []).flatMap((k) => k.name ? [[k.address, k.name]] : []),
     );
     return ctx.render({
       state: st.value,
-      chainError: st.error ?? keepers.error,
-      keepers: keepers.value,
+      chainError: st.error ?? first.error,
+      keepers,
+      keeperCount: first.total,
+      config: vc.value,
+      policy: fp.value,
+      pendingPolicy: pp.value,
+      pendingConfig: pc.value,
+      pendingError: pp.error ?? pc.error,
+      chainNow: t.value,
       series: series.points,
       seriesSource: series.source,
       ret: describeReturn(vaultReturn(series.points)),
@@ -113,7 +161,10 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
         <Tile
           id="share-price"
           label="Share price"
-          value={formatPrice(sharePrice(s?.total_usdc, s?.total_shares))}
+          value={formatPrice(vaultSharePrice(s))}
+          sub={s && s.locked_profit > 0n
+            ? <>{formatUsdc(s.locked_profit)} unlocking</>
+            : "unlocked USDC per share"}
         />
         <Tile id="return" label={data.ret.label} value={data.ret.value} sub={data.ret.note} />
         <Tile
@@ -125,7 +176,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
         <Tile
           id="keepers"
           label="Keepers"
-          value={formatCount(data.keepers?.length)}
+          value={formatCount(data.keeperCount)}
           sub="registered"
         />
         <Tile
@@ -136,6 +187,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
         />
       </div>
 
+      <ProfitUnlockNotice state={s} chainNow={data.chainNow} />
       <Panel
         title="Share price"
         id="share-price-chart"
@@ -159,17 +211,27 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
           points={shown.map((p) => ({ t: p.t, v: Number(p.price) / 1e7 }))}
           format={(v) => v.toFixed(v >= 100 ? 2 : 5)}
           label="Share price (USDC per share) over time"
-          step
           emptyText="The share price needs at least two points (deposits or settled liquidations) before a chart can be drawn."
         />
         <p class="hint">
           {data.seriesSource === "chain"
-            ? "Rebuilt from the vault's on-chain events: one point per deposit, withdrawal or flash."
+            ? "Rebuilt from the vault's on-chain events: one point per deposit, withdrawal or flash; a flash's profit raises the price gradually as it unlocks."
             : data.seriesSource === "keeper"
             ? "From the keeper API's recorded series (the chain history had fewer than two points)."
             : "No share-price history yet."}
         </p>
       </Panel>
+
+      <div style={{ marginTop: "16px" }}>
+        <PendingChanges
+          policy={data.policy}
+          pendingPolicy={data.pendingPolicy}
+          config={data.config}
+          pendingConfig={data.pendingConfig}
+          chainNow={data.chainNow}
+          error={data.pendingError}
+        />
+      </div>
 
       <div class="two-col even" style={{ marginTop: "16px" }}>
         <Panel title="Top keepers" extra={<a href="/dashboard/keepers">All keepers →</a>}>

@@ -1,12 +1,14 @@
 /**
- * `/dashboard/keepers` — every registered keeper from the registry (`get_keepers`, then
- * `get_keeper` each): stake, executions, successful fills, profit, average response time.
- * Sortable by any column through links (works without JavaScript).
+ * `/dashboard/keepers` — registered keepers from the registry, one registry page at a time
+ * (`get_keeper_count`, `get_keepers(start, 100)`, then `get_keeper` each; issue 20 removed the
+ * cap, so a page never reads the whole list): stake, executions, successful fills, profit,
+ * average response time. Sortable by any column through links (works without JavaScript); the
+ * sort applies within the page.
  *
  * @module
  */
 import type { Handlers, PageProps } from "../../web/types.ts";
-import type { KeeperRecord } from "../../lib/chain.ts";
+import { type KeeperRecord, KEEPERS_PAGE } from "../../lib/chain.ts";
 import {
   DASH,
   formatCount,
@@ -80,6 +82,11 @@ export function sortKeepers(list: KeeperRecord[], key: SortKey, dir: "asc" | "de
 
 interface Data {
   keepers: KeeperRecord[] | null;
+  /** Registered operators in all (`get_keeper_count`). */
+  total: number | null;
+  /** 1-based registry page shown, and how many there are. */
+  page: number;
+  pages: number;
   error: string | null;
   sort: SortKey;
   dir: "asc" | "desc";
@@ -92,13 +99,25 @@ export const handler: Handlers<Data> = {
     const sort =
       (COLUMNS.some((c) => c.key === q.get("sort")) ? q.get("sort") : "profit") as SortKey;
     const dir = q.get("dir") === "asc" ? "asc" : "desc";
-    const [keepers, apiState] = await Promise.all([
-      ctx.state.chain.keepers(),
-      ctx.state.api.state(0),
-    ]);
+    const { chain } = ctx.state;
+    const asked = Number(q.get("page") ?? "1");
+    const [count, apiState] = await Promise.all([chain.keeperCount(), ctx.state.api.state(0)]);
+    const pages = Math.max(1, Math.ceil((count.value ?? 0) / KEEPERS_PAGE));
+    const page = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, pages) : 1;
+    let keepers: KeeperRecord[] | null = null;
+    let error = count.error;
+    if (count.value !== null) {
+      const addrs = await chain.keeperPage((page - 1) * KEEPERS_PAGE);
+      const recs = addrs.value ? await chain.keeperRecords(addrs.value) : null;
+      keepers = recs?.value ?? null;
+      error = addrs.error ?? recs?.error ?? null;
+    }
     return ctx.render({
-      keepers: keepers.value ? sortKeepers(keepers.value, sort, dir) : null,
-      error: keepers.error,
+      keepers: keepers ? sortKeepers(keepers, sort, dir) : null,
+      total: count.value,
+      page,
+      pages,
+      error,
       sort,
       dir,
       selfAddress: apiState?.keeper?.address ?? null,
@@ -124,6 +143,10 @@ export default function Keepers({ data }: PageProps<Data>) {
     0,
   );
   const totalN = timed.reduce((s, k) => s + Number(k.successful_fills), 0);
+  // Sums cover the page shown: the registry is read one page at a time.
+  const scope = data.pages > 1 ? "on this page" : undefined;
+  const link = (page: number, sort = data.sort, dir = data.dir) =>
+    `?sort=${sort}&dir=${dir}${page > 1 ? `&page=${page}` : ""}`;
   return (
     <>
       <PageHead
@@ -136,26 +159,40 @@ export default function Keepers({ data }: PageProps<Data>) {
         </Notice>
       )}
       <div class="tiles">
-        <Tile id="registered" label="Registered operators" value={formatCount(ks?.length)} />
-        <Tile id="total-stake" label="Stake bonded" value={formatUsdc(sum((k) => k.stake), 0)} />
+        <Tile id="registered" label="Registered operators" value={formatCount(data.total)} />
+        <Tile
+          id="total-stake"
+          label="Stake bonded"
+          value={formatUsdc(sum((k) => k.stake), 0)}
+          sub={scope}
+        />
         <Tile
           id="total-executions"
           label="Executions"
           value={formatCount(execs)}
-          sub={<>success rate {formatPercent(execs ? ratio(fills, execs) : null)}</>}
+          sub={
+            <>
+              success rate {formatPercent(execs ? ratio(fills, execs) : null)}
+              {scope && ` · ${scope}`}
+            </>
+          }
         />
         <Tile
           id="avg-response"
           label="Avg response"
           value={formatMs(totalN > 0 ? totalMs / totalN : null)}
-          sub="across all fills"
+          sub={scope ? `across the fills ${scope}` : "across all fills"}
         />
       </div>
       <Panel
         title="Registry"
         id="keepers-table"
         class=""
-        extra={<span class="small muted">Sort by any column</span>}
+        extra={
+          <span class="small muted">
+            Sort by any column{data.pages > 1 && ` (within page ${data.page} of ${data.pages})`}
+          </span>
+        }
       >
         {ks === null
           ? <p class="muted">—</p>
@@ -172,7 +209,7 @@ export default function Keepers({ data }: PageProps<Data>) {
                       return (
                         <th key={c.key} class={c.num ? "num" : ""}>
                           <a
-                            href={`?sort=${c.key}&dir=${nextDir}`}
+                            href={link(data.page, c.key, nextDir)}
                             aria-sort={active
                               ? (data.dir === "asc" ? "ascending" : "descending")
                               : undefined}
@@ -219,6 +256,16 @@ export default function Keepers({ data }: PageProps<Data>) {
               </table>
             </div>
           )}
+        {data.pages > 1 && (
+          <nav class="pager" id="keepers-pager" aria-label="Registry pages">
+            {data.page > 1 && <a href={link(data.page - 1)}>← Previous</a>}{" "}
+            <span class="muted">
+              Registry page {data.page} of {data.pages} ({KEEPERS_PAGE}{" "}
+              keepers each, in registration order)
+            </span>{" "}
+            {data.page < data.pages && <a href={link(data.page + 1)}>Next →</a>}
+          </nav>
+        )}
       </Panel>
     </>
   );

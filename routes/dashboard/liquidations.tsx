@@ -23,7 +23,11 @@ interface Data {
 export const handler: Handlers<Data> = {
   async GET(_req, ctx) {
     const { chain, api, history } = ctx.state;
-    const [keepers, perf] = await Promise.all([chain.keepers(), api.performance(), history.sync()]);
+    const [perf] = await Promise.all([api.performance(), history.sync()]);
+    // Names of the keepers that settled something only (the registry has no cap: never all).
+    const keepers = await chain.keeperRecords(
+      history.lastError ? [] : [...new Set(history.liquidations().map((l) => l.keeper))],
+    );
     const names = new Map(
       (keepers.value ?? []).flatMap((k) => k.name ? [[k.address, k.name]] : []),
     );

@@ -119,6 +119,6 @@ Deno.test("deploy: unfunded deployer, non-token --usdc, out file of another netw
     await deploy(["--rpc-url", rpcUrl, "--usdc", usdc, "--withdraw-cooldown", "604801"], {
       secret: deployer.secret(),
     }),
-    /withdraw_cooldown = 604801 is outside the contracts' bounds/,
+    /--withdraw-cooldown 604801 is outside the contracts' bounds \[0 s, 604800 s\]/,
   );
 });

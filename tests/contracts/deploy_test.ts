@@ -58,6 +58,10 @@ Deno.test("deployment: localnet.json names a wired vault, registry and the liqui
       deposit_cap: 10_000_000n * USDC,
       withdraw_cooldown: 3600n,
       max_draw_per_keeper: 10_000n * USDC,
+      // Issue 20: 1 USDC for a counted fill, 72 h for a queued change, 24 h profit unlock.
+      min_fill_profit: 1n * USDC,
+      policy_delay: 72n * 3600n,
+      profit_unlock_secs: 24n * 3600n,
     });
     assert.deepEqual(ok(await r.get_config()), { min_stake: 1_000_000_000n, usdc_token: usdc });
     // The liquidator serves its spec (exec only) to clients, as a dapp would read it.
@@ -70,27 +74,38 @@ Deno.test("deployment: localnet.json names a wired vault, registry and the liqui
     // The flash policy: only Vigil's liquidator may be lent to, the default oracle slippage
     // bound; a pool/router only where the market was deployed first (not in this plain chain).
     const policy = ok<
-      { executors: string[]; max_slippage_bps: number; pools: string[]; routers: string[] }
+      {
+        executors: string[];
+        max_slippage_bps: number;
+        pools: string[];
+        routers: string[];
+        tokens: string[];
+      }
     >(await v.get_flash_policy());
     assert.deepEqual(policy.executors, [liquidator]);
     assert.equal(policy.max_slippage_bps, 300);
     const pool = (out.contracts as Record<string, string | undefined>).lending_pool;
     assert.deepEqual(policy.pools, pool ? [pool] : []);
+    assert.deepEqual(policy.tokens, []);
+    assert.equal(ok(await v.get_pending_flash_policy()), null);
 
     // A fresh pair: empty books, no keepers.
     assert.deepEqual(ok(await v.get_state()), {
       active_liq: 0n,
+      locked_profit: 0n,
       total_profit: 0n,
       total_shares: 0n,
       total_usdc: 0n,
+      unlock_end: 0n,
     });
-    assert.deepEqual(ok(await r.get_keepers()), []);
+    assert.deepEqual(ok(await r.get_keepers({ start: 0, limit: 100 })), []);
+    assert.equal(ok(await r.get_keeper_count()), 0);
   } finally {
     await net.close();
   }
 });
 
-Deno.test("deployment with the market (`main.ts localnet --scenario market`): the flash policy names the market's lending pool and Soroswap router, not the Phoenix fallback", async () => {
+Deno.test("deployment with the market (`main.ts localnet --scenario market`): the flash policy names the market's lending pool, Soroswap router and hop tokens, not the Phoenix fallback", async () => {
   const { net, out } = await startDevNetwork({ port: 0, accounts: [], market: true });
   try {
     const c = out.contracts as Record<string, string>;
@@ -105,6 +120,8 @@ Deno.test("deployment with the market (`main.ts localnet --scenario market`): th
       max_slippage_bps: 300,
       pools: [c.lending_pool],
       routers: [c.primary_dex_router],
+      // The market's reserve tokens other than USDC: a swap path may pass through them.
+      tokens: [c.xlm, c.weth],
     });
     assert.notEqual(c.fallback_dex_router, c.primary_dex_router);
   } finally {

@@ -182,7 +182,12 @@ Deno.test({
         "GET /api/state: keeper, registry keepers, positions, events, vault",
         async () => {
           // The registry rows equal the registry read independently (retried: refreshes each cycle).
-          const registered = await read<string[]>(w.registry, "get_keepers", []);
+          // Issue 20: paged (at most 100 per call), the count from get_keeper_count.
+          const registered = await read<string[]>(w.registry, "get_keepers", [
+            nativeToScVal(0, { type: "u32" }),
+            nativeToScVal(100, { type: "u32" }),
+          ]);
+          const count = await read<number>(w.registry, "get_keeper_count", []);
           assert.ok(registered.includes(me), "the keeper registered itself");
           const expectRows = async () =>
             await Promise.all(registered.map(async (a) => {
@@ -220,6 +225,7 @@ Deno.test({
             "registry rows equal to get_keeper",
           ).catch(() => {});
           assert.deepEqual(s.keepers, expected);
+          assert.equal(s.keepers_total, Number(count));
           const self = s.keepers.find((r: Json) => r.is_self);
           assert.equal(self.address, me);
           assert.ok(BigInt(self.successful_fills) >= 2n, "on-chain fill counter");
@@ -380,8 +386,18 @@ Deno.test({
           assert.equal(vault.total_profit, String(chain.total_profit));
           assert.equal(vault.active_liq, String(chain.active_liq));
           assert.equal(vault.idle, String(chain.total_usdc - chain.active_liq));
-          assert.equal(vault.share_price, String(chain.total_usdc * E7 / chain.total_shares));
+          // Issue 20: the fills' profit unlocks over profit_unlock_secs. The API read the vault
+          // no later than the test (the lock only shrinks between flashes), and prices shares
+          // with the unlocked capital.
+          const locked = BigInt(vault.locked_profit);
+          assert.ok(locked >= chain.locked_profit && locked > 0n, "the fills' profit is unlocking");
+          assert.ok(locked < chain.total_profit, "part of it is already in the price");
+          assert.equal(
+            vault.share_price,
+            String((chain.total_usdc - locked) * E7 / chain.total_shares),
+          );
           assert.ok(BigInt(vault.share_price) > E7, "profit raised the share price above 1");
+          assert.ok(Date.parse(vault.unlock_end) > Date.parse(vault.read_at) - 3_600_000);
           const now = await new rpc.Server(w.node.rpcUrl, { allowHttp: true }).getLatestLedger();
           assert.ok(Number.isInteger(vault.ledger) && vault.ledger > 0);
           assert.ok(vault.ledger <= now.sequence, "read at a ledger that exists");
@@ -391,7 +407,12 @@ Deno.test({
             deposit_cap: String(cfg.deposit_cap),
             withdraw_cooldown_seconds: Number(cfg.withdraw_cooldown),
             max_draw_per_keeper: String(cfg.max_draw_per_keeper),
+            min_fill_profit: String(cfg.min_fill_profit),
+            policy_delay_seconds: Number(cfg.policy_delay),
+            profit_unlock_seconds: Number(cfg.profit_unlock_secs),
           });
+          // Nothing is queued in this world.
+          assert.deepEqual(s.pending_changes, { flash_policy: null, config: null });
         },
       );
 
@@ -431,7 +452,9 @@ Deno.test({
           assert.deepEqual(p.depositors.map((d: Json) => d.address), [alice, nobody]);
           const bal = await read(w.vault, "balance", [addr(alice)]);
           assert.equal(p.depositors[0].shares, String(bal.shares));
-          assert.equal(p.depositors[0].usdc_value, String(bal.usdc_value));
+          // The value grows every ledger while the fills' profit unlocks (issue 20): the keeper's
+          // read came first, so it is at most what the vault says now.
+          assert.ok(BigInt(p.depositors[0].usdc_value) <= bal.usdc_value, "value read earlier");
           assert.ok(BigInt(p.depositors[0].usdc_value) > 50_000n * E7, "alice earned the profit");
           assert.equal(p.depositors[1].shares, "0");
           assert.equal(p.depositors[1].usdc_value, "0");

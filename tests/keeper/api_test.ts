@@ -8,6 +8,7 @@ import {
   setDepositors,
   setKeepers,
   setLatestLedger,
+  setPendingChanges,
   setPositions,
   setVault,
   setVaultConfig,
@@ -97,6 +98,9 @@ function populate(ctx: KeeperContext): void {
     totalShares: 6000000000n,
     totalProfit: 259603340n,
     activeLiq: 202154468n,
+    // Issue 20: the last flash's profit still unlocking (not in the share price).
+    lockedProfit: 59603340n,
+    unlockEnd: new Date(T0.getTime() + 300_000),
     ledger: 12345,
     readAt: T0,
   });
@@ -104,7 +108,21 @@ function populate(ctx: KeeperContext): void {
     depositCap: 100_000_000_000_000n,
     withdrawCooldownSec: 3600,
     maxDrawPerKeeper: 100_000_000_000n,
+    minFillProfit: 10_000_000n,
+    policyDelaySec: 7200,
+    profitUnlockSec: 300,
   });
+  setPendingChanges(s, {
+    appliesAt: new Date(T0.getTime() + 7_200_000),
+    value: {
+      executors: [contractId(5)],
+      maxSlippageBps: 300,
+      pools: [contractId(6)],
+      routers: [],
+      tokens: [contractId(7)],
+    },
+    warning: `LENDING_POOL ${POOL} de-listed`,
+  }, null);
   setDepositors(s, [{
     address: DEPOSITOR,
     shares: 5000000000n,
@@ -267,11 +285,13 @@ Deno.test("GET /api/state: shape and content for a populated state", async () =>
       "generated_at",
       "keeper",
       "keepers",
+      "keepers_total",
       "keepers_read_at",
       "positions",
       "positions_summary",
       "vault",
       "vault_config",
+      "pending_changes",
       "events",
     ]);
     assert.equal(j.api_version, 1);
@@ -338,7 +358,10 @@ Deno.test("GET /api/state: shape and content for a populated state", async () =>
       total_profit: "259603340",
       active_liq: "202154468",
       idle: "6057448872",
-      share_price: "10432672",
+      locked_profit: "59603340",
+      unlock_end: new Date(T0.getTime() + 300_000).toISOString(),
+      // (6259603340 − 59603340) / 6000000000: the locked profit is not in the price.
+      share_price: "10333333",
       ledger: 12345,
       read_at: T0.toISOString(),
     });
@@ -346,6 +369,24 @@ Deno.test("GET /api/state: shape and content for a populated state", async () =>
       deposit_cap: "100000000000000",
       withdraw_cooldown_seconds: 3600,
       max_draw_per_keeper: "100000000000",
+      min_fill_profit: "10000000",
+      policy_delay_seconds: 7200,
+      profit_unlock_seconds: 300,
+    });
+    assert.equal(j.keepers_total, 2);
+    assert.deepEqual(j.pending_changes, {
+      flash_policy: {
+        applies_at: new Date(T0.getTime() + 7_200_000).toISOString(),
+        policy: {
+          executors: [contractId(5)],
+          max_slippage_bps: 300,
+          pools: [contractId(6)],
+          routers: [],
+          tokens: [contractId(7)],
+        },
+        warning: `LENDING_POOL ${POOL} de-listed`,
+      },
+      config: null,
     });
     // Events: the log lines, oldest first, contiguous increasing ids.
     assert.ok(j.events.length >= 5);
@@ -376,6 +417,8 @@ Deno.test("GET /api/state before any data: nulls and empty lists, still valid", 
     const j = await (await fetch(`${h.url}/api/state`)).json();
     assert.equal(j.vault, null);
     assert.equal(j.vault_config, null);
+    assert.deepEqual(j.pending_changes, { flash_policy: null, config: null });
+    assert.equal(j.keepers_total, null);
     assert.deepEqual(j.keepers, []);
     assert.deepEqual(j.positions, []);
     assert.equal(j.keeper.last_cycle, null);
@@ -408,12 +451,13 @@ Deno.test("GET /api/performance: vault, depositors, keeper stats, liquidation hi
       "keepers",
       "liquidations",
     ]);
-    assert.equal(j.vault.share_price, "10432672");
+    assert.equal(j.vault.share_price, "10333333");
     assert.deepEqual(j.share_price_series, [{
       time: T0.toISOString(),
-      share_price: "10432672",
+      share_price: "10333333",
       total_usdc: "6259603340",
       total_shares: "6000000000",
+      locked_profit: "59603340",
       ledger: 12345,
     }]);
     assert.deepEqual(j.depositors, [{

@@ -31,7 +31,13 @@ function fakeVault(): FakeVault {
       return {
         simulateFlash: () => Promise.resolve(1n),
         flashPolicy: () =>
-          Promise.resolve({ executors: ["CEXEC"], max_slippage_bps: 300, pools: [], routers: [] }),
+          Promise.resolve({
+            executors: ["CEXEC"],
+            max_slippage_bps: 300,
+            pools: [],
+            routers: [],
+            tokens: [],
+          }),
         flash: (_executor, amount) => {
           v.flashes.push(amount);
           return Promise.resolve({ profit: 1n, txHash: "f", ledger: 1 });

@@ -8,7 +8,7 @@
  */
 import { Keypair, rpc, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployVigil } from "../../contracts/deploy.ts";
+import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
 import type { FlashPolicy, FlashPolicyOptions } from "../../contracts/deploy_net.ts";
 import { marketPolicy } from "../../demo/chain.ts";
 import { deployMarket, type Market, registerShock } from "../../localnet/scenarios/market.ts";
@@ -49,13 +49,33 @@ export interface WorldOptions {
   keeperIsRebalanceManager?: boolean;
   /** Deploy the market's borrowers/depositors (default true). */
   positions?: boolean;
-  /** Overrides of the vault's flash policy (default: the market's pool and primary router). */
+  /**
+   * Overrides of the vault's flash policy (default: the market's pool, primary router and hop
+   * tokens).
+   */
   policy?: FlashPolicyOptions;
   /**
    * Deploys more of the world after the market and before Vigil (e.g. another pool); what it
    * returns overrides the flash policy too (the policy is a constructor argument of the vault).
    */
   beforeVigil?: (node: TestNode, market: Market) => Promise<FlashPolicyOptions | void>;
+  /** Vigil's configuration over {@link WORLD_CONFIG}. */
+  config?: VigilConfig;
+}
+
+/**
+ * The keeper worlds' vault configuration: the testnet limits (profit unlocks over 24 h), but a
+ * queued admin change waits only the least the vault allows (withdraw cooldown 3600 s + 3600 s),
+ * so a test can move the ledger clock past it.
+ */
+export const WORLD_CONFIG: VigilConfig = { policy_delay: 7200n };
+
+/**
+ * Moves the ledger clock past a change the vault's admin queued (`applies_at`), so it is in force.
+ */
+export async function applyQueued(w: World): Promise<void> {
+  const cfg = await w.node.view<{ policy_delay: bigint }>(w.vault, "get_config", []);
+  await w.node.advanceTime(Number(cfg.policy_delay) + 1);
 }
 
 /** Starts a node and deploys everything a keeper needs. */
@@ -74,6 +94,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     const extra = (await opts.beforeVigil?.(node, market)) ?? {};
     const { vault, registry, liquidator, admin, policy } = await deployVigil(node, {
       usdc,
+      config: { ...WORLD_CONFIG, ...opts.config },
       policy: { ...marketPolicy(market), ...opts.policy, ...extra },
     });
     const depositor = Keypair.fromSecret(dev.accounts.alice.secret);
@@ -197,7 +218,14 @@ export function shock(w: World, asset: string, bps: number): Promise<unknown> {
 /** Vault state read by the test (in-process view). */
 export async function vaultState(w: World) {
   return await w.node.view<
-    { total_usdc: bigint; total_shares: bigint; total_profit: bigint; active_liq: bigint }
+    {
+      total_usdc: bigint;
+      total_shares: bigint;
+      total_profit: bigint;
+      active_liq: bigint;
+      locked_profit: bigint;
+      unlock_end: bigint;
+    }
   >(
     w.vault,
     "get_state",

@@ -83,11 +83,13 @@ Deno.test("share-price series: a point on change or after the flat gap, sorted, 
     sharePriceFlatGapMs: 1000,
     maxSharePricePoints: 4,
   });
-  const v = (usdc: bigint, shares: bigint, t: number) => ({
+  const v = (usdc: bigint, shares: bigint, t: number, locked = 0n) => ({
     totalUsdc: usdc,
     totalShares: shares,
     totalProfit: 0n,
     activeLiq: 0n,
+    lockedProfit: locked,
+    unlockEnd: locked > 0n ? new Date(t + 300_000) : null,
     ledger: t,
     readAt: new Date(t),
   });
@@ -97,7 +99,13 @@ Deno.test("share-price series: a point on change or after the flat gap, sorted, 
   setVault(s, v(200n, 200n, 1000)); // same price, gap elapsed: point
   setVault(s, v(210n, 200n, 1100)); // price changed: point
   assert.deepEqual(s.sharePrice.map((p) => p.time.getTime()), [0, 1000, 1100]);
-  addSharePricePoint(s, { time: new Date(50), totalUsdc: 1n, totalShares: 1n, ledger: null });
+  addSharePricePoint(s, {
+    time: new Date(50),
+    totalUsdc: 1n,
+    totalShares: 1n,
+    lockedProfit: 0n,
+    ledger: null,
+  });
   assert.deepEqual(s.sharePrice.map((p) => p.time.getTime()), [0, 50, 1000, 1100]);
   setVault(s, v(220n, 200n, 1200));
   assert.deepEqual(s.sharePrice.map((p) => p.time.getTime()), [50, 1000, 1100, 1200]);
@@ -105,6 +113,13 @@ Deno.test("share-price series: a point on change or after the flat gap, sorted, 
   const before = s.version;
   setVault(s, v(220n, 200n, 1300));
   assert.ok(s.version > before);
+  // Issue 20: a flash's profit arrives locked — the share price (unlocked capital per share)
+  // does not move, so no point; it moves as the profit unlocks.
+  setVault(s, v(240n, 200n, 1350, 20n));
+  assert.equal(s.sharePrice.at(-1)?.time.getTime(), 1200);
+  setVault(s, v(240n, 200n, 1400, 10n));
+  assert.equal(s.sharePrice.at(-1)?.time.getTime(), 1400);
+  assert.equal(s.sharePrice.at(-1)?.lockedProfit, 10n);
 });
 
 Deno.test("sharePriceUnits floors and is null without shares", () => {

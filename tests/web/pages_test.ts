@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Contract, nativeToScVal, TransactionBuilder } from "@stellar/stellar-sdk";
-import { startWebStack } from "./stack.ts";
+import { QUEUED_POOL, startWebStack } from "./stack.ts";
 import { createWebApp } from "../../web/mod.ts";
 import { getIslandBundle, gzipSize, jsClosure } from "../../web/bundle.ts";
 import { DASH } from "../../lib/format.ts";
@@ -39,6 +39,11 @@ function tile(html: string, id: string): string {
   return byId(html, `${id}-value`).replace(/\|/g, "").trim();
 }
 
+/** A "1.0050000"-style figure as a number. */
+function num(s: string): number {
+  return Number(s.replace(/[^0-9.]/g, ""));
+}
+
 async function page(base: string, path: string, status = 200): Promise<string> {
   const res = await fetch(base + path);
   const body = await res.text();
@@ -53,9 +58,13 @@ Deno.test("web pages against a local node and the keeper", async (t) => {
 
   await t.step("/ shows the vault's live state from chain and the keeper log", async () => {
     const html = await page(s.url, "/");
-    // 1000 deposited + 10 profit from the seeded liquidation.
+    // 1000 deposited + 10 profit from the seeded liquidation, half of it still unlocking: the
+    // share price is the unlocked capital per share (the ledger clock moves a few seconds
+    // while the test runs, unlocking a little more).
     assert.equal(tile(html, "tvl"), "1,010 USDC");
-    assert.equal(tile(html, "share-price"), "1.0100000");
+    const price = num(tile(html, "share-price"));
+    assert.ok(price >= 1.005 && price < 1.006, `share price ${price}`);
+    assert.match(byId(html, "share-price"), /USDC of profit unlocking/);
     assert.equal(tile(html, "realized-profit"), "10.00 USDC");
     // The seeded keeper-one, and keeper-two: the stack's keeper registers before its API is up.
     assert.equal(tile(html, "keepers"), "2");
@@ -71,12 +80,37 @@ Deno.test("web pages against a local node and the keeper", async (t) => {
     const html = await page(s.url, "/vault");
     assert.equal(tile(html, "tvl"), "1,010.00 USDC");
     assert.equal(tile(html, "total-profit"), "10.00 USDC");
-    assert.equal(tile(html, "deployed"), "0.00 USDC");
+    assert.match(tile(html, "locked-profit"), /^(4\.\d\d|5\.00) USDC$/);
     assert.equal(tile(html, "cap-usage"), "0.10 %");
     assert.match(byId(html, "min-stake"), /100\.00 USDC/);
     assert.match(html, /data-island="VaultPanel"/);
     assert.match(html, /data-island="KeeperPanel"/);
   });
+
+  await t.step(
+    "/vault and /dashboard: profit still unlocking, and the queued changes with their time",
+    async () => {
+      for (const path of ["/vault", "/dashboard"]) {
+        const html = await page(s.url, path);
+        const unlock = byId(html, "profit-unlock");
+        assert.match(
+          unlock,
+          /(4\.\d\d|5\.00) USDC of recent profit unlocking until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in \d+m \d\ds\)/,
+          `${path}: ${unlock}`,
+        );
+        const policy = byId(html, "pending-policy");
+        assert.match(
+          policy,
+          /queued a new flash policy: it applies at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in 1h 59m|in 2h 00m/,
+          `${path}: ${policy}`,
+        );
+        assert.match(policy, new RegExp(`lending pools: adds ${QUEUED_POOL.slice(0, 4)}…`));
+        const config = byId(html, "pending-config");
+        assert.match(config, /deposit cap 1,000,000\.00 USDC → 2,000,000\.00 USDC/, config);
+        assert.match(byId(html, "pending-changes"), /can withdraw before then/);
+      }
+    },
+  );
 
   await t.step("/dashboard: tiles, an SVG chart from the real series, keepers, fills", async () => {
     const html = await page(s.url, "/dashboard?range=all");

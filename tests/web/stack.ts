@@ -1,9 +1,12 @@
 /**
  * Test stack for the web frontend: a fresh local node with the dev chain (USDC, funded
  * accounts), the vault and registry deployed, some on-chain history (a deposit, a keeper
- * registration, a settled liquidation with profit), and the real keeper daemon (monitor
- * mode) serving its API with the web pages mounted, plus — optionally — a second web
- * server whose keeper API URL points at a dead port ("keeper API down").
+ * registration, a settled liquidation with profit, half of it still unlocking, and a flash
+ * policy and a config change the admin queued), and the real keeper daemon (monitor mode)
+ * serving its API with the web pages mounted, plus — optionally — a second web server whose
+ * keeper API URL points at a dead port ("keeper API down").
+ *
+ * Ledgers close only on demand here, so the ledger clock barely moves while a test runs.
  *
  * @module
  */
@@ -53,9 +56,16 @@ function freePortUrl(): string {
   return `http://127.0.0.1:${port}`;
 }
 
+/** The stack's vault: profit unlocks over 600 s; queued changes wait the least allowed. */
+export const STACK_UNLOCK_SECS = 600n;
+/** The stack's policy delay: the default withdraw cooldown (3600 s) + 3600 s. */
+export const STACK_POLICY_DELAY = 7200n;
+
 /**
  * Adds `executor` to the vault's flash policy (`set_flash_policy` as the admin, whom the node's
- * mocked-auth `invoke` can act as): the vault lends only to listed executors.
+ * mocked-auth `invoke` can act as): the vault lends only to listed executors. Listing one more
+ * widens the policy, so the vault queues it (issue 20): the ledger clock is moved past its
+ * `applies_at`.
  */
 export async function allowExecutor(
   node: TestNode,
@@ -67,7 +77,19 @@ export async function allowExecutor(
   await node.invoke(vault, "set_flash_policy", {
     policy: { ...policy, executors: [...policy.executors, executor] },
   }, { source: admin });
+  const pending = await node.view<{ applies_at: bigint } | null>(
+    vault,
+    "get_pending_flash_policy",
+    [],
+  );
+  if (pending) {
+    const { policy_delay } = await node.view<{ policy_delay: bigint }>(vault, "get_config", []);
+    await node.advanceTime(Number(policy_delay));
+  }
 }
+
+/** The lending pool the stack's queued flash policy adds. */
+export const QUEUED_POOL = "CADAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMSST";
 
 /** Starts the stack. */
 export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStack> {
@@ -85,9 +107,14 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
     for (const [name, a] of Object.entries(dev.accounts)) {
       accounts[name] = Keypair.fromSecret(a.secret);
     }
+    const depositCap = (opts.depositCap ?? 1_000_000n) * USDC;
     const { vault, registry, admin, policy } = await deployVigil(node, {
       usdc,
-      config: { deposit_cap: (opts.depositCap ?? 1_000_000n) * USDC },
+      config: {
+        deposit_cap: depositCap,
+        profit_unlock_secs: STACK_UNLOCK_SECS,
+        policy_delay: STACK_POLICY_DELAY,
+      },
     });
 
     if (opts.seed !== false) {
@@ -109,6 +136,18 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
         data: script({ op: "pay", to: vault, amount: 210n * USDC }),
         response_time_ms: 1500n,
       }, { source: k1 });
+      // Half the unlock time: 5 of the 10 USDC profit are in the share price, 5 still locked.
+      await node.advanceTime(Number(STACK_UNLOCK_SECS / 2n));
+      // Changes a depositor must see coming: a new pool in the flash policy and a higher
+      // deposit cap (both widen: queued for the policy delay).
+      const current = await node.view<FlashPolicy>(vault, "get_flash_policy", []);
+      await node.invoke(vault, "set_flash_policy", {
+        policy: { ...current, pools: [...current.pools, QUEUED_POOL] },
+      }, { source: admin });
+      const config = await node.view<Record<string, bigint>>(vault, "get_config", []);
+      await node.invoke(vault, "set_config", {
+        config: { ...config, deposit_cap: depositCap * 2n },
+      }, { source: admin });
       await node.closeLedgers(1);
     }
 

@@ -14,7 +14,7 @@ import { clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
 import { plainError } from "../../lib/errors.ts";
 import { ContractCallError } from "../../lib/tx_errors.ts";
 import { script, scriptedExecutor } from "../fixtures/scripted_executor.ts";
-import { allowExecutor } from "./stack.ts";
+import { allowExecutor, STACK_POLICY_DELAY } from "./stack.ts";
 
 function signer(kp: Keypair, passphrase: string): TxSigner {
   return {
@@ -32,7 +32,13 @@ Deno.test("write path and plain error messages against the local node", async (t
   await using node = await startTestNode();
   const dev = await setupDevChain(node, { accounts: ["alice", "keeper1"] });
   const usdc = dev.contracts.usdc;
-  const { vault, registry, admin, policy } = await deployVigil(node, { usdc });
+  const adminKey = await node.newAccount();
+  // A short policy delay: listing the test executor widens the flash policy (queued).
+  const { vault, registry, admin, policy } = await deployVigil(node, {
+    usdc,
+    admin: adminKey.publicKey(),
+    config: { policy_delay: STACK_POLICY_DELAY },
+  });
   const net = { rpcUrl: node.rpcUrl, passphrase: node.networkPassphrase };
   const alice = Keypair.fromSecret(dev.accounts.alice.secret);
   const k1 = Keypair.fromSecret(dev.accounts.keeper1.secret);
@@ -103,6 +109,14 @@ Deno.test("write path and plain error messages against the local node", async (t
     assert.ok(e instanceof ContractCallError);
     assert.equal(e.caseName, "ExecutorNotAllowed");
     assert.match(plainError(e, ctx), /flash policy does not list this executor/);
+  });
+
+  await t.step("the admin cancels with nothing queued: NothingPending in plain words", async () => {
+    const e = await writeCall(net, vault, "cancel_pending", [], signer(adminKey, net.passphrase))
+      .then(() => null, (e) => e);
+    assert.ok(e instanceof ContractCallError);
+    assert.equal(e.caseName, "NothingPending");
+    assert.match(plainError(e, ctx), /^Nothing is pending: there is no proposed admin to accept/);
   });
 
   await t.step("deregister at any time: the whole stake comes back", async () => {
@@ -192,4 +206,13 @@ Deno.test("an archived depositor record: the page restores it (wallet-signed, fe
   assert.ok(restoreFee !== undefined && BigInt(restoreFee) > 0n, `restore fee ${restoreFee}`);
   assert.deepEqual(stages.slice(-4), ["building", "signing", "submitted", "confirmed"]);
   assert.ok(r.value > 0n);
+});
+
+Deno.test("plain messages of the issue-20 contract errors", () => {
+  const err = (caseName: string) =>
+    new ContractCallError(caseName, "CVAULT", "flash", 165, caseName, `Error(Contract, #165)`);
+  assert.match(plainError(err("SwapBelowFloor")), /returned less USDC than its floor/);
+  assert.match(plainError(err("SwapBelowFloor")), /nothing happened/);
+  assert.match(plainError(err("NotAllowed")), /swap-path token/);
+  assert.match(plainError(err("NothingPending")), /no queued policy or configuration change/);
 });

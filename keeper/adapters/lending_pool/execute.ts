@@ -94,6 +94,8 @@ export interface ExecuteDeps {
   routers?: ReadonlySet<string>;
   /** The flash policy's `max_slippage_bps`: the planned floors are never looser than it. */
   maxSlippageBps?: number;
+  /** The flash policy's hop tokens: a swap path passes only through these (or is direct). */
+  tokens?: readonly string[];
   cache: PoolCache;
   clock: LedgerClock;
   invoke?: InvokeOptions;
@@ -315,6 +317,7 @@ export async function executeLiquidation(
       min_out: String(l.minOut),
       quote: String(l.quote),
       floor: String(l.floor),
+      path: l.path.join(">"),
       tx_hash: out.txHash,
       failed_venues: l.failures.map((f) => `${f.venue}: ${f.error}`).join("; ") || undefined,
     });
@@ -361,6 +364,7 @@ async function planSwaps(
       await deps.dex!.planLeg(chain, asset, amountIn, ref, {
         routers: deps.routers,
         maxSlippageBps: deps.maxSlippageBps,
+        tokens: deps.tokens,
       }),
     );
   }

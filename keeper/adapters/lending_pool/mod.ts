@@ -206,6 +206,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       dex: this.#opts.dex,
       routers: new Set(policy.routers),
       maxSlippageBps: policy.max_slippage_bps,
+      tokens: policy.tokens,
       cache: this.#cache,
       clock: this.clock,
       invoke: this.#opts.invoke,
