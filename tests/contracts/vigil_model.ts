@@ -660,9 +660,6 @@ export class VigilModel {
    */
   async init(crowd = 0): Promise<void> {
     const c = this.c;
-    const deployed = await c.view<FlashPolicy>(c.vault, "get_flash_policy");
-    this.policy = { ...deployed };
-    assert.deepEqual(deployed.executors, [c.liquidator], "deployed policy: the liquidator only");
     for (const k of c.keepers) this.given.set(k, await c.balance(k));
     await this.check(0n);
     await this.step({
