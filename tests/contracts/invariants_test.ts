@@ -91,6 +91,10 @@ async function startWorld(): Promise<World> {
   };
 }
 
+/** Depositors and keepers of each deployment (see {@link actors}). */
+const DEPOSITORS = 3;
+const KEEPERS = 2;
+
 /** Actors: G accounts (trustlines) and contract addresses (SAC contract balances). */
 interface Actors {
   depositors: string[];
@@ -169,10 +173,40 @@ async function freshChain(w: World, a: Actors, config: VaultConfig): Promise<Vig
   };
 }
 
+/**
+ * Ledgers a node may close before the next deployment gets a fresh one. Contract code uploaded
+ * once per node lives MIN_PERSISTENT_TTL (2,073,600) ledgers unless something extends it, and
+ * nothing here calls the liquidator's `exec` in every case: a long soak would archive its code
+ * and the next deployment would fail to create it.
+ */
+const RENEW_AFTER_LEDGERS = 1_000_000;
+
+/** A node with actors, replaced by a fresh one after {@link RENEW_AFTER_LEDGERS}. */
+class Worlds {
+  #w: World | undefined;
+  #a: Actors | undefined;
+  #start = 0;
+
+  /** A fresh deployment with `config` on the current (or a renewed) node. */
+  async chain(config: VaultConfig): Promise<VigilChain> {
+    if (!this.#w || this.#w.node.latestLedger().sequence - this.#start > RENEW_AFTER_LEDGERS) {
+      await this.close();
+      this.#w = await startWorld();
+      this.#a = await actors(this.#w);
+      this.#start = this.#w.node.latestLedger().sequence;
+    }
+    return await freshChain(this.#w, this.#a!, config);
+  }
+
+  async close(): Promise<void> {
+    await this.#w?.node.close();
+    this.#w = undefined;
+  }
+}
+
 Deno.test("property: vault + registry invariants over random operation sequences", async () => {
-  const w = await startWorld();
+  const worlds = new Worlds();
   try {
-    const a = await actors(w);
     figures.stats = {};
     const runs = propertyRuns(80);
     const t0 = performance.now();
@@ -180,13 +214,13 @@ Deno.test("property: vault + registry invariants over random operation sequences
     await fc.assert(
       fc.asyncProperty(
         deployArb,
-        fc.array(opArb(a.depositors.length, a.keepers.length), {
+        fc.array(opArb(DEPOSITORS, KEEPERS), {
           minLength: 10,
           maxLength: 60,
           size: "max",
         }),
         async (d, seq) => {
-          const m = new VigilModel(await freshChain(w, a, deployConfig(d)));
+          const m = new VigilModel(await worlds.chain(deployConfig(d)));
           await m.init(d.crowd);
           for (const op of seq) await m.step(op);
           ops += seq.length;
@@ -254,7 +288,7 @@ Deno.test("property: vault + registry invariants over random operation sequences
       if (after.reduce((x, y) => x + y) === 0) throw new Error("no Unauthorized after renounce");
     }
   } finally {
-    await w.node.close();
+    await worlds.close();
   }
 });
 
@@ -348,17 +382,16 @@ Deno.test("property: a just-in-time deposit earns at most its pro-rata share of 
 });
 
 Deno.test("property: the share-inflation (first-depositor) attack is unprofitable", async () => {
-  const w = await startWorld();
+  const worlds = new Worlds();
   try {
-    const a = await actors(w);
     const runs = propertyRuns(80) * 2;
     await fc.assert(
       fc.asyncProperty(attackArb, async (k) => {
-        await runInflationAttack(await freshChain(w, a, attackConfig(k)), k);
+        await runInflationAttack(await worlds.chain(attackConfig(k)), k);
       }),
       { numRuns: runs },
     );
   } finally {
-    await w.node.close();
+    await worlds.close();
   }
 });

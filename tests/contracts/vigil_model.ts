@@ -1444,7 +1444,7 @@ export const attackArb: fc.Arbitrary<AttackCase> = fc.record({
     { minLength: 1, maxLength: 3 },
   ),
   unlock: fc.constantFrom(0n, 0n, 600n, 3600n, 86_400n),
-  wait: fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 90_000 })),
+  wait: fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 30_000 })),
 });
 
 /**
