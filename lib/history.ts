@@ -134,16 +134,17 @@ export class ProfitLockReplay {
     return (num + den - 1n) / den;
   }
 
-  /** Locks `profit` at `t` with what is still locked, over their amount-weighted remaining time. */
+  /**
+   * Locks `profit` at `t` with what is still locked: together until max(the old end,
+   * t + profit_unlock_secs), as the vault does.
+   */
   lock(profit: bigint, t: bigint): void {
-    const rest = this.lockedAt(t);
-    const total = rest + profit;
+    const total = this.lockedAt(t) + profit;
     if (total === 0n) return;
-    const restTime = rest === 0n ? 0n : this.until - t;
-    const period = (rest * restTime + profit * this.unlockSecs) / total;
+    const end = t + this.unlockSecs;
     this.amount = total;
     this.from = t;
-    this.until = t + period;
+    this.until = this.until > end ? this.until : end;
   }
 }
 

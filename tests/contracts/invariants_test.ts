@@ -372,8 +372,8 @@ Deno.test("property: a just-in-time deposit earns at most its pro-rata share of 
         `at most ${
           (100 * f.maxOfBound).toFixed(2)
         } %; over an older lock (${figures.jitMerged.rounds} ` +
-        `rounds) the profit's part reached ${figures.jitMerged.maxFactor.toFixed(2)} × the ` +
-        `documented bound (${figures.jitMerged.at})`,
+        `rounds) the gain reached ${(100 * figures.jitMerged.maxFactor).toFixed(1)} % of its ` +
+        `bound (${figures.jitMerged.at})`,
     );
     assert.ok(f.rounds >= runs / 3, "most rounds without an older lock settled a flash");
   } finally {

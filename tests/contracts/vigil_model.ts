@@ -16,7 +16,8 @@
  *
  * Before each operation an independent model predicts its outcome (success and return value, the
  * exact typed error, or a host error for re-entry) with the same integer maths as the contract:
- * the profit lock locked(t) = ceil(amount·(until−t)/(until−from)), the amount-weighted unlock end
+ * the profit lock locked(t) = ceil(amount·(until−t)/(until−from)), the unlock end max(old end,
+ * now + profit_unlock_secs)
  * of a new profit, shares priced with total_usdc − locked(t) (floor). After each operation the
  * chain is compared with the model and the invariants are checked:
  * - get_state / get_config / get_flash_policy / the pending views / the admins equal the model;
@@ -461,15 +462,14 @@ export function lockedAt(l: Lock, t: bigint): bigint {
 }
 
 /**
- * The lock after a profit `p` at `now`: what is still locked and `p` unlock together, until the
- * amount-weighted average of their remaining times (floored).
+ * The lock after a profit `p` at `now`: what is still locked and `p` unlock together, until
+ * max(the old end, now + profit_unlock_secs).
  */
 export function lockWith(l: Lock, p: bigint, unlockSecs: bigint, now: bigint): Lock {
-  const rest = lockedAt(l, now);
-  const total = rest + p;
+  const total = lockedAt(l, now) + p;
   if (total === 0n) return l;
-  const restTime = rest === 0n ? 0n : l.until - now;
-  return { amount: total, from: now, until: now + (rest * restTime + p * unlockSecs) / total };
+  const end = now + unlockSecs;
+  return { amount: total, from: now, until: l.until > end ? l.until : end };
 }
 
 /** A fresh contract address (no account needed: SAC contract balances). */
@@ -584,8 +584,8 @@ export const figures = {
   /** Just-in-time rounds with no older lock: the largest gain / (share × profit), and w/T there. */
   jitFresh: { rounds: 0, maxRatio: 0, ratioAtMax: "", sumRatio: 0, maxOfBound: 0 },
   /**
-   * Rounds over an older, still unlocking profit: the largest (gain − share of the older lock's
-   * own unlock) / (share × profit × min(w,T)/T).
+   * Rounds over an older, still unlocking profit: the largest gain / its bound (share × (what the
+   * older lock released before the flash + (locked at the flash + profit) × min(w,T)/T)).
    */
   jitMerged: { rounds: 0, maxFactor: 0, at: "" },
 };
@@ -953,6 +953,10 @@ export class VigilModel {
           next = configFor(this.cfg, op.field, op.pick);
           if (this.admin.vault === null) return void (expect = err(E.Unauthorized));
           if (!validConfig(next)) return void (expect = err(E.InvalidConfig));
+          // Shares minted under the cooldown in force must be able to leave before the next change.
+          if (next.policy_delay < this.cfg.withdraw_cooldown + DELAY_MARGIN) {
+            return void (expect = err(E.InvalidConfig));
+          }
           const atOnce = onlyBrakes(next, this.cfg);
           const appliesAt = now + this.cfg.policy_delay;
           apply = () => {
@@ -997,6 +1001,11 @@ export class VigilModel {
             apply = () => {
               this.admin[on] = null;
               this.pendingAdmin[on] = null;
+              // The vault drops what is still queued: nothing can change after a renounce.
+              if (on === "vault") {
+                this.pendingCfg = null;
+                this.pendingPolicy = null;
+              }
             };
           }
         };
@@ -1236,21 +1245,30 @@ export class VigilModel {
           f.ratioAtMax = `waited ${w}s of T=${T}s (w/T=${waited.toFixed(3)})`;
         }
       }
-    } else if (proRata * waited >= 100_000) {
-      // An older lock still unlocking: what the round gained beyond the older lock's share on its
-      // own schedule, against the documented share × profit × waited/T. The merged lock unlocks
-      // the new profit over the amount-weighted average of both remaining times, which is shorter
-      // than T when the older lock is about to end (see contracts/README, "Tests").
-      const olderOwn = Number(older) * Math.min(1, Number(tw - t0) / Number(olderLock.until - t0));
-      const fromProfit = Number(gain) - Number(m) / Number(S1) * olderOwn;
-      const factor = fromProfit / (proRata * waited);
+    } else if (T > 0n) {
+      // An older lock still unlocking. A new profit restarts the unlock of everything locked over
+      // at least T (until = max(old end, now + T)), so after the flash nothing unlocks faster than
+      // (locked then + profit)/T: the round gets at most its share of what the older lock
+      // released before the flash, plus its share of (locked at the flash + p) × min(w, T)/T.
+      const lockedAtFlash = this.lock.amount - p;
+      const beforeFlash = older - lockedAtFlash;
+      const wMin = w < T ? w : T;
+      assert.ok(
+        (gain - 2n) * S1 * T <= m * (beforeFlash * T + (lockedAtFlash + p) * wMin),
+        `jit over an older lock: gain ${gain} above share ${m}/${S1} × (${beforeFlash} + ` +
+          `(${lockedAtFlash} + ${p}) × ${wMin}/${T})`,
+      );
+      const bound = Number(m) / Number(S1) *
+        (Number(beforeFlash) + Number(lockedAtFlash + p) * Number(wMin) / Number(T));
       const f = figures.jitMerged;
       f.rounds++;
-      if (factor > f.maxFactor) {
-        f.maxFactor = factor;
-        f.at = `older lock ${older} ending in ${olderLock.until - t0}s, profit ${p}, ` +
-          `T=${T}s, waited ${w}s: gained ${(100 * fromProfit / proRata).toFixed(1)} % of its ` +
-          `pro-rata profit, documented ${(100 * waited).toFixed(1)} %`;
+      if (bound >= 100_000) {
+        const factor = Number(gain) / bound;
+        if (factor > f.maxFactor) {
+          f.maxFactor = factor;
+          f.at = `older lock ${older} ending in ${olderLock.until - t0}s, profit ${p}, T=${T}s, ` +
+            `waited ${w}s: gained ${(100 * factor).toFixed(1)} % of its bound`;
+        }
       }
     }
     return wd;

@@ -101,10 +101,9 @@ function simulate(ops: Op[], unlockSecs = 0n, announce = true) {
       if (profit > 0n) {
         // The flash event comes after the registry's execution event: one more minute.
         const at = now + 60n;
-        const rest = lockedAt(at), total = rest + profit;
-        const period = (rest * (rest === 0n ? 0n : lock.until - at) + profit * unlockSecs) /
-          total;
-        lock = { amount: total, from: at, until: at + period };
+        // What is still locked and the new profit unlock together, until max(old end, at + T).
+        const total = lockedAt(at) + profit, end = at + unlockSecs;
+        lock = { amount: total, from: at, until: lock.until > end ? lock.until : end };
       }
       const tx = `f${seq + 1}`;
       ev({
@@ -243,12 +242,12 @@ Deno.test("statePoints: a flash's profit reaches the price linearly; config even
   r.observe({ name: "pending_cancelled", data: [null] }, 1600n);
   r.observe({ name: "flash", data: [1n, 1n, 0n] }, 2500n);
   assert.equal(r.unlockSecs, 50n, "a cancelled change never applies");
-  // Two profits: the rest still locked and the new one over their weighted remaining time.
+  // Two profits: the rest still locked and the new one together, over the full unlock time.
   const two = new ProfitLockReplay(100n);
   two.lock(100n, 0n);
   assert.equal(two.lockedAt(50n), 50n);
   two.lock(50n, 50n);
-  assert.deepEqual([two.amount, two.from, two.until], [100n, 50n, 50n + 75n]);
+  assert.deepEqual([two.amount, two.from, two.until], [100n, 50n, 50n + 100n]);
 });
 
 Deno.test("liquidations come from vault flash events, with the registry's response time", () => {

@@ -350,26 +350,24 @@ function lockedAt(l: Lock, now: u64): I128 {
 }
 
 /**
- * Locks a flash's profit: the rest still locked and the new profit unlock together, over the
- * amount-weighted average of their remaining times (new profit: `unlockSecs`). The unlocked
- * total, and so the share price, is the same just before and just after.
+ * Locks a flash's profit: what is still locked and the new profit unlock together, linearly until
+ * max(the old end, now + `unlockSecs`). No profit can unlock faster than over `unlockSecs` (an
+ * amount-weighted end would let a new profit ride an old lock's nearly finished schedule), so a
+ * depositor staying c seconds gets at most its share of (locked at entry + profit during its
+ * stay) × c / `unlockSecs`. The unlocked total, and so the share price, is the same just before
+ * and just after.
  */
 function lockProfit(profit: I128, unlockSecs: u64): void {
   const now = ledgerTimestamp();
   const l = loadLock();
-  const rest = lockedAt(l, now);
-  const total = add(rest, profit);
+  const total = add(lockedAt(l, now), profit);
   if (total.isZero()) return;
-  const restTime: u64 = rest.isZero() ? 0 : l.until - now;
-  const weighted = add(
-    mulDiv(rest, I128.of(restTime as i64), I128.of(1)),
-    mulDiv(profit, I128.of(unlockSecs as i64), I128.of(1)),
-  );
-  const period = mulDiv(weighted, I128.of(1), total);
+  let until = now + unlockSecs;
+  if (l.until > until) until = l.until;
   const v = lockSchema().values();
   v[0] = total.toVal();
   v[1] = fromU64(now);
-  v[2] = fromU64(now + period.lo);
+  v[2] = fromU64(until);
   put(keyLock(), lockSchema().encode(v), INSTANCE);
 }
 
@@ -511,7 +509,11 @@ export function set_config(config: u64): u64 {
   const next = configSchema().decode(config);
   validateConfig(next);
   settle(keyPendingConfig(), pendingConfigSchema(), keyConfig());
-  if (onlyBrakes(next, configSchema().decode(get(keyConfig(), INSTANCE)))) {
+  const cur = configSchema().decode(get(keyConfig(), INSTANCE));
+  // Shares minted under the cooldown in force until this applies unlock up to that cooldown
+  // later: the new delay must let them leave before the next change too.
+  if (toU64(next[C_DELAY]) < toU64(cur[C_COOLDOWN]) + DELAY_MARGIN) fail(E.InvalidConfig);
+  if (onlyBrakes(next, cur)) {
     put(keyConfig(), config, INSTANCE);
     if (has(keyPendingConfig(), INSTANCE)) del(keyPendingConfig(), INSTANCE);
     event("set_config", VOID, config);
