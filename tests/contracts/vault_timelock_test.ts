@@ -278,6 +278,14 @@ Deno.test("config bounds: InvalidConfig for deposit_cap < 1, max_draw < 0, min_f
       expectErr(tx, "InvalidConfig");
     }
     assert.equal(await v.pendingConfig(), null, "nothing was queued");
+    // A shorter cooldown does not buy a shorter delay at once: shares minted under the cooldown
+    // in force must still be able to leave before the change after it applies.
+    if (c0.withdraw_cooldown > 0n) {
+      const tx = await v.admin.set_config({
+        config: { ...c0, withdraw_cooldown: 0n, policy_delay: c0.withdraw_cooldown + 3_599n },
+      }, T);
+      expectErr(tx, "InvalidConfig");
+    }
     // The edges are valid (queued; the first brake-only one — the delay it already has — at
     // once).
     for (
