@@ -231,11 +231,14 @@ Deno.test("config: changes other than the brakes are queued (replace, apply at a
     assert.deepEqual(evs.at(-1)!.topics, ["set_config"]);
     assert.deepEqual(evs.at(-1)!.data, brake);
     // The admin cannot shorten the delay at once: a lower policy_delay is itself queued for the
-    // current delay, and a policy change queued meanwhile still waits the current delay.
+    // current delay, and it must still cover the cooldown in force (shares minted under it must
+    // be able to leave before the change after it), so cooldown and delay come down in two steps.
     const shorter = { ...brake, withdraw_cooldown: 0n, policy_delay: 3_600n };
-    await send(await v.admin.set_config({ config: shorter }, T));
+    expectErr(await v.admin.set_config({ config: shorter }, T), "InvalidConfig");
+    const noCooldown = { ...brake, withdraw_cooldown: 0n };
+    await send(await v.admin.set_config({ config: noCooldown }, T));
     const cfgAt = f.now() + delay;
-    assert.deepEqual(await v.pendingConfig(), { applies_at: cfgAt, config: shorter });
+    assert.deepEqual(await v.pendingConfig(), { applies_at: cfgAt, config: noCooldown });
     assert.equal((await v.config()).policy_delay, delay);
     const p = await v.policy();
     await send(
@@ -248,7 +251,10 @@ Deno.test("config: changes other than the brakes are queued (replace, apply at a
     assert.equal(await v.pendingPolicy(), null);
     await f.advanceTo(cfgAt + 1n);
     assert.deepEqual(await v.config(), brake);
-    // Once a shorter delay did apply, later changes wait only that long.
+    // Cooldown first, then the delay: once the shorter delay applied, later changes wait only it.
+    await send(await v.admin.set_config({ config: noCooldown }, T));
+    await f.advanceTime(Number(delay));
+    assert.deepEqual(await v.config(), noCooldown);
     await send(await v.admin.set_config({ config: shorter }, T));
     await f.advanceTime(Number(delay));
     assert.deepEqual(await v.config(), shorter);
