@@ -12,7 +12,7 @@
  *    (`queue_set_reserve` + `set_reserve`);
  * 4. a depositor joins the Comet pool and deposits the LP tokens into the backstop above the
  *    activation threshold; the admin sets the pool active (`set_status(0)`); the pool enters the
- *    reward zone;
+ *    reward zone; the emitter becomes BLND's admin; the pool's emissions are configured;
  * 5. suppliers, and borrowers opened just above the liquidation line.
  *
  * Calls go through the node's in-process API with mocked auth, as the stand-in market does.
@@ -165,6 +165,8 @@ export interface BlendMarket {
   accounts: Record<string, DevAccount>;
   borrowers: BlendBorrower[];
   prices: Record<string, bigint>;
+  /** Issuer (SAC admin) of USDC. */
+  usdcIssuer: string;
   /** The crate the Wasm came from. */
   crate: { name: string; version: string; license: string };
 }
@@ -346,6 +348,16 @@ export async function deployBlendMarket(
   await node.invoke(contracts.backstop, "add_reward", { to_add: pool, to_remove: undefined }, {
     source: admin.public,
   });
+  // Emissions as Blend's example sets them: the emitter becomes BLND's admin (it mints BLND to
+  // the backstop), and the pool's USDC and XLM liabilities and USDC supply earn BLND.
+  await node.invoke(contracts.blnd, "set_admin", [contracts.emitter], { source: issuer.public });
+  await node.invoke(pool, "set_emissions_config", {
+    res_emission_metadata: [
+      { res_index: 0, res_type: 0, share: 4_000_000n }, // USDC d-tokens
+      { res_index: 0, res_type: 1, share: 3_000_000n }, // USDC b-tokens
+      { res_index: 1, res_type: 0, share: 3_000_000n }, // XLM d-tokens
+    ],
+  }, { source: admin.public });
 
   // 5. Suppliers and borrowers.
   const borrowers: BlendBorrower[] = [];
@@ -402,6 +414,7 @@ export async function deployBlendMarket(
     accounts,
     borrowers,
     prices: { ...BLEND_PRICES },
+    usdcIssuer,
     crate: { name: "blend-contract-sdk", version: crate.version, license: crate.license },
   };
 }

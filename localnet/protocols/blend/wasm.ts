@@ -62,8 +62,9 @@ export async function loadBlendWasm(manifest: string = BLEND_MANIFEST): Promise<
         "--manifest-path",
         manifest,
       ],
-      // Cargo's and rustup's own locations are paths, not secrets; nothing else is passed.
-      env: childEnv(cargoEnv()),
+      // Paths, caches, certificates and proxies (cargo's and rustup's homes among them); none of
+      // this program's secrets.
+      env: childEnv(),
       clearEnv: true,
       stdout: "piped",
       stderr: "piped",
@@ -99,13 +100,4 @@ export async function loadBlendWasm(manifest: string = BLEND_MANIFEST): Promise<
     }
   }
   return { version: pkg.version, license: pkg.license ?? "", dir, wasm };
-}
-
-function cargoEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k of ["CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"]) {
-    const v = Deno.env.get(k);
-    if (v !== undefined) out[k] = v;
-  }
-  return out;
 }
