@@ -78,7 +78,12 @@ export async function loadBlendWasm(manifest: string = BLEND_MANIFEST): Promise<
     throw e;
   }
   if (!out.success) {
-    const err = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-3).join(" | ");
+    // Cargo's own first line says what is missing ("no matching package named … found").
+    const lines = new TextDecoder().decode(out.stderr).trim().split("\n");
+    const err = (lines.find((l) => l.startsWith("error:")) ?? lines[0] ?? "").replace(
+      /^error: /,
+      "",
+    );
     throw new Error(`Blend Wasm: cargo metadata failed (${err}); ${FIX}`);
   }
   const meta = JSON.parse(new TextDecoder().decode(out.stdout)) as {
