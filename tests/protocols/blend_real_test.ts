@@ -87,6 +87,7 @@ Deno.test("real Blend v2: Rust Wasm, loaded by the Blend SDK over JSON-RPC, acti
       const meta = contractMeta(wasm);
       assert.match(meta.get("rssdkver") ?? "", /^\d+\.\d+\.\d+/, `${name}: ${[...meta]}`);
       assert.ok(meta.has("rsver"), `${name} names its rustc`);
+      assert.match(meta.get("source_repo") ?? "", /blend-capital\/blend-contracts-v2/);
     }
     const crate = await loadBlendWasm();
     const poolWasm = await node.server.getContractWasmByContractId(c.lending_pool);
