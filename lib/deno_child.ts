@@ -3,7 +3,7 @@
  * bundler, the tests' keepers and CLI runs. Server-side only.
  *
  * - **Environment**: a child starts with a cleared environment plus only the variables named in
- *   {@link SAFE_ENV_VARS} — paths, Deno's cache, certificates and proxies — so that TLS and the
+ *   {@link SAFE_ENV_VARS} — paths, Deno's and cargo's caches, certificates and proxies — so that TLS and the
  *   network behave as in the parent (an operator's corporate CA, a proxy), while the parent's own
  *   configuration and secrets (`KEEPER_SECRET`, `DEPLOYER_SECRET`, …) never reach it unless the
  *   caller passes them explicitly.
@@ -48,6 +48,11 @@ export const SAFE_ENV_VARS: readonly string[] = [
   // Which npm registry the cache was filled from (Deno keys its npm cache by registry).
   "NPM_CONFIG_REGISTRY",
   "npm_config_registry",
+  // Where cargo keeps the crates `npm ci` fetched (Blend's Wasm) and which toolchain runs it.
+  "CARGO",
+  "CARGO_HOME",
+  "RUSTUP_HOME",
+  "RUSTUP_TOOLCHAIN",
 ];
 
 /** Flags for every `deno run` / `deno test` child: use the lock file, never download. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Address, type Asset, contract, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
+import { Address, type Asset, contract, hash, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
 import type { ContractModule } from "../contracts/sdk.ts";
 import { loadAccount, newAccount, withAccount } from "./accounts.ts";
 import { Chain, type LedgerCapacity, type NetworkSettings, type Snapshot } from "./ledger.ts";
@@ -79,6 +79,11 @@ export interface Localnet {
     args?: xdr.ScVal[] | Record<string, unknown> | unknown[],
     opts?: { salt?: Uint8Array },
   ): Promise<string>;
+  /**
+   * Uploads a Soroban Wasm directly (validated as UploadContractWasm is) without creating a
+   * contract; returns its SHA-256 hash (for a factory that deploys it, e.g. Blend's pool factory).
+   */
+  uploadWasm(wasm: Uint8Array): Promise<Uint8Array>;
   /** Deploys the SAC of a classic asset (id = asset.contractId(passphrase)); idempotent. */
   deployAsset(asset: Asset): Promise<string>;
   /** Creates (or tops up) a G account with native XLM, directly (default 10,000 XLM). */
@@ -331,6 +336,21 @@ function start(opts: LocalnetOptions): Localnet {
           ),
         );
         return Address.fromScVal(id).toString();
+      }),
+    uploadWasm: (wasm) =>
+      attempt(() => {
+        const res = host.invokeHostFunction({
+          reader: chain.store,
+          ledger: chain.hostLedger(),
+          source: rootId,
+          hostFunction: xdr.HostFunction.hostFunctionTypeUploadContractWasm(wasm as never),
+          auth: [],
+          mode: "record_allow_nonroot",
+        });
+        if (!res.ok) throw new Error(res.errorString ?? res.error?.message ?? "upload failed");
+        chain.applyDirect(res.changes, res.events.map(normalizeEvent), res.liveUntil);
+        // The code's key is the Wasm's SHA-256 (what the host returned).
+        return Uint8Array.from(hash(wasm as never));
       }),
     deployAsset: (asset) =>
       attempt(() => {
