@@ -27,7 +27,7 @@ import { startLocalnet } from "../localnet/mod.ts";
 import { TX_LIMITS } from "../localnet/constants.ts";
 import { setupDevChain } from "../localnet/dev_setup.ts";
 import { deployMarket } from "../localnet/scenarios/market.ts";
-import { stellarAsset } from "../localnet/protocols/oracle/mod.ts";
+import { stellarAsset } from "../contracts/oracle/spec.ts";
 import { deployVigil, USDC } from "../contracts/deploy.ts";
 
 // deno-lint-ignore no-explicit-any

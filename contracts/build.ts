@@ -21,6 +21,7 @@ import { xdr } from "@stellar/stellar-sdk";
 import { REGISTRY_SPEC } from "./registry/spec.ts";
 import { VAULT_SPEC } from "./vault/spec.ts";
 import { LIQUIDATOR_SPEC } from "./liquidator/spec.ts";
+import { ORACLE_SPEC } from "./oracle/spec.ts";
 
 /** Version written into each contract's `contractmetav0`. */
 export const CONTRACTS_VERSION = "0.15.0";
@@ -32,6 +33,8 @@ export const CONTRACTS: Record<string, xdr.ScSpecEntry[]> = {
   registry: REGISTRY_SPEC,
   vault: VAULT_SPEC,
   liquidator: LIQUIDATOR_SPEC,
+  /** The local market's SEP-40 oracle (a protocol stand-in, not one of Vigil's contracts). */
+  oracle: ORACLE_SPEC,
 };
 
 /** The Wasm features the real host accepts besides MVP (no floats are used either). */

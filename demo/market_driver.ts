@@ -13,7 +13,7 @@ import type { Localnet } from "../localnet/mod.ts";
 import { seedTrustline } from "../localnet/dev_setup.ts";
 import { debtForHealthFactor, type Market } from "../localnet/scenarios/market.ts";
 import { RequestType } from "../localnet/protocols/lending_pool/mod.ts";
-import { stellarAsset } from "../localnet/protocols/oracle/mod.ts";
+import { stellarAsset } from "../contracts/oracle/spec.ts";
 
 const E7 = 10_000_000n;
 

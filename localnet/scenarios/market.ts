@@ -2,7 +2,8 @@
  * The "market" scenario: a Blend-compatible lending market to liquidate on the local node.
  *
  * {@link deployMarket} adds to the dev chain (`localnet/dev_setup.ts` `setupDevChain`): a third
- * token (WETH, a classic asset with its Stellar Asset Contract), a SEP-40 oracle with USD prices,
+ * token (WETH, a classic asset with its Stellar Asset Contract), a SEP-40 oracle with USD prices
+ * (the Wasm contract `contracts/wasm/oracle.wasm`, source in `contracts/oracle/`),
  * the Blend v2 pool stand-in with USDC / XLM / WETH reserves, both DEX venues with liquidity at
  * the oracle prices, the allocation vault, depositors and borrowers with varied health factors.
  * {@link registerShock} adds the control method `localnet_shock {asset, bps}`;
@@ -14,9 +15,12 @@ import { Asset, Keypair, StrKey } from "@stellar/stellar-sdk";
 import type { Localnet } from "../mod.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../dev_setup.ts";
 import { lendingPool, RequestType } from "../protocols/lending_pool/mod.ts";
-import { oracle, otherAsset, stellarAsset } from "../protocols/oracle/mod.ts";
+import { otherAsset, stellarAsset } from "../../contracts/oracle/spec.ts";
 import { deployDexes } from "../protocols/dex/deploy.ts";
 import { deployAllocationVault } from "../protocols/allocation_vault/deploy.ts";
+
+/** The oracle's committed Wasm (`deno task build:contracts`; not contracts/build.ts: no compiler here). */
+const ORACLE_WASM = new URL("../../contracts/wasm/oracle.wasm", import.meta.url);
 
 /** 1.0 in 7 decimals. */
 const E7 = 10_000_000n;
@@ -233,7 +237,7 @@ export async function deployMarket(
   };
 
   // Oracle with USD prices for every reserve.
-  contracts.oracle = await node.deployContract(oracle, {
+  contracts.oracle = await node.deployWasm(await Deno.readFile(ORACLE_WASM), {
     admin: admin.public,
     base: otherAsset("USD"),
     assets: Object.values(tokens).map(stellarAsset),

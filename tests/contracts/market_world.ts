@@ -17,7 +17,7 @@ import { deployVigil } from "../../contracts/deploy.ts";
 import type { FlashPolicy } from "../../contracts/vault/spec.ts";
 import { seedTrustline, setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployMarket, type Market } from "../../localnet/scenarios/market.ts";
-import { stellarAsset } from "../../localnet/protocols/oracle/mod.ts";
+import { stellarAsset } from "../../contracts/oracle/spec.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { type AnyClient, bigJson, signingClient, TX_OPTS, USDC } from "./vigil_fixture.ts";
 

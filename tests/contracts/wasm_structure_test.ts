@@ -43,7 +43,7 @@ const ENV: Record<string, Record<string, number>> = {
     "y": 2, // i256_div
   },
   m: { "1": 2, "3": 1, "9": 3, "a": 4 }, // map_get map_len map_new_from_lm map_unpack_to_lm
-  v: { "_": 0, "0": 3, "1": 2, "3": 1, "6": 2, "7": 1, "d": 2, "g": 2 },
+  v: { "_": 0, "0": 3, "1": 2, "2": 2, "3": 1, "6": 2, "7": 1, "d": 2, "g": 2 },
   l: { "_": 3, "0": 2, "1": 2, "2": 2, "7": 4, "8": 2 },
   d: { "_": 3 }, // call
   b: { "j": 2, "k": 1 }, // symbol_new_from_linear_memory string_len

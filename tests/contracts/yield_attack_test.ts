@@ -17,7 +17,7 @@ import assert from "node:assert/strict";
 import { Asset, type Keypair, Operation, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
 import { addr } from "../../contracts/sdk.ts";
 import { getAmountOut } from "../../localnet/protocols/dex/math.ts";
-import { stellarAsset } from "../../localnet/protocols/oracle/mod.ts";
+import { stellarAsset } from "../../contracts/oracle/spec.ts";
 import { script, scriptedExecutor } from "../fixtures/scripted_executor.ts";
 import {
   honestRequests,

@@ -18,7 +18,7 @@ import {
 } from "@blend-capital/blend-sdk";
 import { ContractError } from "../../contracts/sdk.ts";
 import { lendingPool, PoolError, RequestType } from "../../localnet/protocols/lending_pool/mod.ts";
-import { oracle, stellarAsset } from "../../localnet/protocols/oracle/mod.ts";
+import { oracle, stellarAsset } from "./helpers/fake_oracle.ts";
 import { accrue, makeReserve } from "../../localnet/protocols/lending_pool/reserve.ts";
 import { scaleAuction } from "../../localnet/protocols/lending_pool/auctions.ts";
 import {

@@ -1,17 +1,17 @@
 /**
- * The SEP-40 / Reflector oracle stand-in over JSON-RPC: reads through `contract.Client` and the
+ * The market's SEP-40 / Reflector oracle (the Wasm `contracts/wasm/oracle.wasm`) over JSON-RPC: reads through `contract.Client` and the
  * Blend SDK's own oracle readers, admin-only `set_price`, history, and staleness as Reflector
  * does it (None after 2 × resolution without a round), with the pool's and the SDK's reactions.
  */
 import assert from "node:assert/strict";
-import { Address, Keypair, xdr } from "@stellar/stellar-sdk";
+import { Address, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
 import {
   getOracleDecimals,
   getOraclePrice,
   PoolContractV2,
   PoolV2,
 } from "@blend-capital/blend-sdk";
-import { decodePriceData, otherAsset, stellarAsset } from "../../localnet/protocols/oracle/mod.ts";
+import { otherAsset, stellarAsset } from "../../contracts/oracle/spec.ts";
 import {
   callOp,
   contractCode,
@@ -56,7 +56,7 @@ Deno.test("oracle reads: decimals, resolution, base, lastprice (client, raw and 
         new TextDecoder().decode(e.key.sym.bytes ?? e.key.sym)
       );
       assert.deepEqual(keys, ["price", "timestamp"]);
-      assert.equal(decodePriceData(raw.retval)?.price, MARKET_PRICES.xlm);
+      assert.equal(scValToNative(raw.retval).price, MARKET_PRICES.xlm);
     }
     const sdkPrice = await getOraclePrice(network, c.oracle, c.usdc);
     assert.equal(sdkPrice.price, MARKET_PRICES.usdc);

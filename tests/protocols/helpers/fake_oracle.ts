@@ -1,5 +1,10 @@
 /**
- * SEP-40 price oracle stand-in with Reflector's read ABI (Pulse / v4 `lastprice`, `price`,
+ * The market oracle's behaviour as a TypeScript module, for the in-memory fake host of the lending
+ * pool unit tests only (`tests/protocols/lending_pool_fake_env.ts`, which cannot run Wasm). The
+ * node runs the Wasm contract `contracts/wasm/oracle.wasm` (source `contracts/oracle/`, tests
+ * `tests/contracts/oracle_test.ts`); this copy goes when the lending pool stand-in does.
+ *
+ * SEP-40 price oracle with Reflector's read ABI (Pulse / v4 `lastprice`, `price`,
  * `prices`, `decimals`, `resolution`, `base`, `assets`, `last_timestamp`, `admin`, `version`)
  * and an admin write `set_price(asset, price)` for scenarios and tests.
  *
@@ -35,7 +40,7 @@ import {
   u32,
   u64,
   vec,
-} from "../lending_pool/codec.ts";
+} from "../../../localnet/protocols/lending_pool/codec.ts";
 
 /** How many price changes an asset's feed keeps (enough for 20 records of `prices`). */
 export const HISTORY_LEN = 32;
