@@ -9,7 +9,7 @@ import { PoolV2, PositionsEstimate } from "@blend-capital/blend-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployBlendMarket } from "../../localnet/protocols/blend/deploy.ts";
-import { stellarAsset } from "../../localnet/protocols/oracle/mod.ts";
+import { stellarAsset } from "../../contracts/oracle/spec.ts";
 import { LendingPoolAdapter } from "../../keeper/adapters/lending_pool/mod.ts";
 import { ChainRpc } from "../../keeper/chain/rpc.ts";
 

@@ -22,7 +22,10 @@
 import { Address, Asset, hash, Keypair, xdr } from "@stellar/stellar-sdk";
 import type { Localnet } from "../../mod.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../../dev_setup.ts";
-import { oracle, otherAsset, stellarAsset } from "../oracle/mod.ts";
+import { otherAsset, stellarAsset } from "../../../contracts/oracle/spec.ts";
+
+/** The market oracle's committed Wasm (`contracts/oracle/`). */
+const ORACLE_WASM = new URL("../../../contracts/wasm/oracle.wasm", import.meta.url);
 import { type BlendCrate, loadBlendWasm } from "./wasm.ts";
 
 /** 1.0 in 7 decimals. */
@@ -250,8 +253,8 @@ export async function deployBlendMarket(
     else seedTrustline(node, to, classic[token], amount);
   };
 
-  // SEP-40 oracle (still the TypeScript stand-in) with USD prices.
-  contracts.oracle = await node.deployContract(oracle, {
+  // SEP-40 oracle (Vigil's Wasm market oracle) with USD prices.
+  contracts.oracle = await node.deployWasm(await Deno.readFile(ORACLE_WASM), {
     admin: admin.public,
     base: otherAsset("USD"),
     assets: BLEND_RESERVES.map((t) => stellarAsset(contracts[t])),
