@@ -11,7 +11,12 @@ import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
 import type { FlashPolicy, FlashPolicyOptions } from "../../contracts/deploy_net.ts";
 import { marketPolicy } from "../../demo/chain.ts";
-import { deployMarket, type Market, registerShock } from "../../localnet/scenarios/market.ts";
+import {
+  deployMarket,
+  type Market,
+  type MarketBlend,
+  registerShock,
+} from "../../localnet/scenarios/market.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { type KeeperChild, spawnKeeper } from "./keeper_process.ts";
 
@@ -61,6 +66,11 @@ export interface WorldOptions {
   beforeVigil?: (node: TestNode, market: Market) => Promise<FlashPolicyOptions | void>;
   /** Vigil's configuration over {@link WORLD_CONFIG}. */
   config?: VigilConfig;
+  /**
+   * The lending pool: the TypeScript stand-in (default) or the real Blend v2 pool
+   * (`localnet/protocols/blend/deploy.ts`), with the same DEXes and flash policy around it.
+   */
+  blend?: MarketBlend;
 }
 
 /**
@@ -89,6 +99,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     const market = await deployMarket(node, dev, {
       positions: opts.positions,
       rebalanceManager: opts.keeperIsRebalanceManager ? keepers[0].publicKey() : undefined,
+      blend: opts.blend,
     });
     registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
     const extra = (await opts.beforeVigil?.(node, market)) ?? {};
