@@ -9,8 +9,18 @@
  * is the real pool's recorded tree, accepted by the keeper's auth guard.
  */
 import assert from "node:assert/strict";
-import { type Operation, rpc, type Transaction, TransactionBuilder } from "@stellar/stellar-sdk";
+import {
+  contract,
+  type Operation,
+  rpc,
+  type Transaction,
+  TransactionBuilder,
+  xdr,
+} from "@stellar/stellar-sdk";
 import { describeAuth } from "../../keeper/chain/auth_guard.ts";
+import { PoolErrors } from "../../keeper/adapters/lending_pool/execute.ts";
+import { PoolError as StandInPoolError } from "../../localnet/protocols/lending_pool/errors.ts";
+import { loadBlendWasm } from "../../localnet/protocols/blend/wasm.ts";
 import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
 import {
   balance,
@@ -63,6 +73,23 @@ Deno.test({
         "two new_auction events on the real pool",
       );
       assert.deepEqual(new Set(created.map((e) => e.topics[2])), new Set([xlmBorrower, mixed]));
+      // Blend's post-liquidation band (1.03–1.15): 50 %, or the nearest percent the real pool
+      // accepted — and then the keeper's log says so.
+      for (const e of created) {
+        const p = Number((e.value as [number, unknown])[0]);
+        console.log(`auction on ${String(e.topics[2]).slice(0, 6)}… created at ${p}%`);
+        assert.ok(p >= 1 && p <= 100, `percent ${p}`);
+        if (p !== 50) {
+          await until(
+            () =>
+              Promise.resolve(
+                k!.stderr().includes(`pool rejected a 50% auction; using nearest accepted ${p}%`),
+              ),
+            10_000,
+            `the log line for a ${p}% auction`,
+          );
+        }
+      }
       // Move along Blend's Dutch curve; the keeper waits for its first profitable block itself.
       await w.node.closeLedgers(150);
       const flashes = await until(
@@ -95,8 +122,11 @@ Deno.test({
       for (const f of flashes) {
         const raw = await server._getTransaction(f.txHash);
         assert.equal(raw.status, "SUCCESS");
-        const tx = TransactionBuilder.fromXDR(raw.envelopeXdr!, w.node.networkPassphrase);
-        const op = (tx as Transaction).operations[0] as Operation.InvokeHostFunction;
+        const tx = TransactionBuilder.fromXDR(
+          raw.envelopeXdr!,
+          w.node.networkPassphrase,
+        ) as Transaction;
+        const op = tx.operations[0] as Operation.InvokeHostFunction;
         const tree = describeAuth(op.auth ?? []);
         console.log(`flash ${f.txHash.slice(0, 8)} signed authorization:\n${tree}`);
         assert.match(tree, /^\[SourceAccount\]/);
@@ -104,6 +134,20 @@ Deno.test({
         assert.match(tree, new RegExp(`\\n    ${w.liquidator}\\.exec\\(`));
         assert.match(tree, new RegExp(`\\n      ${w.pool}\\.submit\\(`));
         assert.match(tree, new RegExp(`\\n        ${w.usdc}\\.transfer\\(`));
+        // What a fill on the real pool costs (the real Wasm's metered instructions and fee).
+        // Accessors work whether the XDR library exposes arms as methods or as properties.
+        // deno-lint-ignore no-explicit-any
+        const g = (o: any, ...path: string[]): any =>
+          path.reduce((v, k) => (typeof v[k] === "function" ? v[k]() : v[k]), o);
+        const env = xdr.TransactionEnvelope.fromXDR(raw.envelopeXdr!, "base64");
+        const res = g(env, "v1", "tx", "ext", "sorobanData", "resources");
+        const fee = g(xdr.TransactionResult.fromXDR(raw.resultXdr!, "base64"), "feeCharged");
+        console.log(
+          `flash ${f.txHash.slice(0, 8)}: fee ${fee.toString()} stroops, ` +
+            `${g(res, "instructions")} instructions, ` +
+            `${g(res, "footprint", "readOnly").length} read-only + ` +
+            `${g(res, "footprint", "readWrite").length} read-write entries`,
+        );
       }
       assert.equal(
         logLines(k).filter((l) => String(l.msg ?? "").includes("refused")).length,
@@ -168,4 +212,21 @@ Deno.test({
       await w.close();
     }
   },
+});
+
+Deno.test("the real Blend v2 pool's error codes are the ones the keeper branches on and the stand-in throws", async () => {
+  const crate = await loadBlendWasm();
+  const spec = await contract.Spec.fromWasm(crate.wasm.pool as never);
+  const real: Record<string, number> = {};
+  for (const e of spec.entries) {
+    if (e.type !== "scSpecEntryUdtErrorEnumV0") continue;
+    const u = e.udtErrorEnumV0;
+    if (String(u.name) !== "PoolError") continue;
+    for (const c of u.cases) real[String(c.name)] = Number(c.value);
+  }
+  assert.ok(Object.keys(real).length > 20, "PoolError found in the real pool's spec");
+  // Every code the keeper classifies means the same on the real pool.
+  for (const [name, code] of Object.entries(PoolErrors)) assert.equal(real[name], code, name);
+  // And the stand-in throws exactly the real codes (none missing, none invented).
+  assert.deepEqual(real, { ...StandInPoolError });
 });
