@@ -214,6 +214,60 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "real Blend v2 pool, past block 400 (the bid is free): the keeper fills with no Repay, the whole lot is profit",
+  sanitizeResources: true,
+  sanitizeOps: true,
+  fn: async () => {
+    const w = await startWorld({ ledgerMs: 250, blend: "real" });
+    const keeper = w.keepers[0];
+    let k;
+    try {
+      await shock(w, w.xlm, -1500);
+      k = (await startKeeper(keeperEnv(w, keeper))).k;
+      await until(
+        async () => (await events(w, w.pool, "new_auction")).length >= 2 || undefined,
+        90_000,
+        "two new_auction events",
+      );
+      // The keeper is away until both auctions are past Blend's 400-block curve.
+      await stopKeeper(k);
+      await w.node.closeLedgers(450);
+      const before = await vaultState(w);
+      k = (await startKeeper(keeperEnv(w, keeper))).k;
+      const flashes = await until(
+        async () => {
+          const evs = await events(w, w.vault, "flash");
+          return evs.length >= 2 ? evs : undefined;
+        },
+        60_000,
+        "two vault flash events",
+      );
+      // A Repay of a debt the filler does not have burns 0 d-tokens: the pool refuses it
+      // (#1219); the keeper sends none and lends 1 unit.
+      assert.doesNotMatch(k.stderr(), /#1219/);
+      let realized = 0n;
+      for (const f of flashes) {
+        const [amount, returned, profit] = f.value as [bigint, bigint, bigint];
+        assert.equal(amount, 1n);
+        assert.equal(profit, returned - amount);
+        realized += profit;
+      }
+      const after = await vaultState(w);
+      assert.equal(after.total_profit - before.total_profit, realized);
+      assert.ok(realized > 0n);
+      console.log(`free bids: vault total_profit +${Number(realized) / 1e7} USDC`);
+    } catch (e) {
+      if (k) console.error(k.stderr().split("\n").filter((l) => /warn|error/.test(l)).slice(-20));
+      throw e;
+    } finally {
+      if (k) await stopKeeper(k);
+      await w.close();
+    }
+  },
+});
+
 Deno.test("the real Blend v2 pool's error codes are the ones the keeper branches on and the stand-in throws", async () => {
   const crate = await loadBlendWasm();
   const spec = await contract.Spec.fromWasm(crate.wasm.pool as never);
