@@ -33,6 +33,7 @@ import {
   startWorld,
   stopKeeper,
   until,
+  USDC,
   vaultState,
 } from "./keeper_fixture.ts";
 
@@ -55,6 +56,7 @@ Deno.test({
       assert.ok(meta !== undefined, "the pool answers Blend v2's get_config");
       assert.deepEqual(w.policy.pools, [w.pool]);
       const before = await vaultState(w);
+      const usdcBefore = await balance(w, w.usdc, me);
       const start = (await new rpc.Server(w.node.rpcUrl, { allowHttp: true }).getLatestLedger())
         .sequence;
       const xlmBorrower = w.market.borrowers.find((b) => b.name === "borrower_xlm_1")!.public;
@@ -197,7 +199,8 @@ Deno.test({
       );
       assert.equal(Object.keys(pos.liabilities as object).length, 0, "no debt left");
       assert.equal(Object.keys(pos.collateral as object).length, 0, "no collateral left");
-      assert.ok(await balance(w, w.usdc, me) >= 0n);
+      // Its USDC moved only by the registry stake it put up when it registered (100 USDC).
+      assert.equal(await balance(w, w.usdc, me), usdcBefore - 100n * USDC);
     } catch (e) {
       if (k) {
         console.error(
