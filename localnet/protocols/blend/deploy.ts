@@ -19,6 +19,8 @@
  *
  * @module
  */
+// Type only: market.ts builds on this module, and its borrower record is the one both return.
+import type { BorrowerInfo } from "../../scenarios/market.ts";
 import { Address, Asset, hash, Keypair, xdr } from "@stellar/stellar-sdk";
 import type { Localnet } from "../../mod.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../../dev_setup.ts";
@@ -148,15 +150,6 @@ const BORROWERS = [
   { name: "borrower_mixed", collateral: { xlm: 50_000n, weth: 1n }, debt: "usdc", hf: 1_0200000n },
 ] as const;
 
-/** A borrower and the health factor it was opened at. */
-export interface BlendBorrower {
-  name: string;
-  public: string;
-  collateral: Record<string, bigint>;
-  debt: Record<string, bigint>;
-  hf: bigint;
-}
-
 /** The deployed real Blend market. */
 export interface BlendMarket {
   /**
@@ -166,7 +159,7 @@ export interface BlendMarket {
   contracts: Record<string, string>;
   /** New accounts with their secrets. */
   accounts: Record<string, DevAccount>;
-  borrowers: BlendBorrower[];
+  borrowers: BorrowerInfo[];
   prices: Record<string, bigint>;
   /** Issuer (SAC admin) of USDC. */
   usdcIssuer: string;
@@ -363,7 +356,7 @@ export async function deployBlendMarket(
   }, { source: admin.public });
 
   // 5. Suppliers and borrowers.
-  const borrowers: BlendBorrower[] = [];
+  const borrowers: BorrowerInfo[] = [];
   if (opts.positions !== false) {
     const submit = (from: string, requests: [number, string, bigint][]) =>
       node.invoke(pool, "submit", {

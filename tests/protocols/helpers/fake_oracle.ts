@@ -24,7 +24,17 @@
  * @module
  */
 import { xdr } from "@stellar/stellar-sdk";
-import { type ContractModule, defineSpec, type Env, fail, T } from "../../../contracts/sdk.ts";
+import { type ContractModule, type Env, fail } from "../../../contracts/sdk.ts";
+import {
+  type AssetArg,
+  HISTORY_LEN,
+  MAX_RECORDS,
+  ORACLE_SPEC,
+  OracleError,
+  otherAsset,
+  type PriceData,
+  stellarAsset,
+} from "../../../contracts/oracle/spec.ts";
 import {
   addr,
   address,
@@ -42,28 +52,9 @@ import {
   vec,
 } from "../../../localnet/protocols/lending_pool/codec.ts";
 
-/** How many price changes an asset's feed keeps (enough for 20 records of `prices`). */
-export const HISTORY_LEN = 32;
-/** Reflector caps `prices(asset, records)` at 20 records (v4.1 behaviour). */
-export const MAX_RECORDS = 20;
-
-/** Oracle error codes (the stand-in's own; Reflector panics with similar meanings). */
-export const OracleError = {
-  AlreadyInitialized: 0,
-  Unauthorized: 1,
-  AssetMissing: 2,
-  InvalidPrice: 3,
-  InvalidConfig: 4,
-} as const;
-
-/** SEP-40 `Asset` in its native (host) form. */
-export type AssetArg = { tag: "Stellar"; values: [string] } | { tag: "Other"; values: [string] };
-
-/** A price record. */
-export interface PriceData {
-  price: bigint;
-  timestamp: bigint;
-}
+/** Limits, error codes, types and asset helpers are the Wasm oracle's own (one declaration). */
+export { HISTORY_LEN, MAX_RECORDS, OracleError, otherAsset, stellarAsset };
+export type { AssetArg, PriceData };
 
 const K = {
   admin: () => sym("Admin"),
@@ -224,60 +215,10 @@ function listAssets(env: Env): AssetArg[] {
 const sameAsset = (x: AssetArg, y: AssetArg): boolean =>
   x.tag === y.tag && x.values[0] === y.values[0];
 
-const assetT = T.udt("Asset");
-const priceT = T.udt("PriceData");
-
-const oracleBase = defineSpec({
-  functions: [
-    {
-      name: "__constructor",
-      inputs: [
-        ["admin", T.address],
-        ["base", assetT],
-        ["assets", T.vec(assetT)],
-        ["decimals", T.u32],
-        ["resolution", T.u32],
-      ],
-    },
-    { name: "admin", output: T.option(T.address) },
-    { name: "base", output: assetT },
-    { name: "assets", output: T.vec(assetT) },
-    { name: "decimals", output: T.u32 },
-    { name: "resolution", output: T.u32 },
-    { name: "version", output: T.u32 },
-    { name: "last_timestamp", output: T.u64 },
-    { name: "lastprice", inputs: [["asset", assetT]], output: T.option(priceT) },
-    { name: "price", inputs: [["asset", assetT], ["timestamp", T.u64]], output: T.option(priceT) },
-    {
-      name: "prices",
-      inputs: [["asset", assetT], ["records", T.u32]],
-      output: T.option(T.vec(priceT)),
-    },
-    { name: "set_price", inputs: [["asset", assetT], ["price", T.i128]] },
-    { name: "set_feed", inputs: [["asset", assetT], ["live", T.bool]] },
-  ],
-  structs: { PriceData: [["price", T.i128], ["timestamp", T.u64]] },
-  unions: { Asset: [["Stellar", T.address], ["Other", T.symbol]] },
-});
-
-// Reflector panics instead of returning `Result`: keep plain outputs, append the error enum.
-const oracleErrors = xdr.ScSpecEntry.fromJson({
-  udt_error_enum_v0: {
-    doc: "",
-    lib: "",
-    name: "OracleError",
-    cases: Object.entries(OracleError).map(([name, value]) => ({ doc: "", name, value })),
-  },
-  // deno-lint-ignore no-explicit-any
-} as any);
-
-/** The oracle's spec. */
-export const oracleSpec: xdr.ScSpecEntry[] = [...oracleBase, oracleErrors];
-
 /** The oracle contract module. */
 export const oracle: ContractModule = {
   name: "oracle",
-  spec: oracleSpec,
+  spec: ORACLE_SPEC,
   functions: {
     __constructor: (env, a) => {
       if (env.storage.instance.has(K.admin())) fail(OracleError.AlreadyInitialized);
@@ -360,15 +301,6 @@ export const oracle: ContractModule = {
     },
   },
 };
-
-/** Native Asset::Stellar(contract) (what `lastprice` takes for a token). */
-export const stellarAsset = (contractId: string): AssetArg => ({
-  tag: "Stellar",
-  values: [contractId],
-});
-
-/** Native Asset::Other(symbol). */
-export const otherAsset = (symbol: string): AssetArg => ({ tag: "Other", values: [symbol] });
 
 /** Raw `Option<PriceData>` decoding helper for tests and tools (positional, like the Blend SDK). */
 export function decodePriceData(v: xdr.ScVal): PriceData | null {
