@@ -1,6 +1,5 @@
 /**
- * Blend v2 `PoolError` codes (pool/src/errors.rs; names as the `blend-contract-sdk` pool Wasm's
- * spec has them — `tests/keeper/real_blend_liquidation_test.ts` compares).
+ * Blend v2.0.0 `PoolError` codes (pool/src/errors.rs).
  *
  * @module
  */
@@ -14,7 +13,7 @@ export const PoolError = {
   BalanceError: 10,
   OverflowError: 12,
   BadRequest: 1200,
-  InvalidPoolConfigArgs: 1201,
+  InvalidPoolInitArgs: 1201,
   InvalidReserveMetadata: 1202,
   InitNotUnlocked: 1203,
   StatusNotAllowed: 1204,
