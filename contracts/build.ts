@@ -22,6 +22,8 @@ import { REGISTRY_SPEC } from "./registry/spec.ts";
 import { VAULT_SPEC } from "./vault/spec.ts";
 import { LIQUIDATOR_SPEC } from "./liquidator/spec.ts";
 import { ORACLE_SPEC } from "./oracle/spec.ts";
+import { ALLOCATION_VAULT_SPEC } from "./allocation_vault/spec.ts";
+import { HODL_STRATEGY_SPEC } from "./hodl_strategy/spec.ts";
 
 /** Version written into each contract's `contractmetav0`. */
 export const CONTRACTS_VERSION = "0.15.0";
@@ -35,6 +37,10 @@ export const CONTRACTS: Record<string, xdr.ScSpecEntry[]> = {
   liquidator: LIQUIDATOR_SPEC,
   /** The local market's SEP-40 oracle (a protocol stand-in, not one of Vigil's contracts). */
   oracle: ORACLE_SPEC,
+  /** The DeFindex-style allocation vault the keeper rebalances (a protocol stand-in). */
+  allocation_vault: ALLOCATION_VAULT_SPEC,
+  /** The allocation vault's HODL strategy (a protocol stand-in). */
+  hodl_strategy: HODL_STRATEGY_SPEC,
 };
 
 /** The Wasm features the real host accepts besides MVP (no floats are used either). */

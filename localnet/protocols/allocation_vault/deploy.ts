@@ -1,11 +1,35 @@
 /**
- * Deploys a DeFindex-style allocation vault with HODL strategies on a local node.
+ * Deploys the DeFindex-style allocation vault with HODL strategies on a local node: the Wasm
+ * contracts `contracts/wasm/hodl_strategy.wasm` and `contracts/wasm/allocation_vault.wasm`
+ * (sources in `contracts/hodl_strategy/` and `contracts/allocation_vault/`).
  *
  * @module
  */
-import type { DeployTarget } from "../deploy_target.ts";
-import { hodlStrategy } from "./strategy.ts";
-import { allocationVault } from "./vault.ts";
+import { wasmPath } from "../../../contracts/build.ts";
+
+/** What the deploy needs from a node: the in-process Localnet API (`localnet/mod.ts`) fits. */
+export interface AllocationDeployTarget {
+  /** Uploads a Wasm and creates a contract from it, running `__constructor` with native args. */
+  deployWasm(wasm: Uint8Array, args?: Record<string, unknown>): Promise<string>;
+  /** Invokes a contract function with auth mocked (the local node's direct invoke). */
+  invoke<R = unknown>(
+    contractId: string,
+    fn: string,
+    args?: Record<string, unknown> | unknown[],
+    opts?: { source?: string },
+  ): Promise<R>;
+}
+
+let wasmCache: Promise<{ vault: Uint8Array; strategy: Uint8Array }> | undefined;
+
+/** The two committed Wasm files (read once per process). */
+function allocationWasm(): Promise<{ vault: Uint8Array; strategy: Uint8Array }> {
+  wasmCache ??= Promise.all([
+    Deno.readFile(wasmPath("allocation_vault")),
+    Deno.readFile(wasmPath("hodl_strategy")),
+  ]).then(([vault, strategy]) => ({ vault, strategy }));
+  return wasmCache;
+}
 
 /** Options of {@link deployAllocationVault}. */
 export interface AllocationVaultDeployOptions {
@@ -47,34 +71,38 @@ export interface AllocationVaultDeployment {
 
 /** Deploys strategies and the vault, sets its targets; optionally seeds and invests it. */
 export async function deployAllocationVault(
-  host: DeployTarget,
+  host: AllocationDeployTarget,
   opts: AllocationVaultDeployOptions,
 ): Promise<AllocationVaultDeployment> {
   const weights = opts.weights ?? [5000, 5000];
   if (weights.length < 2) throw new Error("at least two strategies");
   if (weights.some((w) => !Number.isInteger(w) || w < 0)) throw new Error("weights are bps >= 0");
   if (weights.reduce((a, b) => a + b, 0) > 10_000) throw new Error("weights sum above 10000 bps");
+  const wasm = await allocationWasm();
   const strategies: string[] = [];
   for (let i = 0; i < weights.length; i++) {
-    strategies.push(await host.deployContract(hodlStrategy, { asset: opts.asset, init_args: [] }));
+    strategies.push(await host.deployWasm(wasm.strategy, { asset: opts.asset, init_args: [] }));
   }
   const m = opts.manager;
-  const allocation_vault = await host.deployContract(allocationVault, {
+  const allocation_vault = await host.deployWasm(wasm.vault, {
     assets: [{
       address: opts.asset,
       strategies: strategies.map((address, i) => ({ address, name: `hodl_${i}`, paused: false })),
     }],
-    roles: [[0, m], [1, m], [2, m], [3, opts.rebalanceManager ?? m]],
+    roles: new Map([[0, m], [1, m], [2, m], [3, opts.rebalanceManager ?? m]]),
     vault_fee: opts.vaultFeeBps ?? 0,
     defindex_protocol_receiver: m,
     defindex_protocol_rate: 0,
     soroswap_router: opts.soroswapRouter ?? m,
-    name_symbol: [["name", opts.name ?? "Local Allocation"], ["symbol", opts.symbol ?? "LALLOC"]],
+    name_symbol: new Map([
+      ["name", opts.name ?? "Local Allocation"],
+      ["symbol", opts.symbol ?? "LALLOC"],
+    ]),
     upgradable: false,
   });
   await host.invoke(allocation_vault, "set_target_weights", {
     caller: m,
-    weights: strategies.map((s, i) => [s, weights[i]]),
+    weights: new Map(strategies.map((s, i) => [s, weights[i]])),
   }, { source: m });
   if (opts.seed) {
     await host.invoke(allocation_vault, "deposit", {

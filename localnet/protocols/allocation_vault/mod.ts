@@ -1,11 +1,16 @@
 /**
- * The allocation vault stand-in (DeFindex-compatible vault + HODL strategies), the drift maths a
- * keeper adapter uses, and the deploy helper. See `localnet/protocols/dex/README.md` (allocation vault).
+ * The allocation vault on the local node: the deploy helper of the Wasm contracts
+ * (`contracts/allocation_vault/`, `contracts/hodl_strategy/`) and the client-side drift maths a
+ * keeper adapter uses. See `README.md` in this directory.
  *
  * @module
  */
-export { allocationVault, ROLES, VAULT_ERRORS } from "./vault.ts";
-export { hodlStrategy, STRATEGY_ERRORS } from "./strategy.ts";
+export { ROLES, VAULT_ERRORS } from "../../../contracts/allocation_vault/spec.ts";
+export { STRATEGY_ERRORS } from "../../../contracts/hodl_strategy/spec.ts";
 export * from "./drift.ts";
 export { deployAllocationVault } from "./deploy.ts";
-export type { AllocationVaultDeployment, AllocationVaultDeployOptions } from "./deploy.ts";
+export type {
+  AllocationDeployTarget,
+  AllocationVaultDeployment,
+  AllocationVaultDeployOptions,
+} from "./deploy.ts";
