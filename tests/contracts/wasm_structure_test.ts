@@ -49,6 +49,10 @@ const ENV: Record<string, Record<string, number>> = {
   b: { "j": 2, "k": 1 }, // symbol_new_from_linear_memory string_len
   a: { "0": 1, "3": 1 }, // require_auth authorize_as_curr_contract
 };
+// Declared in the allocation vault's and HODL strategy's own sources (not in the SDK).
+Object.assign(ENV.m, { "_": 0, "0": 3, "4": 2, "7": 1 }); // map_new map_put map_has map_keys
+Object.assign(ENV.d, { "0": 3 }); // try_call
+Object.assign(ENV.b, { "g": 4, "i": 2 }); // string_copy_to_linear_memory string_new_from_linear_memory
 
 interface Section {
   id: number;
