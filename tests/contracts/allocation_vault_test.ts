@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Keypair, scValToNative } from "@stellar/stellar-sdk";
+import { Address, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { wasmPath } from "../../contracts/build.ts";
 import { ROLES, VAULT_ERRORS as E } from "../../contracts/allocation_vault/spec.ts";
 import { STRATEGY_ERRORS as SE } from "../../contracts/hodl_strategy/spec.ts";
@@ -917,4 +917,50 @@ Deno.test("allocation vault Wasm: share/asset invariants hold over random deposi
       return { total: funds.total_amount, supply, sumShares, held };
     }
   });
+});
+
+Deno.test("allocation vault Wasm: storage keys as documented; entries and instances live ≥ 30 days", async () => {
+  // New entries get 10,000 ledgers: only the contracts' extensions can bring them past 30 days.
+  await using node = await startTestNode({ network: { minPersistentTtl: 10_000 } });
+  const base = await setupDevChain(node, { accounts: ["m", "alice"] });
+  const alice = base.accounts.alice.public;
+  const d = await deployAllocationVault(node, {
+    asset: base.contracts.usdc,
+    manager: base.accounts.m.public,
+    seed: { from: alice, amount: 100n * E7 },
+    initialAllocation: [5000, 5000],
+  });
+  await node.closeLedgers(1);
+  const [v, s0] = [d.allocation_vault, d.strategies[0]];
+  const key = (contract: string, k: xdr.ScVal) =>
+    xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({
+        contract: Address.fromString(contract).toScAddress(),
+        key: k,
+        durability: xdr.ContractDataDurability.persistent,
+      }),
+    );
+  const tagged = (tag: string, a: string) =>
+    xdr.ScVal.scvVec([xdr.ScVal.scvSymbol(tag), Address.fromString(a).toScVal()]);
+  const keys = [
+    key(v, xdr.ScVal.scvLedgerKeyContractInstance()),
+    key(v, tagged("Balance", alice)),
+    key(v, tagged("Report", s0)),
+    key(s0, xdr.ScVal.scvLedgerKeyContractInstance()),
+    key(s0, tagged("Shares", v)),
+  ];
+  const got = await node.server.getLedgerEntries(...keys);
+  assert.equal(got.entries.length, keys.length, "every documented key exists");
+  const TTL_THRESHOLD = 17_280 * 30;
+  for (const e of got.entries) {
+    assert.ok(e.liveUntilLedgerSeq! - got.latestLedger >= TTL_THRESHOLD, "TTL ≥ 30 days");
+  }
+  const value = (i: number) => {
+    const e = got.entries.find((x) => x.key.toXDR("base64") === keys[i].toXDR("base64"));
+    assert.ok(e);
+    return scValToNative((e.val.value as xdr.ContractDataEntry).val);
+  };
+  assert.equal(value(1), 100n * E7 - 1000n, "Balance(alice) holds alice's shares");
+  assert.deepEqual(value(2), { gains_or_losses: 0n, locked_fee: 0n, prev_balance: 50n * E7 });
+  assert.equal(value(4), 50n * E7, "Shares(vault) in the strategy");
 });
