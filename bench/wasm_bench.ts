@@ -122,10 +122,12 @@ if (Deno.args[0] === "serve") {
   const info = JSON.parse(buf.split("\n")[0]);
   try {
     const rows: [string, Awaited<ReturnType<typeof load>>][] = [];
-    for (const [name, body] of [
-      ["Wasm (WAT counter)", info.wasm],
-      ["Wasm (AssemblyScript counter fixture)", info.as],
-    ]) {
+    for (
+      const [name, body] of [
+        ["Wasm (WAT counter)", info.wasm],
+        ["Wasm (AssemblyScript counter fixture)", info.as],
+      ]
+    ) {
       rows.push([name, await load(info.rpcUrl, body, seconds, concurrency)]);
     }
     const load1 = Deno.loadavg()[0].toFixed(1);

@@ -19,8 +19,7 @@ function setup() {
   return { l, admin: admin.publicKey(), a, b };
 }
 
-const args = (fn: string, a: Record<string, unknown> | unknown[]) =>
-  encodeArgs(PROBE_SPEC, fn, a);
+const args = (fn: string, a: Record<string, unknown> | unknown[]) => encodeArgs(PROBE_SPEC, fn, a);
 
 function dataKey(contract: string, key: string, durability: 0 | 1): string {
   return contractDataKey(scAddressFromString(contract), xdr.ScVal.scvSymbol(key), durability);
@@ -155,7 +154,11 @@ Deno.test("a failed call fails the caller: Error(Contract, #N), everything rolle
   const { l, admin, a, b } = setup();
   const sim = simulate(l, admin, a, "call_other", args("call_other", { other: b, key: "theirs" }));
   assert.equal(sim.ok, false);
-  assert.deepEqual(sim.error, { type: "Contract", code: 8, message: "failing with contract error" });
+  assert.deepEqual(sim.error, {
+    type: "Contract",
+    code: 8,
+    message: "failing with contract error",
+  });
   assert.equal(sim.changes.size, 0);
   assert.equal(sim.events.length, 0);
   assert.ok(sim.diagnosticEvents.every((d) => !d.inSuccessfulContractCall));
@@ -208,7 +211,11 @@ Deno.test("errors: contract error, trap, missing function, bad args, missing con
     "increment",
     encodeArgs(COUNTER_SPEC, "increment", { user, by: 101 }),
   );
-  assert.deepEqual(tooBig.error, { type: "Contract", code: 1, message: "failing with contract error" });
+  assert.deepEqual(tooBig.error, {
+    type: "Contract",
+    code: 1,
+    message: "failing with contract error",
+  });
   assert.match(tooBig.errorString!, /^HostError: Error\(Contract, #1\)\n/);
 
   const boom = simulate(l, admin, c, "boom", []);
