@@ -22,7 +22,6 @@ import { REGISTRY_SPEC } from "./registry/spec.ts";
 import { VAULT_SPEC } from "./vault/spec.ts";
 import { LIQUIDATOR_SPEC } from "./liquidator/spec.ts";
 import { ORACLE_SPEC } from "./oracle/spec.ts";
-import { TEST_CONTRACT_SPECS } from "../tests/fixtures/contracts/specs.ts";
 
 /** Version written into each contract's `contractmetav0`. */
 export const CONTRACTS_VERSION = "0.15.0";
@@ -38,13 +37,21 @@ export const CONTRACTS: Record<string, xdr.ScSpecEntry[]> = {
   oracle: ORACLE_SPEC,
 };
 
+/** The module holding the test-fixture contracts' table (`TEST_CONTRACT_SPECS`). */
+const TEST_SPECS_MODULE = new URL("../tests/fixtures/contracts/specs.ts", import.meta.url).href;
+
 /**
- * Test-only contracts (fixtures the tests deploy: counter, payer, the scripted executor, fake
- * venues, the host probe…). Sources in `tests/fixtures/contracts/<name>/`, built with the same
- * SDK and the same steps into `tests/fixtures/contracts/wasm/<name>.wasm`; never deployed by
- * `deploy_net.ts`.
+ * The second table: test-only contracts (fixtures the tests deploy: counter, payer, the scripted
+ * executor, fake venues, the host probe…) and their specs. Sources in
+ * `tests/fixtures/contracts/<name>/`, built with the same SDK and steps into
+ * `tests/fixtures/contracts/wasm/<name>.wasm`; never deployed by `deploy_net.ts`. Loaded on
+ * demand (a computed specifier), so the program's module graph — `deploy_net.ts`, the market
+ * scenario, a compiled binary — never includes test code.
  */
-export const TEST_CONTRACTS: Record<string, xdr.ScSpecEntry[]> = TEST_CONTRACT_SPECS;
+export async function testContracts(): Promise<Record<string, xdr.ScSpecEntry[]>> {
+  const m = await import(TEST_SPECS_MODULE);
+  return m.TEST_CONTRACT_SPECS;
+}
 
 /** The Wasm features the real host accepts besides MVP (no floats are used either). */
 const ALLOWED_FEATURES = binaryen.Features.MutableGlobals | binaryen.Features.SignExt |
@@ -222,7 +229,7 @@ export function specFunctionNames(spec: xdr.ScSpecEntry[]): string[] {
 
 /** Builds one contract; returns the final Wasm bytes (not written). */
 export async function buildContract(name: string): Promise<Uint8Array> {
-  const spec = CONTRACTS[name] ?? TEST_CONTRACTS[name];
+  const spec = CONTRACTS[name] ?? (await testContracts())[name];
   if (!spec) throw new Error(`unknown contract ${name}`);
   const raw = await compile(name);
   // Exactly the features the Soroban host allows.
@@ -266,12 +273,13 @@ export const wasmPath = (name: string): URL => new URL(`${name}.wasm`, WASM_DIR)
 export const testWasmPath = (name: string): URL => new URL(`${name}.wasm`, TEST_WASM_DIR);
 
 if (import.meta.main) {
-  for (const name of Object.keys(TEST_CONTRACTS)) {
+  const tests = await testContracts();
+  for (const name of Object.keys(tests)) {
     if (name in CONTRACTS) throw new Error(`test contract ${name} shadows a product contract`);
   }
   const tables: [Record<string, xdr.ScSpecEntry[]>, URL, (n: string) => URL][] = [
     [CONTRACTS, WASM_DIR, wasmPath],
-    [TEST_CONTRACTS, TEST_WASM_DIR, testWasmPath],
+    [tests, TEST_WASM_DIR, testWasmPath],
   ];
   for (const [table, dir, path] of tables) {
     await Deno.mkdir(dir, { recursive: true });

@@ -9,11 +9,12 @@ import assert from "node:assert/strict";
 import {
   buildContract,
   CONTRACTS,
-  TEST_CONTRACTS,
+  testContracts,
   testWasmPath,
   wasmPath,
 } from "../../contracts/build.ts";
 
+const TEST_CONTRACTS = await testContracts();
 const tables: [string, string[], (n: string) => URL][] = [
   ["", Object.keys(CONTRACTS), wasmPath],
   ["test fixture ", Object.keys(TEST_CONTRACTS), testWasmPath],
