@@ -4,7 +4,7 @@
  * the whole life cycle (register, deposit, flash through the liquidator, withdraw, deregister),
  * a second deploy changing nothing, the deployed code byte-identical to `contracts/wasm/`,
  * the deployed flash policy, flash profit booking and `FlashNotRepaid` with keeper-chosen
- * (TypeScript) executors once the admin listed them (`ExecutorNotAllowed` before), and the typed
+ * executors (the `gift_executor` fixture) once the admin listed them (`ExecutorNotAllowed` before), and the typed
  * errors.
  */
 import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
