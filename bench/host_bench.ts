@@ -1,6 +1,7 @@
 /**
  * Benchmark of the contract host in-process (no RPC, no ledger closes): invocations per second
- * for a read-only simulation, a simulation + enforced apply of a contract call, and SAC
+ * for a read-only simulation, a simulation + enforced apply of a contract call (the Wasm
+ * counter fixture, `tests/fixtures/contracts/counter/`), and SAC
  * transfers with a signed address credential.
  *
  * Run: `deno run -A bench/host_bench.ts [seconds-per-case]`
@@ -8,7 +9,7 @@
  * @module
  */
 import { Asset, Keypair } from "@stellar/stellar-sdk";
-import { counterContract } from "../tests/fixtures/counter.ts";
+import { COUNTER_SPEC } from "../tests/fixtures/contracts/counter/spec.ts";
 import { encodeArgs, sacCodec } from "../localnet/host/mod.ts";
 import { apply, MemLedger, signEntries, simulate } from "../tests/host/fixture.ts";
 
@@ -37,10 +38,10 @@ const admin = Keypair.random();
 const users = Array.from({ length: 64 }, () => Keypair.random());
 l.account(admin.publicKey(), 1_000_000_0000000n);
 for (const u of users) l.account(u.publicKey(), 1_000_000_0000000n);
-const counter = l.deploy(counterContract, { admin: admin.publicKey() }, admin.publicKey());
+const counter = l.deploy("counter", { admin: admin.publicKey() }, admin.publicKey());
 const xlm = l.deploySac(Asset.native());
 
-const getArgs = encodeArgs(counterContract, "get", [users[0].publicKey()]);
+const getArgs = encodeArgs(COUNTER_SPEC, "get", [users[0].publicKey()]);
 await measure("simulate counter.get (read-only)", () => {
   const r = simulate(l, admin.publicKey(), counter, "get", getArgs);
   if (!r.ok) throw new Error(r.errorString);
@@ -49,7 +50,7 @@ await measure("simulate counter.get (read-only)", () => {
 let i = 0;
 await measure("simulate + apply counter.increment (source auth)", () => {
   const u = users[i++ % users.length].publicKey();
-  const a = encodeArgs(counterContract, "increment", { user: u, by: 1 });
+  const a = encodeArgs(COUNTER_SPEC, "increment", { user: u, by: 1 });
   const sim = simulate(l, u, counter, "increment", a);
   const r = apply(l, u, counter, "increment", a, sim.auth, sim);
   if (!r.ok) throw new Error(r.errorString);

@@ -19,7 +19,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../tests/fixtures/counter.ts";
+import { deployFixture } from "../tests/fixtures/contracts/mod.ts";
 import { seedTrustline } from "../localnet/dev_setup.ts";
 import { type Localnet, startLocalnet } from "../localnet/mod.ts";
 
@@ -120,7 +120,7 @@ async function main() {
     const sac = await net.deployAsset(usdc);
     seedTrustline(net, alice.publicKey(), usdc, 10_000_000n * 10_000_000n);
     seedTrustline(net, bob.publicKey(), usdc, 0n);
-    const counter = await net.deployContract(counterContract, { admin: issuer.publicKey() });
+    const counter = await deployFixture(net, "counter", { admin: issuer.publicKey() });
     await net.closeLedgers(1);
 
     console.log(`localnet bench (Deno ${Deno.version.deno}, one thread, loopback HTTP)`);

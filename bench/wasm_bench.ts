@@ -1,7 +1,8 @@
 /**
  * Simulations per second over HTTP JSON-RPC for the same small contract call on a Wasm
  * contract (the WAT counter of the tests: instance + persistent storage, `require_auth`, an
- * event) and on an equivalent TypeScript contract, side by side in one run.
+ * event) and on the AssemblyScript counter fixture (`tests/fixtures/contracts/counter/`: the
+ * same work per call, a per-user key, built with the contract SDK), side by side in one run.
  *
  * The node runs in a child process (`wasm_bench.ts serve`, one core: Deno runs contracts on
  * one thread); the load generator posts the same `simulateTransaction` body with a few
@@ -17,51 +18,14 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { startLocalnet } from "../localnet/mod.ts";
-import { type ContractModule, type Env, T, u32 } from "../contracts/sdk.ts";
-import { COUNTER_SPEC, counterWasm } from "../tests/wasm/contracts.ts";
+import { counterWasm } from "../tests/wasm/contracts.ts";
+import { deployFixture } from "../tests/fixtures/contracts/mod.ts";
 import { deployWasm } from "../tests/wasm/deploy_helpers.ts";
 import { denoRunArgs } from "../lib/deno_child.ts";
 
 const arg = (name: string, dflt: number) => {
   const a = Deno.args.find((x) => x.startsWith(`--${name}=`));
   return a ? Number(a.split("=")[1]) : dflt;
-};
-
-/** The WAT counter's twin in TypeScript (same spec, same storage, auth and event). */
-const tsCounter: ContractModule = {
-  name: "bench_counter",
-  spec: COUNTER_SPEC,
-  functions: {
-    __constructor(env: Env, { admin }: { admin: string }) {
-      env.storage.instance.set(
-        xdr.ScVal.scvSymbol("admin"),
-        nativeToScVal(Address.fromString(admin)),
-      );
-    },
-    increment(env: Env, { by }: { by: number }) {
-      const admin = env.fromScVal<string>(
-        env.storage.instance.get(xdr.ScVal.scvSymbol("admin"))!,
-        T.address,
-      );
-      env.requireAuth(admin);
-      const key = xdr.ScVal.scvSymbol("count");
-      const cur = env.storage.persistent.get(key);
-      const next = (cur ? env.fromScVal<number>(cur, T.u32) : 0) + by;
-      env.storage.persistent.set(key, u32(next));
-      env.emit([xdr.ScVal.scvSymbol("incr")], u32(next));
-      return next;
-    },
-    get(env: Env) {
-      const cur = env.storage.persistent.get(xdr.ScVal.scvSymbol("count"));
-      return cur ? env.fromScVal<number>(cur, T.u32) : 0;
-    },
-    admin(env: Env) {
-      return env.fromScVal<string>(
-        env.storage.instance.get(xdr.ScVal.scvSymbol("admin"))!,
-        T.address,
-      );
-    },
-  },
 };
 
 async function serve(): Promise<void> {
@@ -72,9 +36,9 @@ async function serve(): Promise<void> {
   const node = { server, networkPassphrase: net.networkPassphrase } as never;
   const adminVal = nativeToScVal(Address.fromString(admin.publicKey()));
   const wasmId = await deployWasm(node, admin, await counterWasm(), [adminVal]);
-  const tsId = await net.deployContract(tsCounter, [admin.publicKey()]);
+  const asId = await deployFixture(net, "counter", [admin.publicKey()]);
   const account = await server.getAccount(admin.publicKey());
-  const body = (contract: string) => {
+  const body = (contract: string, args: xdr.ScVal[]) => {
     const tx = new TransactionBuilder(account, {
       fee: "100",
       networkPassphrase: net.networkPassphrase,
@@ -82,7 +46,7 @@ async function serve(): Promise<void> {
       Operation.invokeContractFunction({
         contract,
         function: "increment",
-        args: [xdr.ScVal.scvU32(3)],
+        args,
       }),
     ).setTimeout(0).build();
     return JSON.stringify({
@@ -92,7 +56,11 @@ async function serve(): Promise<void> {
       params: { transaction: tx.toXDR() },
     });
   };
-  console.log(JSON.stringify({ rpcUrl: net.rpcUrl, wasm: body(wasmId), ts: body(tsId) }));
+  console.log(JSON.stringify({
+    rpcUrl: net.rpcUrl,
+    wasm: body(wasmId, [xdr.ScVal.scvU32(3)]),
+    as: body(asId, [adminVal, xdr.ScVal.scvU32(3)]),
+  }));
   await new Promise(() => {});
 }
 
@@ -154,12 +122,17 @@ if (Deno.args[0] === "serve") {
   const info = JSON.parse(buf.split("\n")[0]);
   try {
     const rows: [string, Awaited<ReturnType<typeof load>>][] = [];
-    for (const [name, body] of [["Wasm (WAT counter)", info.wasm], ["TypeScript twin", info.ts]]) {
+    for (
+      const [name, body] of [
+        ["Wasm (WAT counter)", info.wasm],
+        ["Wasm (AssemblyScript counter fixture)", info.as],
+      ]
+    ) {
       rows.push([name, await load(info.rpcUrl, body, seconds, concurrency)]);
     }
     const load1 = Deno.loadavg()[0].toFixed(1);
     console.log(
-      `simulateTransaction of counter.increment(3) over HTTP, ${seconds} s each, ${concurrency} in flight, load average ${load1} on ${navigator.hardwareConcurrency} cores`,
+      `simulateTransaction of counter.increment(…, 3) over HTTP, ${seconds} s each, ${concurrency} in flight, load average ${load1} on ${navigator.hardwareConcurrency} cores`,
     );
     console.log("| contract | simulations/s | p50 ms | p99 ms | reported instructions |");
     console.log("| --- | ---: | ---: | ---: | ---: |");

@@ -43,6 +43,22 @@ export const CONTRACTS: Record<string, xdr.ScSpecEntry[]> = {
   hodl_strategy: HODL_STRATEGY_SPEC,
 };
 
+/** The module holding the test-fixture contracts' table (`TEST_CONTRACT_SPECS`). */
+const TEST_SPECS_MODULE = new URL("../tests/fixtures/contracts/specs.ts", import.meta.url).href;
+
+/**
+ * The second table: test-only contracts (fixtures the tests deploy: counter, payer, the scripted
+ * executor, fake venues, the host probe…) and their specs. Sources in
+ * `tests/fixtures/contracts/<name>/`, built with the same SDK and steps into
+ * `tests/fixtures/contracts/wasm/<name>.wasm`; never deployed by `deploy_net.ts`. Loaded on
+ * demand (a computed specifier), so the program's module graph — `deploy_net.ts`, the market
+ * scenario, a compiled binary — never includes test code.
+ */
+export async function testContracts(): Promise<Record<string, xdr.ScSpecEntry[]>> {
+  const m = await import(TEST_SPECS_MODULE);
+  return m.TEST_CONTRACT_SPECS;
+}
+
 /** The Wasm features the real host accepts besides MVP (no floats are used either). */
 const ALLOWED_FEATURES = binaryen.Features.MutableGlobals | binaryen.Features.SignExt |
   binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt;
@@ -50,12 +66,20 @@ const ALLOWED_FEATURES = binaryen.Features.MutableGlobals | binaryen.Features.Si
 /** Directory of the committed Wasm files. */
 export const WASM_DIR = new URL("./wasm/", import.meta.url);
 
+/** Directory of the committed test-fixture Wasm files. */
+export const TEST_WASM_DIR = new URL("../tests/fixtures/contracts/wasm/", import.meta.url);
+
 const ROOT = new URL("./", import.meta.url);
+
+/** The contract's AssemblyScript directory, relative to `contracts/`. */
+function assemblyDir(name: string): string {
+  return name in CONTRACTS ? `${name}/assembly` : `../tests/fixtures/contracts/${name}/assembly`;
+}
 
 /** Every AssemblyScript source a contract build reads (SDK, shared code, the contract). */
 async function sourceFiles(name: string): Promise<string[]> {
   const out: string[] = [];
-  for (const dir of ["sdk", "common/assembly", `${name}/assembly`]) {
+  for (const dir of ["sdk", "common/assembly", assemblyDir(name)]) {
     for await (const e of Deno.readDir(new URL(dir + "/", ROOT))) {
       if (e.isFile && e.name.endsWith(".ts")) out.push(`${dir}/${e.name}`);
     }
@@ -86,7 +110,7 @@ async function compile(name: string): Promise<Uint8Array> {
   const files: Record<string, Uint8Array> = {};
   const root = new URL("../", ROOT).pathname;
   const { error, stderr } = await asc.main([
-    `contracts/${name}/assembly/index.ts`,
+    `contracts/${assemblyDir(name)}/index.ts`.replace("contracts/../", ""),
     "--outFile",
     "out.wasm",
     "--runtime",
@@ -211,7 +235,7 @@ export function specFunctionNames(spec: xdr.ScSpecEntry[]): string[] {
 
 /** Builds one contract; returns the final Wasm bytes (not written). */
 export async function buildContract(name: string): Promise<Uint8Array> {
-  const spec = CONTRACTS[name];
+  const spec = CONTRACTS[name] ?? (await testContracts())[name];
   if (!spec) throw new Error(`unknown contract ${name}`);
   const raw = await compile(name);
   // Exactly the features the Soroban host allows.
@@ -251,11 +275,24 @@ export async function buildContract(name: string): Promise<Uint8Array> {
 /** Path of a contract's committed Wasm. */
 export const wasmPath = (name: string): URL => new URL(`${name}.wasm`, WASM_DIR);
 
+/** Path of a test fixture contract's committed Wasm. */
+export const testWasmPath = (name: string): URL => new URL(`${name}.wasm`, TEST_WASM_DIR);
+
 if (import.meta.main) {
-  await Deno.mkdir(WASM_DIR, { recursive: true });
-  for (const name of Object.keys(CONTRACTS)) {
-    const wasm = await buildContract(name);
-    await Deno.writeFile(wasmPath(name), wasm);
-    console.log(`${name}: ${wasm.length} bytes, sha256 ${await sha256Hex(wasm)}`);
+  const tests = await testContracts();
+  for (const name of Object.keys(tests)) {
+    if (name in CONTRACTS) throw new Error(`test contract ${name} shadows a product contract`);
+  }
+  const tables: [Record<string, xdr.ScSpecEntry[]>, URL, (n: string) => URL][] = [
+    [CONTRACTS, WASM_DIR, wasmPath],
+    [tests, TEST_WASM_DIR, testWasmPath],
+  ];
+  for (const [table, dir, path] of tables) {
+    await Deno.mkdir(dir, { recursive: true });
+    for (const name of Object.keys(table)) {
+      const wasm = await buildContract(name);
+      await Deno.writeFile(path(name), wasm);
+      console.log(`${name}: ${wasm.length} bytes, sha256 ${await sha256Hex(wasm)}`);
+    }
   }
 }

@@ -22,14 +22,7 @@ import {
 } from "@stellar/stellar-sdk";
 import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
 import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
-import {
-  clockPool,
-  pricelessPool,
-  script,
-  scriptedExecutor,
-  skimRouter,
-  takingPool,
-} from "../fixtures/scripted_executor.ts";
+import { script } from "../fixtures/scripted_executor.ts";
 import {
   borrowerNamed,
   honestRequests,
@@ -56,6 +49,7 @@ import {
   type VigilFixture,
   withVigil,
 } from "./vigil_fixture.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const T = TX_OPTS;
 
@@ -331,7 +325,7 @@ Deno.test("ATTACK: the liquidator called directly with hostile arguments (and a 
     // A fake pool that takes the spender's USDC and gives nothing back; the caller names it in
     // the policy it passes itself (exec trusts the policy only because the vault forwards its
     // own; called directly, nothing but the keeper argument's signature protects anyone).
-    const pool = await f.node.deployContract(takingPool, {});
+    const pool = await deployFixture(f.node, "taking_pool");
     const policy = hostilePolicy([pool, f.usdc], [f.usdc]);
     const empty = nativePlan(pool, [], []);
     const taking = nativePlan(pool, [{ address: f.usdc, amount: 400n * USDC, type: 5 }], []);
@@ -481,7 +475,7 @@ Deno.test("liquidator: a flash landing in a later ledger than simulated still se
     const { eve, eveVault, eveReg, snapshot } = await setup(f);
     const e = eve.publicKey();
     await send(await eveReg.register({ operator: e, name: "eve" }, T));
-    const pool = await f.node.deployContract(clockPool, {});
+    const pool = await deployFixture(f.node, "clock_pool");
     await f.mint(pool, 1_000n * USDC);
     const p = await f.policy();
     await f.setPolicy({ ...p, pools: [pool] });
@@ -513,7 +507,7 @@ Deno.test("ATTACK (was KNOWN LIMIT): a keeper's own executor that repays exactly
     const e = eve.publicKey();
     await send(await eveReg.register({ operator: e, name: "eve" }, T));
     // A profitable "liquidation": the pool pays back what it took plus ledger second mod 997.
-    const pool = await f.node.deployContract(clockPool, {});
+    const pool = await deployFixture(f.node, "clock_pool");
     await f.mint(pool, 1_000n * USDC);
     const req = xdr.ScVal.scvMap([
       new xdr.ScMapEntry({ key: sym("address"), val: addr(f.usdc) }),
@@ -529,7 +523,7 @@ Deno.test("ATTACK (was KNOWN LIMIT): a keeper's own executor that repays exactly
     // Eve's own executor (the same scriptable code, her deployment): it runs the liquidation,
     // repays exactly `amount` and would leave the gain with her. Stopped by the vault's
     // executor check (ExecutorNotAllowed, vault `flash`) before the loan leaves the vault.
-    const own = await f.node.deployContract(scriptedExecutor, {});
+    const own = await deployFixture(f.node, "scripted_executor");
     const poolBefore = await f.balance(pool);
     const before = await snapshot();
     for (let i = 0; i < 3; i++) {
@@ -593,7 +587,7 @@ Deno.test("liquidator: a lot asset the pool's oracle cannot price is refused (Pr
     const e = eve.publicKey();
     await send(await eveReg.register({ operator: e, name: "eve" }, T));
     // A pool (listed by the admin) whose oracle has no price; its "lot" is 10 XLM.
-    const pool = await f.node.deployContract(pricelessPool, {});
+    const pool = await deployFixture(f.node, "priceless_pool");
     const xlm = await f.node.deployAsset(Asset.native());
     await f.node.invoke(xlm, "transfer", {
       from: f.admin.publicKey(),
@@ -792,14 +786,14 @@ Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refu
     // 8. A Phoenix leg (even through the listed router): InvalidPlan in this version.
     expectErr(await flash(honest, [{ ...leg, kind: 1 }]), "InvalidPlan");
     // 9. A router not in the policy (a fake that keeps the lot): NotAllowed.
-    const skim = await w.node.deployContract(skimRouter, {});
+    const skim = await deployFixture(w.node, "skim_router");
     expectErr(await flash(honest, [{ ...leg, router: skim }]), "NotAllowed");
     // 10. A pool not in the policy (a fake that "fills" by taking and keeping): NotAllowed.
-    const fakePool = await w.node.deployContract(takingPool, {});
+    const fakePool = await deployFixture(w.node, "taking_pool");
     expectErr(await flash(honest, [leg], fakePool), "NotAllowed");
     // 11. Her own executor running the honest plan and repaying exactly `amount`: refused by the
     //     vault (ExecutorNotAllowed), even though it is a copy of working code.
-    const own = await w.node.deployContract(scriptedExecutor, {});
+    const own = await deployFixture(w.node, "scripted_executor");
     const ownData = script({
       op: "call",
       contract: w.pool,

@@ -23,7 +23,6 @@ import { Asset, Keypair, Operation, TransactionBuilder } from "@stellar/stellar-
 import { deployVigil } from "../../contracts/deploy.ts";
 import { USDC } from "../../contracts/deploy.ts";
 import type { VaultConfig } from "../../contracts/vault/spec.ts";
-import { scriptedExecutor, takingPool } from "../fixtures/scripted_executor.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import {
   attackArb,
@@ -39,6 +38,7 @@ import {
   type VigilChain,
   VigilModel,
 } from "./vigil_model.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 /** Seconds of ledger time per ledger. */
 const CLOSE_SECONDS = 5;
@@ -60,7 +60,7 @@ async function startWorld(): Promise<World> {
   await node.fund(issuer.publicKey());
   const asset = new Asset("USDC", issuer.publicKey());
   const usdc = await node.deployAsset(asset);
-  const executor = await node.deployContract(scriptedExecutor, {});
+  const executor = await deployFixture(node, "scripted_executor");
   const mint = async (to: string, amount: bigint) => {
     await node.invoke(usdc, "mint", { to, amount }, { source: issuer.publicKey() });
   };
@@ -115,8 +115,8 @@ async function actors(w: World): Promise<Actors> {
   return {
     depositors: [await w.user(funds), await w.user(funds), await c()],
     keepers: [await w.user(funds), await c()],
-    rogue: await w.node.deployContract(scriptedExecutor, {}),
-    pool: await w.node.deployContract(takingPool, {}),
+    rogue: await deployFixture(w.node, "scripted_executor"),
+    pool: await deployFixture(w.node, "taking_pool"),
   };
 }
 

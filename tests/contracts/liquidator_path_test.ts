@@ -7,7 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
-import { shortRouter } from "../fixtures/scripted_executor.ts";
 import {
   honestRequests,
   openAuction,
@@ -16,6 +15,7 @@ import {
   startMarketWorld,
 } from "./market_world.ts";
 import { expectErr, TX_OPTS, USDC } from "./vigil_fixture.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const T = TX_OPTS;
 
@@ -47,7 +47,7 @@ Deno.test("liquidator (real Blend auction): a hop token outside the policy is No
 
     // The admin lists WETH as a hop token, and a second router that later turns hostile. A
     // wider policy: queued for the deployed 72 h, refused until then.
-    const short = await w.node.deployContract(shortRouter, {});
+    const short = await deployFixture(w.node, "short_router");
     await w.mintUsdc(short, 1_000n);
     const policy = await w.policy();
     const admin = await w.client(w.vault, w.admin);

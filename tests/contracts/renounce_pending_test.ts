@@ -5,8 +5,8 @@
  * admin's own executor still came into force after the admin was gone.
  */
 import assert from "node:assert/strict";
-import { scriptedExecutor } from "../fixtures/scripted_executor.ts";
 import { ok, send, TX_OPTS, withVigil } from "./vigil_fixture.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const T = TX_OPTS;
 
@@ -14,7 +14,7 @@ Deno.test("vault: renounce_admin drops the changes still queued (nothing applies
   await withVigil(async (f) => {
     const admin = await f.client(f.vault, f.admin);
     const p = await f.policy();
-    const own = await f.node.deployContract(scriptedExecutor, {});
+    const own = await deployFixture(f.node, "scripted_executor");
     const grab = { ...p, executors: [...p.executors, own] };
     await send(await admin.set_flash_policy({ policy: grab }, T));
     const cfg = ok<Record<string, bigint>>(await admin.get_config(T));

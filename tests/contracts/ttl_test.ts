@@ -11,9 +11,9 @@
  */
 import assert from "node:assert/strict";
 import { Address, xdr } from "@stellar/stellar-sdk";
-import { takingPool } from "../fixtures/scripted_executor.ts";
 import { planScVal } from "./market_world.ts";
 import { send, TX_OPTS, USDC, type VigilFixture, withVigil } from "./vigil_fixture.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const T = TX_OPTS;
 /** The contracts' TTL policy (contracts/common/assembly/vigil.ts). */
@@ -61,7 +61,7 @@ Deno.test("TTL: a settled flash extends the registry's instance and code (record
       const k = kim.publicKey();
       await send(await (await f.client(f.registry, kim)).register({ operator: k, name: "kim" }, T));
       // A listed pool for an empty-plan flash through the liquidator (queued, then in force).
-      const pool = await f.node.deployContract(takingPool, {});
+      const pool = await deployFixture(f.node, "taking_pool");
       await f.setPolicy({ ...(await f.policy()), pools: [pool] });
       // Let everything drift under the threshold: no transaction touches the contracts meanwhile.
       const before = {

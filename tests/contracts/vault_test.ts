@@ -9,7 +9,7 @@ import { StrKey } from "@stellar/stellar-sdk";
 import { Keypair } from "@stellar/stellar-sdk";
 import { MIN_LIQUIDITY } from "../../contracts/vault/spec.ts";
 import { createWasmContract } from "../../contracts/deploy_net.ts";
-import { script, scriptedExecutor, type Step } from "../fixtures/scripted_executor.ts";
+import { script, type Step } from "../fixtures/scripted_executor.ts";
 import {
   contractEvents,
   expectAuthFailure,
@@ -23,6 +23,7 @@ import {
   type VigilFixture,
   withVigil,
 } from "./vigil_fixture.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const T = TX_OPTS;
 
@@ -394,7 +395,7 @@ Deno.test("flash policy: an executor the admin did not list is refused (Executor
     const kBefore = await f.balance(k);
     // A second copy of the very same executor code, not listed: refused, even for a flash that
     // would repay with profit (the vault cannot know what an unlisted executor keeps).
-    const rogue = await f.node.deployContract(scriptedExecutor, {});
+    const rogue = await deployFixture(f.node, "scripted_executor");
     const args = (executor: string, steps: Step[]) => ({
       ...flashArgs(f, k, 100n * USDC, steps),
       executor,

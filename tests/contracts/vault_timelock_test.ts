@@ -12,7 +12,6 @@ import assert from "node:assert/strict";
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
 import { createWasmContract } from "../../contracts/deploy_net.ts";
 import type { FlashPolicy, VaultConfig } from "../../contracts/vault/spec.ts";
-import { scriptedExecutor } from "../fixtures/scripted_executor.ts";
 import {
   contractEvents,
   expectAuthFailure,
@@ -25,6 +24,7 @@ import {
   type VigilFixture,
   withVigil,
 } from "./vigil_fixture.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const T = TX_OPTS;
 const DAY = 86_400n;
@@ -77,7 +77,7 @@ Deno.test("flash policy: a widening change is queued for policy_delay, replaced 
     const p0 = await v.policy();
     const { kp, kv } = await keeperOf(f);
     const k = kp.publicKey();
-    const rogue = await f.node.deployContract(scriptedExecutor, {});
+    const rogue = await deployFixture(f.node, "scripted_executor");
     const viaRogue = () =>
       kv.flash({ ...flashArgs(f, k, 1n * USDC, [{ op: "repay_all" }]), executor: rogue }, T);
 

@@ -25,12 +25,13 @@ import { startTestNode } from "../helpers/localnet.ts";
 import type { LocalnetOptions } from "../../localnet/mod.ts";
 import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
 import type { FlashPolicy } from "../../contracts/vault/spec.ts";
-import { script, scriptedExecutor, type Step } from "../fixtures/scripted_executor.ts";
+import { script, type Step } from "../fixtures/scripted_executor.ts";
 import {
   VIGIL_SPEC_ERRORS,
   VigilError,
   type VigilErrorName,
 } from "../../contracts/registry/errors.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 /** 1 USDC. */
 export const USDC = 10_000_000n;
@@ -125,7 +126,7 @@ export async function startVigil(
       admin: admin.publicKey(),
       config: { policy_delay: policyDelay, ...config },
     });
-    const executor = await node.deployContract(scriptedExecutor, {});
+    const executor = await deployFixture(node, "scripted_executor");
 
     const mint = async (to: string, amount: bigint) => {
       await node.invoke(usdc, "mint", { to, amount }, { source: issuer.publicKey() });

@@ -67,7 +67,7 @@ export interface VigilChain {
   liquidator: string;
   /** Another copy of the scriptable executor that the admin never lists. */
   rogue: string;
-  /** A fake lending pool (`takingPool`) policies list, for liquidator flashes. */
+  /** A fake lending pool (`taking_pool` fixture) policies list, for liquidator flashes. */
   pool: string;
   usdc: string;
   depositors: string[];

@@ -4,7 +4,7 @@
  * the whole life cycle (register, deposit, flash through the liquidator, withdraw, deregister),
  * a second deploy changing nothing, the deployed code byte-identical to `contracts/wasm/`,
  * the deployed flash policy, flash profit booking and `FlashNotRepaid` with keeper-chosen
- * (TypeScript) executors once the admin listed them (`ExecutorNotAllowed` before), and the typed
+ * executors (the `gift_executor` fixture) once the admin listed them (`ExecutorNotAllowed` before), and the typed
  * errors.
  */
 import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
@@ -24,8 +24,7 @@ import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { type Deployment, deployToNetwork } from "../../contracts/deploy_net.ts";
 import { wasmPath } from "../../contracts/build.ts";
 import { VigilError, type VigilErrorName } from "../../contracts/registry/errors.ts";
-import { type ContractModule, defineSpec, T } from "../../contracts/sdk.ts";
-import { takingPool } from "../fixtures/scripted_executor.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const USDC = 10_000_000n;
@@ -181,7 +180,7 @@ Deno.test("main.ts deploy on a fresh node: a working vault, registry and liquida
       routers: [],
       tokens: [],
     });
-    const pool = await w.node.deployContract(takingPool, {});
+    const pool = await deployFixture(w.node, "taking_pool");
     const withPool = {
       executors: [d.contracts.liquidator],
       max_slippage_bps: 300,
@@ -274,35 +273,6 @@ Deno.test("main.ts deploy on a fresh node: a working vault, registry and liquida
   }
 });
 
-/** A keeper-chosen executor that pays the vault back `amount + extra` from the keeper. */
-function giftExecutor(name: string, extra: bigint): ContractModule {
-  return {
-    name,
-    spec: defineSpec({
-      functions: [{
-        name: "exec",
-        doc: `${name}: pays back amount + ${extra}`,
-        inputs: [
-          ["keeper", T.address],
-          ["vault", T.address],
-          ["usdc", T.address],
-          [
-            "amount",
-            T.i128,
-          ],
-          ["data", T.val],
-          ["policy", T.val],
-        ],
-      }],
-    }),
-    functions: {
-      exec: (env, a) => {
-        env.call(a.usdc, "transfer", { from: a.keeper, to: a.vault, amount: a.amount + extra });
-      },
-    },
-  };
-}
-
 Deno.test("Wasm vault flash: profit is booked for depositors; an executor that keeps the money reverts everything (FlashNotRepaid); typed errors", async () => {
   const w = await world();
   try {
@@ -315,8 +285,8 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
       secret: deployer.secret(),
       config: { max_draw_per_keeper: 300n * USDC },
     });
-    const gift = await w.node.deployContract(giftExecutor("gift_executor", 7n * USDC));
-    const keep = await w.node.deployContract(giftExecutor("short_executor", -1n));
+    const gift = await deployFixture(w.node, "gift_executor", { extra: 7n * USDC });
+    const keep = await deployFixture(w.node, "gift_executor", { extra: -1n });
     const vaultAdmin = await w.client(d.contracts.vault, admin);
 
     const keeper = await w.user(200n * USDC);

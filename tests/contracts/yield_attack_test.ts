@@ -18,7 +18,7 @@ import { Asset, type Keypair, Operation, rpc, TransactionBuilder } from "@stella
 import { addr } from "../../contracts/sdk.ts";
 import { getAmountOut } from "../../localnet/protocols/dex/math.ts";
 import { stellarAsset } from "../../contracts/oracle/spec.ts";
-import { script, scriptedExecutor } from "../fixtures/scripted_executor.ts";
+import { script } from "../fixtures/scripted_executor.ts";
 import {
   honestRequests,
   type MarketWorld,
@@ -30,6 +30,7 @@ import {
   xlmLeg,
 } from "./market_world.ts";
 import { expectErr, ok, TX_OPTS, USDC } from "./vigil_fixture.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const T = TX_OPTS;
 const AMOUNT = 6_000n * USDC;
@@ -229,7 +230,7 @@ Deno.test("ATTACK b (real Blend auction): the admin's policy listing its own exe
   try {
     // The admin also runs a keeper, with its own executor: a copy of working code that would run
     // the liquidation, repay exactly the loan and leave the lot (the profit) with the admin.
-    const own = await w.node.deployContract(scriptedExecutor, {});
+    const own = await deployFixture(w.node, "scripted_executor");
     const adminKeeper = await w.account(200n * USDC);
     const ak = adminKeeper.publicKey();
     await w.sendFee(

@@ -8,15 +8,14 @@ import {
   scValToNative,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../fixtures/counter.ts";
-import { probeContract } from "./probe_contract.ts";
+import { COUNTER_SPEC } from "../fixtures/contracts/counter/spec.ts";
+import { PROBE_SPEC } from "../fixtures/contracts/probe/spec.ts";
 import {
   encodeArgs,
   invokeHostFunction,
   type InvokeResult,
   sacCodec,
 } from "../../localnet/host/mod.ts";
-import { defineSpec, fail, T } from "../../contracts/sdk.ts";
 import {
   accountLedgerKey,
   addressFromScAddress,
@@ -41,11 +40,11 @@ function setup() {
   const user = Keypair.random();
   l.account(admin.publicKey(), 1000_0000000n);
   l.account(user.publicKey(), 1000_0000000n);
-  const c = l.deploy(counterContract, { admin: admin.publicKey() }, admin.publicKey());
+  const c = l.deploy("counter", { admin: admin.publicKey() }, admin.publicKey());
   return { l, admin, user, c };
 }
 
-const incr = (user: string, by: number) => encodeArgs(counterContract, "increment", { user, by });
+const incr = (user: string, by: number) => encodeArgs(COUNTER_SPEC, "increment", { user, by });
 
 function code(r: InvokeResult): [string, string | number] | undefined {
   return r.error ? [r.error.type, r.error.code] : undefined;
@@ -291,15 +290,15 @@ Deno.test("invoker rule: a contract authorizes require_auth(self) in the contrac
   const l = new MemLedger();
   const admin = Keypair.random().publicKey();
   l.account(admin, 10_0000000n);
-  const [a, b, c] = [1, 2, 3].map((s) => l.deploy(probeContract, [], admin, s));
-  const direct = encodeArgs(probeContract, "auth_self_via", { other: b });
+  const [a, b, c] = [1, 2, 3].map((s) => l.deploy("probe", [], admin, s));
+  const direct = encodeArgs(PROBE_SPEC, "auth_self_via", { other: b });
   const sim = simulate(l, admin, a, "auth_self_via", direct);
   assert.equal(sim.ok, true, sim.errorString);
   assert.deepEqual(sim.auth, []);
   assert.equal(apply(l, admin, a, "auth_self_via", direct, [], sim).ok, true);
 
   // a → b.relay → c.need_auth(a): not a direct call, so `a` must authorize it.
-  const deep = encodeArgs(probeContract, "need_auth_deep", { middle: b, last: c });
+  const deep = encodeArgs(PROBE_SPEC, "need_auth_deep", { middle: b, last: c });
   const rec = simulate(l, admin, a, "need_auth_deep", deep);
   assert.deepEqual(code(rec), ["Auth", "InvalidAction"]);
   assert.match(
@@ -328,8 +327,8 @@ Deno.test("sub-invocation: one entry covers transfer_via and the token transfer 
   l.account(user.publicKey(), 100_0000000n);
   l.account(dest, 10_0000000n);
   const xlm = l.deploySac(Asset.native());
-  const c = l.deploy(counterContract, { admin: admin.publicKey() }, admin.publicKey());
-  const a = encodeArgs(counterContract, "transfer_via", {
+  const c = l.deploy("counter", { admin: admin.publicKey() }, admin.publicKey());
+  const a = encodeArgs(COUNTER_SPEC, "transfer_via", {
     token: xlm,
     from: user.publicKey(),
     to: dest,
@@ -371,37 +370,6 @@ Deno.test("sub-invocation: one entry covers transfer_via and the token transfer 
   void nativeToScVal;
 });
 
-/** A toy custom account: the signature must equal the payload, and only `transfer` is allowed. */
-const toyAccount = {
-  name: "toy_account",
-  spec: defineSpec({
-    functions: [{
-      name: "__check_auth",
-      inputs: [["signature_payload", T.bytesN(32)], ["signature", T.bytes], [
-        "auth_contexts",
-        T.vec(T.val),
-      ]],
-    }],
-    errors: { BadSignature: [1, "bad signature"], NotAllowed: [2, "not allowed"] },
-  }),
-  functions: {
-    __check_auth(
-      _env: unknown,
-      { signature_payload, signature, auth_contexts }: {
-        signature_payload: Uint8Array;
-        signature: Uint8Array;
-        auth_contexts: xdr.ScVal[];
-      },
-    ) {
-      if (signature.length !== 32 || signature.some((b, i) => b !== signature_payload[i])) fail(1);
-      for (const c of auth_contexts) {
-        const [kind, ctx] = scValToNative(c) as [string, { fn_name: string }];
-        if (kind !== "Contract" || ctx.fn_name !== "transfer") fail(2);
-      }
-    },
-  },
-};
-
 Deno.test("enforce: a contract address authenticates through its __check_auth", () => {
   const l = new MemLedger();
   const issuer = Keypair.random();
@@ -411,7 +379,7 @@ Deno.test("enforce: a contract address authenticates through its __check_auth", 
   const usdcAsset = new Asset("USDC", issuer.publicKey());
   l.trustline(alice.publicKey(), usdcAsset, 0n);
   const usdc = l.deploySac(usdcAsset);
-  const wallet = l.deploy(toyAccount, [], issuer.publicKey());
+  const wallet = l.deploy("toy_account", [], issuer.publicKey());
   const mint = encodeArgs(sacCodec, "mint", [wallet, 10n]);
   const ms = simulate(l, issuer.publicKey(), usdc, "mint", mint);
   assert.equal(apply(l, issuer.publicKey(), usdc, "mint", mint, ms.auth, ms).ok, true);

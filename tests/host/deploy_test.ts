@@ -9,17 +9,9 @@ import {
   StrKey,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../fixtures/counter.ts";
-import { addr, defineSpec, type Env, sym, T } from "../../contracts/sdk.ts";
-import {
-  deployContract,
-  DeployError,
-  encodeArgs,
-  invokeHostFunction,
-  type InvokeResult,
-  registerModule,
-  stubWasm,
-} from "../../localnet/host/mod.ts";
+import { COUNTER_SPEC } from "../fixtures/contracts/counter/spec.ts";
+import { fixtureWasmSync } from "../fixtures/contracts/mod.ts";
+import { encodeArgs, invokeHostFunction, type InvokeResult } from "../../localnet/host/mod.ts";
 import { instanceLedgerKey } from "../../localnet/host/keys.ts";
 import { contractCodeKey } from "../../localnet/host/xdr_fast.ts";
 import { MemLedger, NETWORK_ID, PASSPHRASE, signEntries, simulate } from "./fixture.ts";
@@ -54,19 +46,13 @@ function run(
   return res;
 }
 
-Deno.test("deployContract: id derived from deployer and salt as on the real network; constructor runs", () => {
+Deno.test("upload + create (MemLedger.deploy): id derived from deployer and salt as on the real network; constructor runs", () => {
   const l = new MemLedger();
   const admin = Keypair.random().publicKey();
   l.account(admin, 10_0000000n);
-  const salt = new Uint8Array(32).fill(5);
-  const r = deployContract({
-    reader: l,
-    ledger: l.info(),
-    module: counterContract,
-    args: [admin],
-    deployer: admin,
-    salt,
-  });
+  const id = l.deploy("counter", [admin], admin, 5);
+  const salt = new Uint8Array(32);
+  salt[31] = 5;
   // The id, recomputed here from the XDR preimage.
   const preimage = xdr.HashIdPreimage.envelopeTypeContractId(
     new xdr.HashIdPreimageContractId({
@@ -74,41 +60,27 @@ Deno.test("deployContract: id derived from deployer and salt as on the real netw
       contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAddress(
         new xdr.ContractIdPreimageFromAddress({
           address: new Address(admin).toScAddress() as Any,
-          salt,
+          salt: salt as Any,
         }),
       ),
     }),
   );
-  assert.equal(r.contractId, StrKey.encodeContract(hash(preimage.toXdr() as Any) as Any));
-  l.apply(r.changes);
-  const hashHex = registerModule(counterContract);
-  const code = l.get(
-    contractCodeKey(Uint8Array.from(hashHex.match(/../g)!.map((h) => parseInt(h, 16)))),
-  )!;
-  assert.deepEqual((code.data as Any).contractCode.code, stubWasm(counterContract.spec));
-  const inst = (l.get(instanceLedgerKey(r.contractId))!.data as Any).contractData.val.instance;
+  assert.equal(id, StrKey.encodeContract(hash(preimage.toXdr() as Any) as Any));
+  const wasm = fixtureWasmSync("counter");
+  const code = l.get(contractCodeKey(hash(wasm as Any) as Uint8Array))!;
+  assert.deepEqual((code.data as Any).contractCode.code, wasm);
+  const inst = (l.get(instanceLedgerKey(id))!.data as Any).contractData.val.instance;
   assert.equal(inst.executable.type, "contractExecutableWasm");
   const admins = (inst.storage as xdr.ScMapEntry[]).map((
     e,
   ) => [scValToNative(e.key), scValToNative(e.val)]);
   assert.deepEqual(admins, [["Admin", admin]]);
-  const get = simulate(l, admin, r.contractId, "admin", []);
+  const get = simulate(l, admin, id, "admin", []);
   assert.equal(scValToNative(get.returnValue!), admin);
-  assert.throws(
-    () =>
-      deployContract({
-        reader: l,
-        ledger: l.info(),
-        module: counterContract,
-        args: [admin],
-        deployer: admin,
-        salt,
-      }),
-    (e: unknown) => e instanceof DeployError && /contract already exists/.test(e.message),
-  );
+  assert.throws(() => l.deploy("counter", [admin], admin, 5), /ExistingValue/);
 });
 
-Deno.test("createContract host functions: SAC from an asset; upload + create a registered stub with constructor", async () => {
+Deno.test("createContract host functions: SAC from an asset; upload + create the counter Wasm with constructor", async () => {
   const l = new MemLedger();
   const deployer = Keypair.random();
   const issuer = Keypair.random().publicKey();
@@ -124,8 +96,8 @@ Deno.test("createContract host functions: SAC from an asset; upload + create a r
   const again = run(l, deployer.publicKey(), hostFnOf(sacOp), "record");
   assert.deepEqual([again.error!.type, again.error!.code], ["Storage", "ExistingValue"]);
 
-  // Upload the counter's stub Wasm, then create it with constructor args (CreateContractV2).
-  const wasm = stubWasm(counterContract.spec);
+  // Upload the counter fixture's Wasm, then create it with constructor args (CreateContractV2).
+  const wasm = fixtureWasmSync("counter");
   const up = Operation.uploadContractWasm({ wasm });
   const upSim = run(l, deployer.publicKey(), hostFnOf(up), "record");
   assert.equal(upSim.ok, true, upSim.errorString);
@@ -135,7 +107,7 @@ Deno.test("createContract host functions: SAC from an asset; upload + create a r
     address: new Address(deployer.publicKey()),
     wasmHash,
     salt: new Uint8Array(32).fill(1) as Any,
-    constructorArgs: encodeArgs(counterContract, "__constructor", [issuer]),
+    constructorArgs: encodeArgs(COUNTER_SPEC, "__constructor", [issuer]),
   });
   // Simulated by someone else: the deployer's authorization is recorded for the create function.
   const other = Keypair.random().publicKey();
@@ -172,32 +144,4 @@ Deno.test("upload refuses a module without contractenvmetav0, with the real host
   });
   const c = run(l, deployer, hostFnOf(create), "record");
   assert.deepEqual([c.error!.type, c.error!.code], ["Storage", "MissingValue"]);
-});
-
-Deno.test("deployContract: require_auth in a constructor passes and leaves no nonce behind", () => {
-  const l = new MemLedger();
-  const admin = Keypair.random().publicKey(); // no account on the ledger at all
-  const guarded = {
-    name: "guarded",
-    spec: defineSpec({
-      functions: [{ name: "__constructor", inputs: [["admin", T.address]] }, { name: "noop" }],
-    }),
-    functions: {
-      __constructor(env: Env, { admin }: { admin: string }) {
-        env.requireAuth(admin);
-        env.storage.instance.set(sym("A"), addr(admin));
-      },
-      noop() {},
-    },
-  };
-  const r = deployContract({
-    reader: l,
-    ledger: l.info(),
-    module: guarded,
-    args: [admin],
-    deployer: admin,
-    salt: new Uint8Array(32),
-  });
-  const kinds = [...r.changes.values()].map((e) => e!.data.type);
-  assert.deepEqual(kinds.sort(), ["contractCode", "contractData"]);
 });

@@ -3,9 +3,17 @@
  *
  * @module
  */
-import { Asset, authorizeEntry, hash, Keypair, Networks, xdr } from "@stellar/stellar-sdk";
 import {
-  deployContract,
+  Address,
+  Asset,
+  authorizeEntry,
+  contract,
+  hash,
+  Keypair,
+  Networks,
+  xdr,
+} from "@stellar/stellar-sdk";
+import {
   deployStellarAsset,
   encodeArgs,
   invokeHostFunction,
@@ -13,8 +21,9 @@ import {
   type InvokeResult,
   type LedgerInfo,
   type LedgerReader,
+  specOfWasm,
 } from "../../localnet/host/mod.ts";
-import type { ContractModule } from "../../contracts/sdk.ts";
+import { type FixtureName, fixtureWasmSync } from "../fixtures/contracts/mod.ts";
 import { accountKey, trustlineKey } from "../../localnet/host/xdr_fast.ts";
 import { accountBytes, scAddressFromString } from "../../localnet/host/keys.ts";
 
@@ -111,24 +120,54 @@ export class MemLedger implements LedgerReader {
     return e ? BigInt((e.data as Any).account.balance) : -1n;
   }
 
+  /**
+   * Uploads a Wasm (a test-fixture name or bytes) and creates a contract from it as `deployer`
+   * with `salt` (the id derived as on the real network), running `__constructor` with `args`
+   * (native values encoded with the Wasm's own spec, or ScVals). Throws on failure.
+   */
   deploy(
-    module: ContractModule,
+    wasm: FixtureName | Uint8Array,
     args: Record<string, unknown> | unknown[],
     deployer: string,
     salt = 1,
   ): string {
+    const code = typeof wasm === "string" ? fixtureWasmSync(wasm) : wasm;
+    const run = (hostFunction: xdr.HostFunction): xdr.ScVal => {
+      const r = invokeHostFunction({
+        reader: this,
+        ledger: this.info(),
+        source: deployer,
+        hostFunction,
+        auth: [],
+        mode: "record_allow_nonroot",
+      });
+      if (!r.ok) throw new Error(r.errorString ?? r.error?.message ?? "deploy failed");
+      this.apply(r.changes);
+      return r.returnValue!;
+    };
+    run(xdr.HostFunction.hostFunctionTypeUploadContractWasm(code as Any));
+    const empty = Array.isArray(args) ? args.length === 0 : Object.keys(args).length === 0;
+    const isScVals = Array.isArray(args) && !empty && args.every((a) => a instanceof xdr.ScVal);
+    const constructorArgs = empty
+      ? []
+      : isScVals
+      ? args as xdr.ScVal[]
+      : encodeArgs(new contract.Spec(specOfWasm(code)), "__constructor", args);
     const s = new Uint8Array(32);
     s[31] = salt;
-    const r = deployContract({
-      reader: this,
-      ledger: this.info(),
-      module,
-      args,
-      deployer,
-      salt: s,
-    });
-    this.apply(r.changes);
-    return r.contractId;
+    const id = run(xdr.HostFunction.hostFunctionTypeCreateContractV2(
+      new xdr.CreateContractArgsV2({
+        contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAddress(
+          new xdr.ContractIdPreimageFromAddress({
+            address: scAddressFromString(deployer),
+            salt: s as Any,
+          }),
+        ),
+        executable: xdr.ContractExecutable.contractExecutableWasm(hash(code as Any)),
+        constructorArgs,
+      }),
+    ));
+    return Address.fromScVal(id).toString();
   }
 
   deploySac(asset: Asset): string {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Keypair, nativeToScVal, scValToNative, StrKey, xdr } from "@stellar/stellar-sdk";
-import { counterContract } from "../fixtures/counter.ts";
-import { probeContract } from "./probe_contract.ts";
+import { COUNTER_SPEC } from "../fixtures/contracts/counter/spec.ts";
+import { PROBE_SPEC } from "../fixtures/contracts/probe/spec.ts";
 import { decodeResult, encodeArgs } from "../../localnet/host/mod.ts";
 import { instanceLedgerKey, scAddressFromString } from "../../localnet/host/keys.ts";
 import { contractDataKey } from "../../localnet/host/xdr_fast.ts";
@@ -14,13 +14,12 @@ function setup() {
   const l = new MemLedger();
   const admin = Keypair.random();
   l.account(admin.publicKey(), 1000_0000000n);
-  const a = l.deploy(probeContract, [], admin.publicKey(), 1);
-  const b = l.deploy(probeContract, [], admin.publicKey(), 2);
+  const a = l.deploy("probe", [], admin.publicKey(), 1);
+  const b = l.deploy("probe", [], admin.publicKey(), 2);
   return { l, admin: admin.publicKey(), a, b };
 }
 
-const args = (fn: string, a: Record<string, unknown> | unknown[]) =>
-  encodeArgs(probeContract, fn, a);
+const args = (fn: string, a: Record<string, unknown> | unknown[]) => encodeArgs(PROBE_SPEC, fn, a);
 
 function dataKey(contract: string, key: string, durability: 0 | 1): string {
   return contractDataKey(scAddressFromString(contract), xdr.ScVal.scvSymbol(key), durability);
@@ -54,7 +53,7 @@ Deno.test("storage tiers: instance lives in the instance entry, persistent/tempo
   assert.equal((t.data as Any).contractData.durability.name, "temporary");
   for (const [tier, val] of [[0, 10], [1, 11], [2, 12]]) {
     const sim = simulate(l, admin, a, "read", args("read", { tier, key: "k" }));
-    assert.equal(decodeResult(probeContract, "read", sim.returnValue!), val);
+    assert.equal(decodeResult(PROBE_SPEC, "read", sim.returnValue!), val);
     // Reads are read-only: nothing in readWrite, no auth.
     assert.deepEqual(sim.readWrite, []);
     assert.deepEqual(sim.auth, []);
@@ -63,7 +62,7 @@ Deno.test("storage tiers: instance lives in the instance entry, persistent/tempo
   assert.equal(del.ok, true);
   assert.equal(l.get(dataKey(a, "k", 1)), undefined);
   const missing = simulate(l, admin, a, "read", args("read", { tier: 1, key: "k" }));
-  assert.equal(decodeResult(probeContract, "read", missing.returnValue!), null);
+  assert.equal(decodeResult(PROBE_SPEC, "read", missing.returnValue!), null);
 });
 
 Deno.test("simulation footprint: written keys in readWrite, instance and code read-only", () => {
@@ -130,7 +129,7 @@ Deno.test("a failed tryCall callee rolls back its writes and events; the caller 
   const { l, admin, a, b } = setup();
   const sim = simulate(l, admin, a, "try_other", args("try_other", { other: b, key: "theirs" }));
   assert.equal(sim.ok, true, sim.errorString);
-  assert.equal(decodeResult(probeContract, "try_other", sim.returnValue!), false);
+  assert.equal(decodeResult(PROBE_SPEC, "try_other", sim.returnValue!), false);
   const written = [...sim.changes.keys()];
   assert.ok(written.includes(dataKey(a, "mine", 1)));
   assert.ok(written.includes(dataKey(a, "err", 1)));
@@ -155,7 +154,11 @@ Deno.test("a failed call fails the caller: Error(Contract, #N), everything rolle
   const { l, admin, a, b } = setup();
   const sim = simulate(l, admin, a, "call_other", args("call_other", { other: b, key: "theirs" }));
   assert.equal(sim.ok, false);
-  assert.deepEqual(sim.error, { type: "Contract", code: 8, message: "Other" });
+  assert.deepEqual(sim.error, {
+    type: "Contract",
+    code: 8,
+    message: "failing with contract error",
+  });
   assert.equal(sim.changes.size, 0);
   assert.equal(sim.events.length, 0);
   assert.ok(sim.diagnosticEvents.every((d) => !d.inSuccessfulContractCall));
@@ -171,7 +174,16 @@ Deno.test("a failed call fails the caller: Error(Contract, #N), everything rolle
   );
   assert.match(
     sim.errorString!,
-    /\[Failed Diagnostic Event \(not emitted\)\] contract:C[A-Z0-9]+, topics:\[error, Error\(Contract, #8\)\], data:"escalating Ok\(ScErrorType::Contract\) frame-exit to Err"/,
+    /\[Failed Diagnostic Event \(not emitted\)\] contract:C[A-Z0-9]+, topics:\[error, Error\(Contract, #8\)\], data:"failing with contract error"/,
+  );
+  // The Wasm caller sees the failed call and the host escalates it to a trap of the caller.
+  assert.match(
+    sim.errorString!,
+    /topics:\[error, Error\(Contract, #8\)\], data:\["contract call failed", put_then_fail, \[theirs, 8\]\]/,
+  );
+  assert.match(
+    sim.errorString!,
+    /data:"escalating error to VM trap from failed host function call: call"/,
   );
   assert.match(
     sim.errorString!,
@@ -186,34 +198,29 @@ Deno.test("a failed call fails the caller: Error(Contract, #N), everything rolle
   );
 });
 
-Deno.test("a contract swallowing a failed call still fails", () => {
-  const { l, admin, a, b } = setup();
-  const sim = simulate(l, admin, a, "swallow", args("swallow", { other: b }));
-  assert.equal(sim.ok, false);
-  assert.deepEqual([sim.error!.type, sim.error!.code], ["Contract", 7]);
-});
-
-Deno.test("errors: contract error with its message, panic, missing function, bad args, missing contract", () => {
+Deno.test("errors: contract error, trap, missing function, bad args, missing contract", () => {
   const l = new MemLedger();
   const admin = Keypair.random().publicKey();
   const user = Keypair.random().publicKey();
   l.account(admin, 10_0000000n);
-  const c = l.deploy(counterContract, { admin }, admin);
+  const c = l.deploy("counter", { admin }, admin);
   const tooBig = simulate(
     l,
     user,
     c,
     "increment",
-    encodeArgs(counterContract, "increment", { user, by: 101 }),
+    encodeArgs(COUNTER_SPEC, "increment", { user, by: 101 }),
   );
-  assert.deepEqual(tooBig.error, { type: "Contract", code: 1, message: "Too big" });
+  assert.deepEqual(tooBig.error, {
+    type: "Contract",
+    code: 1,
+    message: "failing with contract error",
+  });
   assert.match(tooBig.errorString!, /^HostError: Error\(Contract, #1\)\n/);
 
   const boom = simulate(l, admin, c, "boom", []);
   assert.deepEqual([boom.error!.type, boom.error!.code], ["WasmVm", "InvalidAction"]);
-  assert.equal(boom.error!.message, "boom");
-  assert.match(boom.errorString!, /VM call trapped: UnreachableCodeReached/);
-  assert.match(boom.errorString!, /caught panic 'boom' from contract function 'boom'/);
+  assert.equal(boom.error!.message, "VM call trapped: unreachable");
 
   const nope = simulate(l, admin, c, "nope", []);
   assert.deepEqual([nope.error!.type, nope.error!.code], ["WasmVm", "MissingValue"]);
@@ -222,10 +229,10 @@ Deno.test("errors: contract error with its message, panic, missing function, bad
     /data:\["trying to invoke non-existent contract function", nope\]/,
   );
 
-  // soroban-sdk traps on arguments of the wrong type or count.
+  // The contract traps on an argument of the wrong type; a wrong count fails the call too.
   const badType = simulate(l, admin, c, "get", [xdr.ScVal.scvU32(1)]);
   assert.deepEqual([badType.error!.type, badType.error!.code], ["WasmVm", "InvalidAction"]);
-  assert.match(badType.error!.message, /invalid argument user/);
+  assert.equal(badType.error!.message, "VM call trapped: unreachable");
   const arity = simulate(l, admin, c, "get", []);
   assert.deepEqual([arity.error!.type, arity.error!.code], ["WasmVm", "InvalidAction"]);
 
@@ -234,12 +241,12 @@ Deno.test("errors: contract error with its message, panic, missing function, bad
     admin,
     c,
     "__constructor",
-    encodeArgs(counterContract, "__constructor", [admin]),
+    encodeArgs(COUNTER_SPEC, "__constructor", [admin]),
   );
   assert.deepEqual([ctor.error!.type, ctor.error!.code], ["Context", "InvalidAction"]);
 
   const ghost = StrKey.encodeContract(new Uint8Array(32).fill(1) as Any);
-  const gone = simulate(l, admin, ghost, "get", encodeArgs(counterContract, "get", [user]));
+  const gone = simulate(l, admin, ghost, "get", encodeArgs(COUNTER_SPEC, "get", [user]));
   assert.deepEqual([gone.error!.type, gone.error!.code], ["Storage", "MissingValue"]);
 });
 
@@ -249,8 +256,8 @@ Deno.test("events: contract event and fn_call/fn_return diagnostics in order", a
   const user = Keypair.random();
   l.account(admin.publicKey(), 10_0000000n);
   l.account(user.publicKey(), 10_0000000n);
-  const c = l.deploy(counterContract, { admin: admin.publicKey() }, admin.publicKey());
-  const a = encodeArgs(counterContract, "increment", { user: user.publicKey(), by: 3 });
+  const c = l.deploy("counter", { admin: admin.publicKey() }, admin.publicKey());
+  const a = encodeArgs(COUNTER_SPEC, "increment", { user: user.publicKey(), by: 3 });
   const res = await send(l, user.publicKey(), c, "increment", a);
   assert.equal(res.ok, true, res.errorString);
   assert.equal(res.events.length, 1);
@@ -269,7 +276,7 @@ Deno.test("events: contract event and fn_call/fn_return diagnostics in order", a
   assert.equal(fnCall.topics[1].type, "scvBytes");
   assert.equal(scValToNative(fnCall.topics[2]), "increment");
   assert.equal(fnCall.data.type, "scvVec"); // 2 args → Vec
-  assert.equal(decodeResult(counterContract, "increment", res.returnValue!), 3);
+  assert.equal(decodeResult(COUNTER_SPEC, "increment", res.returnValue!), 3);
   // Everything serializes (the ledger layer stores base64 XDR).
   for (const d of res.diagnosticEvents) {
     assert.equal(
@@ -283,19 +290,15 @@ Deno.test("events: contract event and fn_call/fn_return diagnostics in order", a
   );
 });
 
-Deno.test("Env: currentContract, invoker, ledger; structs round-trip through a call", () => {
+Deno.test("context: current contract and ledger in a call and a nested call; structs round-trip", () => {
   const { l, admin, a, b } = setup();
   const who = simulate(l, admin, a, "whoami", []);
-  assert.deepEqual(decodeResult(probeContract, "whoami", who.returnValue!), [a, null, l.sequence]);
+  assert.deepEqual(decodeResult(PROBE_SPEC, "whoami", who.returnValue!), [a, l.sequence]);
   const nested = simulate(l, admin, a, "ask_other", args("ask_other", { other: b }));
-  assert.deepEqual(decodeResult(probeContract, "ask_other", nested.returnValue!), [
-    b,
-    a,
-    l.sequence,
-  ]);
+  assert.deepEqual(decodeResult(PROBE_SPEC, "ask_other", nested.returnValue!), [b, l.sequence]);
   const rec = { n: -5n, tag: "x", who: admin };
   const echo = simulate(l, admin, a, "echo", args("echo", { r: rec }));
-  assert.deepEqual(decodeResult(probeContract, "echo", echo.returnValue!), rec);
+  assert.deepEqual(decodeResult(PROBE_SPEC, "echo", echo.returnValue!), rec);
 });
 
 Deno.test("re-entry is rejected with Error(Context, InvalidAction)", () => {
@@ -303,13 +306,6 @@ Deno.test("re-entry is rejected with Error(Context, InvalidAction)", () => {
   const sim = simulate(l, admin, a, "reenter", args("reenter", { other: b }));
   assert.deepEqual([sim.error!.type, sim.error!.code], ["Context", "InvalidAction"]);
   assert.match(sim.errorString!, /Contract re-entry is not allowed/);
-});
-
-Deno.test("a contract function returning a Promise is a panic", () => {
-  const { l, admin, a } = setup();
-  const sim = simulate(l, admin, a, "async_fn", []);
-  assert.deepEqual([sim.error!.type, sim.error!.code], ["WasmVm", "InvalidAction"]);
-  assert.match(sim.error!.message, /synchronous/);
 });
 
 Deno.test("extendTtl requests a live-until ledger; extending a missing entry fails", async () => {

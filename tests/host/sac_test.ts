@@ -9,7 +9,7 @@ import {
   StrKey,
   xdr,
 } from "@stellar/stellar-sdk";
-import { probeContract } from "./probe_contract.ts";
+import { PROBE_SPEC } from "../fixtures/contracts/probe/spec.ts";
 import { encodeArgs, type InvokeResult, sacCodec } from "../../localnet/host/mod.ts";
 import { instanceLedgerKey, scAddressFromString } from "../../localnet/host/keys.ts";
 import { contractDataKey } from "../../localnet/host/xdr_fast.ts";
@@ -31,7 +31,7 @@ function setup() {
   l.trustline(alice.publicKey(), usdcAsset, 0n);
   const usdc = l.deploySac(usdcAsset);
   const xlm = l.deploySac(Asset.native());
-  const probe = l.deploy(probeContract, [], issuer.publicKey());
+  const probe = l.deploy("probe", [], issuer.publicKey());
   return { l, issuer, alice, bob, usdcAsset, usdc, xlm, probe };
 }
 
@@ -204,7 +204,7 @@ Deno.test("SAC: transfers G→C→G with the right events; insufficient balances
   assert.equal(balance(l, usdc, probe), 4_0000000n);
 
   // The contract pays out: its own auth comes from the invoker rule.
-  const pay = encodeArgs(probeContract, "pay", {
+  const pay = encodeArgs(PROBE_SPEC, "pay", {
     token: usdc,
     to: alice.publicKey(),
     amount: 1_0000000n,
@@ -215,7 +215,7 @@ Deno.test("SAC: transfers G→C→G with the right events; insufficient balances
   assert.equal(balance(l, usdc, probe), 3_0000000n);
   assert.equal(balance(l, usdc, alice.publicKey()), 7_0000000n);
 
-  const tooMuchC = encodeArgs(probeContract, "pay", {
+  const tooMuchC = encodeArgs(PROBE_SPEC, "pay", {
     token: usdc,
     to: alice.publicKey(),
     amount: 5_0000000n,
@@ -241,7 +241,7 @@ Deno.test("SAC: transfers G→C→G with the right events; insufficient balances
   );
   assert.deepEqual(code(r3), ["Contract", 8]);
   // A failed transfer inside try_call leaves the first one in place.
-  const twice = encodeArgs(probeContract, "pay_twice_try", {
+  const twice = encodeArgs(PROBE_SPEC, "pay_twice_try", {
     token: usdc,
     to: alice.publicKey(),
     amount: 2_0000000n,

@@ -11,7 +11,7 @@
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
 import { Address, Asset, Keypair, StrKey, xdr } from "@stellar/stellar-sdk";
-import { type ContractModule, defineSpec, T } from "../../contracts/sdk.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 import {
   anyContract,
   argsOf,
@@ -376,28 +376,10 @@ Deno.test("auth guard: a named-argument check reports the argument, a ContractMa
   );
 });
 
-/** A contract that makes `from` pay `to` with a token, under `from`'s authorization. */
-const grabber: ContractModule = {
-  name: "auth_guard_grabber",
-  spec: defineSpec({
-    functions: [{
-      name: "take",
-      doc: "Test fixture: token.transfer(from -> to, amount) under from's auth (auth_guard_test).",
-      inputs: [["from", T.address], ["token", T.address], ["to", T.address], ["amount", T.i128]],
-    }],
-  }),
-  functions: {
-    take(env, a: { from: string; token: string; to: string; amount: bigint }) {
-      env.requireAuth(a.from);
-      env.call(a.token, "transfer", { from: a.from, to: a.to, amount: a.amount });
-    },
-  },
-};
-
 Deno.test("invokeContract: a call whose simulation records an unplanned authorization is reported and never signed or sent; stated, it lands", async () => {
   await using node = await startTestNode({ ledgerMs: 100 });
   const native = await node.deployAsset(Asset.native());
-  const grab = await node.deployContract(grabber, {});
+  const grab = await deployFixture(node, "grabber");
   const me = await node.newAccount();
   const to = (await node.newAccount()).publicKey();
   const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });

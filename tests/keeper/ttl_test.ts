@@ -7,7 +7,6 @@
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
 import { Address, xdr } from "@stellar/stellar-sdk";
-import { counterContract } from "../fixtures/counter.ts";
 import { contractInstanceKey, getLedgerEntries } from "../../keeper/chain/ledger.ts";
 import { ChainRpc } from "../../keeper/chain/rpc.ts";
 import { sv } from "../../keeper/chain/scval.ts";
@@ -15,6 +14,7 @@ import { ROOT_ONLY } from "../../keeper/chain/auth_guard.ts";
 import { invokeContract } from "../../keeper/chain/tx.ts";
 import { keepAlive } from "../../keeper/chain/ttl.ts";
 import { startTestNode } from "../helpers/localnet.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const SHORT = { minPersistentTtl: 200, minTemporaryTtl: 20, maxEntryTtl: 100_000 };
 
@@ -23,8 +23,8 @@ Deno.test("keep-alive: contract instances and code are extended below the thresh
   // their instance on use; the keeper's hourly keep-alive covers the quiet periods).
   await using node = await startTestNode({ network: SHORT });
   const admin = await node.newAccount();
-  const a = await node.deployContract(counterContract, { admin: admin.publicKey() });
-  const b = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const a = await deployFixture(node, "counter", { admin: admin.publicKey() });
+  const b = await deployFixture(node, "counter", { admin: admin.publicKey() });
   await node.closeLedgers(1);
   const keeper = await node.newAccount();
   const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
@@ -65,7 +65,7 @@ Deno.test("keep-alive: contract instances and code are extended below the thresh
 Deno.test("a keeper call on an archived entry restores it first, then succeeds", async () => {
   await using node = await startTestNode({ network: SHORT });
   const admin = await node.newAccount();
-  const id = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const id = await deployFixture(node, "counter", { admin: admin.publicKey() });
   const user = await node.newAccount();
   const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
   try {

@@ -16,8 +16,8 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../fixtures/counter.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const SHORT = { minPersistentTtl: 30, minTemporaryTtl: 10, maxEntryTtl: 10_000 };
 
@@ -99,7 +99,7 @@ Deno.test("an allowance expires and disappears (temporary entry past its TTL)", 
 Deno.test("an archived persistent entry needs a restore; the restore works and keeps the value", async () => {
   await using node = await startTestNode({ network: SHORT });
   const admin = await node.newAccount();
-  const id = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const id = await deployFixture(node, "counter", { admin: admin.publicKey() });
   const alice = await node.newAccount();
   const inc = (by: number) =>
     invoke(node, alice, id, "increment", [
@@ -161,7 +161,7 @@ Deno.test("an archived persistent entry needs a restore; the restore works and k
 Deno.test("ExtendFootprintTtl keeps an entry alive and charges rent for the extension", async () => {
   await using node = await startTestNode({ network: SHORT });
   const admin = await node.newAccount();
-  const id = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const id = await deployFixture(node, "counter", { admin: admin.publicKey() });
   const alice = await node.newAccount();
   const first = await invoke(node, alice, id, "increment", [
     new Address(alice.publicKey()).toScVal(),
@@ -220,7 +220,7 @@ Deno.test("rent rates are a per-node setting: doubling rentPer1kb raises the fee
   const feeOfFirstIncrement = async (rentPer1kb?: bigint) => {
     await using node = await startTestNode(rentPer1kb ? { fees: { rentPer1kb } } : {});
     const admin = await node.newAccount();
-    const id = await node.deployContract(counterContract, { admin: admin.publicKey() });
+    const id = await deployFixture(node, "counter", { admin: admin.publicKey() });
     const alice = await node.newAccount();
     const tx = await invoke(node, alice, id, "increment", [
       new Address(alice.publicKey()).toScVal(),

@@ -18,7 +18,7 @@ import * as host from "../../localnet/host/mod.ts";
 import { Chain } from "../../localnet/ledger.ts";
 import { resultPair, txMetaB64, txSetOf } from "../../localnet/meta.ts";
 import { simulateEnvelope, sorobanDataB64 } from "../../localnet/soroban.ts";
-import { counterContract } from "../fixtures/counter.ts";
+import { fixtureWasm } from "../fixtures/contracts/mod.ts";
 import { eventsFee, nonRefundableFee, rentFee } from "../../localnet/fees.ts";
 import { cursorString, parseCursor, toid } from "../../localnet/events.ts";
 import { loadAccount } from "../../localnet/accounts.ts";
@@ -93,17 +93,37 @@ Deno.test("headers chain by sha256 of the previous header; set hashes match the 
   assert.equal(loadAccount(chain.store, a.publicKey())!.seqNum, 2n << 32n);
 });
 
-Deno.test("Soroban transactions go into the parallel phase; its hash matches the SDK's XDR", () => {
+Deno.test("Soroban transactions go into the parallel phase; its hash matches the SDK's XDR", async () => {
   const chain = new Chain(Networks.STANDALONE, host);
-  const dep = host.deployContract({
-    reader: chain.store,
-    ledger: chain.hostLedger(),
-    module: counterContract,
-    args: { admin: chain.root.publicKey() },
-    deployer: chain.root.publicKey(),
-    salt: new Uint8Array(32),
-  });
-  chain.applyDirect(dep.changes);
+  // The counter fixture's Wasm, uploaded and created directly (as Localnet.deployWasm does).
+  const direct = (hostFunction: xdr.HostFunction): xdr.ScVal => {
+    const res = host.invokeHostFunction({
+      reader: chain.store,
+      ledger: chain.hostLedger(),
+      source: chain.root.publicKey(),
+      hostFunction,
+      auth: [],
+      mode: "record_allow_nonroot",
+    });
+    assert.equal(res.ok, true, res.errorString);
+    chain.applyDirect(res.changes, [], res.liveUntil);
+    return res.returnValue!;
+  };
+  const wasm = await fixtureWasm("counter");
+  direct(xdr.HostFunction.hostFunctionTypeUploadContractWasm(wasm as never));
+  const created = direct(xdr.HostFunction.hostFunctionTypeCreateContractV2(
+    new xdr.CreateContractArgsV2({
+      contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAddress(
+        new xdr.ContractIdPreimageFromAddress({
+          address: new Address(chain.root.publicKey()).toScAddress(),
+          salt: new Uint8Array(32) as never,
+        }),
+      ),
+      executable: xdr.ContractExecutable.contractExecutableWasm(sha256(wasm) as never),
+      constructorArgs: [new Address(chain.root.publicKey()).toScVal()],
+    }),
+  ));
+  const dep = { contractId: Address.fromScVal(created).toString() };
   chain.settle();
   const root = chain.root;
   const acc = loadAccount(chain.store, root.publicKey())!;

@@ -13,8 +13,8 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../fixtures/counter.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 // deno-lint-ignore no-explicit-any
 async function rawRpc(node: TestNode, body: unknown): Promise<{ status: number; json: any }> {
@@ -105,7 +105,7 @@ Deno.test("friendbot funds a new account with a real transaction; getAccount rea
 Deno.test("friendbot funds a contract address through the native SAC", async () => {
   await using node = await startTestNode();
   const admin = await node.newAccount();
-  const c = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const c = await deployFixture(node, "counter", { admin: admin.publicKey() });
   // Without the native SAC deployed there is nothing to pay a contract with.
   await assert.rejects(node.server.fundAddress(c));
   await node.deployAsset(Asset.native());

@@ -15,9 +15,8 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../fixtures/counter.ts";
-import { payerContract } from "../fixtures/payer.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 type AnyClient = contract.Client & Record<string, CallFn>;
 // deno-lint-ignore no-explicit-any
@@ -44,7 +43,7 @@ Deno.test("SAC: ChangeTrust, mint by the issuer, G→C and C-held balances, SEP-
   const usdc = new Asset("USDC", issuer.publicKey());
   const sacId = await node.deployAsset(usdc);
   assert.equal(sacId, usdc.contractId(node.networkPassphrase));
-  const counterId = await node.deployContract(counterContract, { admin: issuer.publicKey() });
+  const counterId = await deployFixture(node, "counter", { admin: issuer.publicKey() });
   await changeTrust(node, alice, usdc);
 
   // mint by the admin (the issuer) through contract.Client on the SAC (stellarAsset executable).
@@ -108,7 +107,7 @@ Deno.test("SAC: ChangeTrust, mint by the issuer, G→C and C-held balances, SEP-
   assert.equal(viaSent.getTransactionResponse?.status, "SUCCESS");
   assert.equal((await asAlice.balance({ id: counterId })).result, 140_0000000n);
   // C → G: a contract paying out of its own balance (invoker rule), then C → issuer (burn).
-  const payerId = await node.deployContract(payerContract);
+  const payerId = await deployFixture(node, "payer");
   await (await asAlice.transfer({ from: alice.publicKey(), to: payerId, amount: 50_0000000n }))
     .signAndSend();
   const bob = await node.newAccount();
@@ -149,8 +148,8 @@ Deno.test("SAC: ChangeTrust, mint by the issuer, G→C and C-held balances, SEP-
 Deno.test("getEvents: type/contract/topic filters, * and **, exact length, paging, cursors", async () => {
   await using node = await startTestNode();
   const admin = await node.newAccount();
-  const c1 = await node.deployContract(counterContract, { admin: admin.publicKey() });
-  const c2 = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const c1 = await deployFixture(node, "counter", { admin: admin.publicKey() });
+  const c2 = await deployFixture(node, "counter", { admin: admin.publicKey() });
   const users = [await node.newAccount(), await node.newAccount()];
   const start = node.latestLedger().sequence + 1;
   // Six events across two contracts and two users, each in its own ledger (sends close one).

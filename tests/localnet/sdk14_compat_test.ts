@@ -3,8 +3,8 @@
  * client and contract.Client decode everything the node serves (protocol-23 XDR only).
  */
 import assert from "node:assert/strict";
-import { counterContract } from "../fixtures/counter.ts";
 import { startTestNode } from "../helpers/localnet.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 // The v14 typings pull in an @types/node that breaks type-checking of node: builtins in the
 // same program, so the module is loaded untyped (a non-literal specifier is not type-checked).
@@ -15,7 +15,7 @@ Deno.test("SDK 14.4.3: Client.from, read, write, events, transactions, ledgers d
   const sdk14: any = await import(SDK14);
   await using node = await startTestNode();
   const admin = await node.newAccount();
-  const id = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const id = await deployFixture(node, "counter", { admin: admin.publicKey() });
   const kp = sdk14.Keypair.fromSecret((await node.newAccount()).secret());
   const server = new sdk14.rpc.Server(node.rpcUrl, { allowHttp: true });
   const client = await sdk14.contract.Client.from({

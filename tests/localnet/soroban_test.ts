@@ -17,8 +17,8 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { counterContract } from "../fixtures/counter.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 /** A contract.Client of the counter, methods by name. */
 type Counter = contract.Client & Record<string, CounterMethod>;
@@ -44,7 +44,7 @@ function hostErrors(got: rpc.Api.GetTransactionResponse | undefined): string {
 async function setup() {
   const node = await startTestNode();
   const admin = await node.newAccount();
-  const id = await node.deployContract(counterContract, { admin: admin.publicKey() });
+  const id = await deployFixture(node, "counter", { admin: admin.publicKey() });
   return { node, admin, id };
 }
 

@@ -1,6 +1,6 @@
 /**
  * `extend_ttl` as the real host does it, over JSON-RPC, for a Wasm contract (the forwarder's
- * `extend_contract_data_ttl`) and a TypeScript contract (`Storage.extendTtl`) alike: an entry is
+ * `extend_contract_data_ttl`): an entry is
  * extended only when its TTL is at or below the threshold, and only then is rent charged;
  * `threshold > extend_to` is `Error(Storage, InvalidInput)`; past the network's max TTL a
  * temporary entry is `Error(Storage, InvalidAction)` and a persistent one is clamped.
@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { Address, Operation, type rpc, xdr } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { type ContractModule, defineSpec, type Env, T } from "../../contracts/sdk.ts";
 import { contractDataKey } from "../../localnet/host/xdr_fast.ts";
 import { forwarderWasm } from "./forwarder.ts";
 import { deployWasm, submit } from "./deploy_helpers.ts";
@@ -21,37 +20,6 @@ const sym = (s: string) => xdr.ScVal.scvSymbol(s);
 const u32 = (n: number) => xdr.ScVal.scvU32(n);
 const PERSISTENT = 1 as const;
 const TEMPORARY = 0 as const;
-
-/** A TypeScript contract with the same storage calls as the forwarder's `l__` and `l_7`. */
-const tsStore: ContractModule = {
-  name: "ts_store",
-  spec: defineSpec({
-    functions: [
-      { name: "put", inputs: [["key", T.symbol], ["val", T.u32], ["t", T.u32]] },
-      {
-        name: "extend",
-        inputs: [["key", T.symbol], ["t", T.u32], ["threshold", T.u32], ["extend_to", T.u32]],
-      },
-    ],
-  }),
-  functions: {
-    put(env: Env, { key, val, t }: { key: string; val: number; t: number }) {
-      (t === PERSISTENT ? env.storage.persistent : env.storage.temporary).set(sym(key), u32(val));
-    },
-    extend(
-      env: Env,
-      { key, t, threshold, extend_to }: {
-        key: string;
-        t: number;
-        threshold: number;
-        extend_to: number;
-      },
-    ) {
-      (t === PERSISTENT ? env.storage.persistent : env.storage.temporary)
-        .extendTtl(sym(key), threshold, extend_to);
-    },
-  },
-};
 
 function rentOf(res: rpc.Api.GetSuccessfulTransactionResponse): bigint {
   const meta = res.resultMetaXdr as Any;
@@ -111,10 +79,4 @@ Deno.test("Wasm extend_contract_data_ttl honours the threshold and the max TTL",
   const alice = await node.newAccount();
   const fwd = await deployWasm(node, alice, await forwarderWasm());
   await checkThresholdSemantics(node, fwd, { put: "l__", extend: "l_7" });
-});
-
-Deno.test("TypeScript Storage.extendTtl honours the threshold and the max TTL", async () => {
-  await using node = await startTestNode({ network: SHORT });
-  const id = await node.deployContract(tsStore, []);
-  await checkThresholdSemantics(node, id, { put: "put", extend: "extend" });
 });

@@ -1,6 +1,6 @@
 /**
- * Wasm contracts with the rest of the node, over JSON-RPC with `contract.Client`: calls both
- * ways between Wasm and TypeScript contracts, try_call rollback, auth trees with a nested
+ * Wasm contracts with the rest of the node, over JSON-RPC with `contract.Client`: calls between
+ * Wasm contracts (hand-written WAT and the AssemblyScript counter fixture), try_call rollback, auth trees with a nested
  * call (recorded, then enforced with signed entries), authorize_as_curr_contract, deployment
  * from a contract with a constructor, upgrades, storage with TTL.
  */
@@ -15,13 +15,12 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
-import { counterContract } from "../fixtures/counter.ts";
-import { type ContractModule, defineSpec, type Env, T } from "../../contracts/sdk.ts";
 import { contractIdFromAddress } from "../../localnet/host/keys.ts";
 import { contractDataKey } from "../../localnet/host/xdr_fast.ts";
 import { counterWasm, proxyWasm } from "./contracts.ts";
 import { forwarderWasm } from "./forwarder.ts";
 import { deployWasm, submit, upload } from "./deploy_helpers.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -32,37 +31,18 @@ const addr = (s: string) => nativeToScVal(Address.fromString(s));
 /** A `val` result: contract.Client may hand back the ScVal or its native value. */
 const nat = (v: Any) => (v && typeof v === "object" && "toXdr" in v ? scValToNative(v) : v);
 
-/** A TypeScript contract calling Wasm contracts. */
-const wasmCaller: ContractModule = {
-  name: "wasm_caller",
-  spec: defineSpec({
-    functions: [
-      { name: "bump", inputs: [["target", T.address], ["by", T.u32]], output: T.u32 },
-      { name: "try_trap", inputs: [["target", T.address]], output: T.bool },
-    ],
-  }),
-  functions: {
-    bump(env: Env, { target, by }: { target: string; by: number }) {
-      return env.call<number>(target, "increment", [by]);
-    },
-    try_trap(env: Env, { target }: { target: string }) {
-      return env.tryCall(target, "trap", []).ok;
-    },
-  },
-};
-
-Deno.test("Wasm ↔ TypeScript calls, try_call rollback, deploy from a contract, upgrade", async () => {
+Deno.test("Wasm ↔ Wasm calls (AssemblyScript counter fixture, WAT proxy), try_call rollback, deploy from a contract, upgrade", async () => {
   await using node = await startTestNode();
   const alice = await node.newAccount();
   const proxyId = await deployWasm(node, alice, await proxyWasm());
   const proxy2Id = await deployWasm(node, alice, await proxyWasm());
-  const tsCounter = await node.deployContract(counterContract, [alice.publicKey()]);
+  const asCounter = await deployFixture(node, "counter", [alice.publicKey()]);
   const proxy = await node.clientFor<Any>(proxyId, alice);
 
-  // Wasm → TypeScript, with alice's auth recorded for the nested TS call (non-root).
+  // Wasm → Wasm, with alice's auth recorded for the nested call (non-root).
   const viaWasm = await proxy.auth_call({
     user: alice.publicKey(),
-    c: tsCounter,
+    c: asCounter,
     f: "increment",
     args: [addr(alice.publicKey()), u32(4)],
   });
@@ -72,19 +52,16 @@ Deno.test("Wasm ↔ TypeScript calls, try_call rollback, deploy from a contract,
   assert.equal(root.subInvocations.length, 1);
   assert.equal(root.subInvocations[0].function.contractFn.functionName.toString(), "increment");
   await viaWasm.signAndSend();
-  const ts = await node.clientFor<Any>(tsCounter, alice);
-  assert.equal((await ts.get({ user: alice.publicKey() })).result.unwrap(), 4);
+  const counterClient = await node.clientFor<Any>(asCounter, alice);
+  assert.equal((await counterClient.get({ user: alice.publicKey() })).result.unwrap(), 4);
 
-  // TypeScript → Wasm: the Wasm counter's admin is the TS caller (invoker auth).
-  const caller = await node.deployContract(wasmCaller, []);
-  const wcounter = await deployWasm(node, alice, await counterWasm(), [addr(caller)]);
-  const callerClient = await node.clientFor<Any>(caller, alice);
-  const bump = await callerClient.bump({ target: wcounter, by: 6 });
-  assert.equal(bump.result, 6);
+  // WAT proxy → WAT counter whose admin is the proxy (invoker auth: no signature needed).
+  const wcounter = await deployWasm(node, alice, await counterWasm(), [addr(proxyId)]);
+  const bump = await proxy.call({ c: wcounter, f: "increment", args: [u32(6)] });
+  assert.equal(nat(bump.result), 6);
+  assert.equal(bump.simulation.result.auth.length, 0);
   await bump.signAndSend();
   assert.equal((await (await node.clientFor<Any>(wcounter, alice)).get()).result, 6);
-  // A TS tryCall of a trapping Wasm function is recoverable.
-  assert.equal((await callerClient.try_trap({ target: proxyId })).result, false);
 
   // try_call: the callee's write is rolled back, its contract error comes back as a value.
   const tried = await proxy.attempt({ c: proxy2Id, f: "put_then_fail", args: [] });
@@ -101,9 +78,9 @@ Deno.test("Wasm ↔ TypeScript calls, try_call rollback, deploy from a contract,
     () => proxy.call({ c: proxy2Id, f: "put_then_fail", args: [] }).then((t: Any) => t.result),
     /Error\(Contract, #3\)/,
   );
-  // A contract error from a TS callee through try.
+  // A contract error from the AssemblyScript counter through try.
   const tsErr = await proxy.attempt({
-    c: tsCounter,
+    c: asCounter,
     f: "increment",
     args: [addr(proxyId), u32(500)],
   });
@@ -152,12 +129,12 @@ Deno.test("auth: signed address credentials for a nested Wasm call; authorize_as
   const bob = await node.newAccount();
   const proxyId = await deployWasm(node, alice, await proxyWasm());
   const proxy2Id = await deployWasm(node, alice, await proxyWasm());
-  const tsCounter = await node.deployContract(counterContract, [alice.publicKey()]);
+  const asCounter = await deployFixture(node, "counter", [alice.publicKey()]);
   // alice sends; bob authorizes a tree proxy.auth_call → counter.increment with a signature.
   const proxy = await node.clientFor<Any>(proxyId, alice);
   const tx = await proxy.auth_call({
     user: bob.publicKey(),
-    c: tsCounter,
+    c: asCounter,
     f: "increment",
     args: [addr(bob.publicKey()), u32(2)],
   });
@@ -165,7 +142,7 @@ Deno.test("auth: signed address credentials for a nested Wasm call; authorize_as
   // Sent without bob's signature (forced past the SDK's own check), the node refuses it.
   const unsigned = await proxy.auth_call({
     user: bob.publicKey(),
-    c: tsCounter,
+    c: asCounter,
     f: "increment",
     args: [addr(bob.publicKey()), u32(2)],
   });
@@ -176,14 +153,14 @@ Deno.test("auth: signed address credentials for a nested Wasm call; authorize_as
   );
   await tx.signAuthEntries({ address: bob.publicKey(), signAuthEntry: bobSigner.signAuthEntry });
   await tx.signAndSend();
-  const ts = await node.clientFor<Any>(tsCounter, alice);
-  assert.equal((await ts.get({ user: bob.publicKey() })).result.unwrap(), 2);
+  const counterClient = await node.clientFor<Any>(asCounter, alice);
+  assert.equal((await counterClient.get({ user: bob.publicKey() })).result.unwrap(), 2);
 
   // proxy → proxy2.auth_call(user = proxy) → counter.increment(proxy): proxy2's call to the
   // counter is not proxy's direct call, so it needs authorize_as_curr_contract.
   const innerArgs = [
     addr(proxyId),
-    addr(tsCounter),
+    addr(asCounter),
     sym("increment"),
     xdr.ScVal.scvVec([addr(proxyId), u32(1)]),
   ];
@@ -203,7 +180,7 @@ Deno.test("auth: signed address credentials for a nested Wasm call; authorize_as
         "context",
         smap([
           ["args", xdr.ScVal.scvVec([addr(proxyId), u32(1)])],
-          ["contract", addr(tsCounter)],
+          ["contract", addr(asCounter)],
           ["fn_name", sym("increment")],
         ]),
       ],
@@ -219,7 +196,7 @@ Deno.test("auth: signed address credentials for a nested Wasm call; authorize_as
   assert.equal(nat(ok.result), 1);
   assert.equal(ok.simulation.result.auth.length, 0);
   await ok.signAndSend();
-  assert.equal((await ts.get({ user: proxyId })).result.unwrap(), 1);
+  assert.equal((await counterClient.get({ user: proxyId })).result.unwrap(), 1);
 });
 
 Deno.test("storage: three durabilities, TTL extension seen by getLedgerEntries", async () => {

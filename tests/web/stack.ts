@@ -16,10 +16,11 @@ import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil, USDC } from "../../contracts/deploy.ts";
 import type { FlashPolicy } from "../../contracts/deploy_net.ts";
 import { runKeeper } from "../../keeper/main.ts";
-import { script, scriptedExecutor } from "../fixtures/scripted_executor.ts";
+import { script } from "../fixtures/scripted_executor.ts";
 import { createApi } from "../../keeper/api/mod.ts";
 import { createWebApp, mountWeb } from "../../web/mod.ts";
 import { clearSpecCache } from "../../lib/soroban.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 /** A running stack. */
 export interface WebStack extends AsyncDisposable {
@@ -126,7 +127,7 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       await node.invoke(registry, "register", { operator: k1, name: "keeper-one" }, { source: k1 });
       // A settled liquidation: one flash of 200 USDC repaid with 10 USDC profit (the scripted
       // test executor stands in for the liquidator).
-      const executor = await node.deployContract(scriptedExecutor, {});
+      const executor = await deployFixture(node, "scripted_executor");
       await allowExecutor(node, vault, admin, policy, executor);
       await node.advanceTime(30);
       await node.invoke(vault, "flash", {

@@ -13,8 +13,9 @@ import { deployVigil, USDC } from "../../contracts/deploy.ts";
 import { clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
 import { plainError } from "../../lib/errors.ts";
 import { ContractCallError } from "../../lib/tx_errors.ts";
-import { script, scriptedExecutor } from "../fixtures/scripted_executor.ts";
+import { script } from "../fixtures/scripted_executor.ts";
 import { allowExecutor, STACK_POLICY_DELAY } from "./stack.ts";
+import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 function signer(kp: Keypair, passphrase: string): TxSigner {
   return {
@@ -81,7 +82,7 @@ Deno.test("write path and plain error messages against the local node", async (t
   });
 
   await t.step("a flash that keeps the money: FlashNotRepaid in plain words", async () => {
-    const executor = await node.deployContract(scriptedExecutor, {});
+    const executor = await deployFixture(node, "scripted_executor");
     await allowExecutor(node, vault, admin, policy, executor);
     const e = await writeCall(
       net,
@@ -97,7 +98,7 @@ Deno.test("write path and plain error messages against the local node", async (t
   });
 
   await t.step("a flash through an executor the policy does not list: in plain words", async () => {
-    const executor = await node.deployContract(scriptedExecutor, {});
+    const executor = await deployFixture(node, "scripted_executor");
     const e = await writeCall(
       net,
       vault,
