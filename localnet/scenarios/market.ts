@@ -18,6 +18,7 @@ import { lendingPool, RequestType } from "../protocols/lending_pool/mod.ts";
 import { otherAsset, stellarAsset } from "../../contracts/oracle/spec.ts";
 import { deployDexes } from "../protocols/dex/deploy.ts";
 import { deployAllocationVault } from "../protocols/allocation_vault/deploy.ts";
+import { deployBlendMarket } from "../protocols/blend/deploy.ts";
 
 /** The oracle's committed Wasm (`deno task build:contracts`; not contracts/build.ts: no compiler here). */
 const ORACLE_WASM = new URL("../../contracts/wasm/oracle.wasm", import.meta.url);
@@ -51,7 +52,16 @@ export interface Market {
   prices: Record<string, bigint>;
   /** Issuer (SAC admin) of USDC. */
   usdcIssuer: string;
+  /**
+   * Which lending pool `lending_pool` is: the TypeScript stand-in (default) or the real Blend v2
+   * pool from the `blend-contract-sdk` crate (`backstop`, `emitter`, `pool_factory`, `comet` are
+   * then in `contracts` too).
+   */
+  blend: MarketBlend;
 }
+
+/** Which Blend pool a market runs: the TypeScript stand-in or the real v2 Wasm. */
+export type MarketBlend = "standin" | "real";
 
 /** Oracle decimals and resolution used by the market (Reflector-like: 300 s rounds). */
 export const ORACLE_DECIMALS = 7;
@@ -188,6 +198,12 @@ export interface MarketOptions {
   positions?: boolean;
   /** Rebalance manager of the allocation vault (e.g. a keeper's account; default its manager). */
   rebalanceManager?: string;
+  /**
+   * The lending pool: the TypeScript stand-in (default) or the real Blend v2 market of
+   * `localnet/protocols/blend/deploy.ts` (Blend's own deploy flow; its reserves, borrowers and
+   * oracle replace the stand-in's, the DEXes and the allocation vault are the same).
+   */
+  blend?: MarketBlend;
 }
 
 /**
@@ -201,6 +217,7 @@ export async function deployMarket(
   base: DevChain,
   opts: MarketOptions = {},
 ): Promise<Market> {
+  if (opts.blend === "real") return await deployRealBlendMarket(node, base, opts);
   const accounts: Record<string, DevAccount> = {};
   const contracts: Record<string, string> = {};
   const add = (name: string) => (accounts[name] = newAccount());
@@ -312,18 +329,75 @@ export async function deployMarket(
     }
   }
 
+  await deployPeriphery(node, contracts, accounts, {
+    ...opts,
+    admin: admin.public,
+    classicUsdc: classic.usdc,
+  });
+  await node.closeLedgers(1);
+  return {
+    contracts,
+    accounts,
+    borrowers,
+    prices: { ...MARKET_PRICES },
+    usdcIssuer,
+    blend: "standin",
+  };
+}
+
+/**
+ * The market on the real Blend v2 pool: {@link deployBlendMarket} (pool factory, backstop with a
+ * Comet LP token, USDC / XLM / WETH reserves, borrowers; the SEP-40 oracle at the same prices as
+ * the stand-in market), then the same DEXes (pairs at the oracle prices) and allocation vault.
+ * `market_admin` is Blend's admin: it owns the oracle (`localnet_shock`) and the DEXes.
+ */
+async function deployRealBlendMarket(
+  node: MarketNode,
+  base: DevChain,
+  opts: MarketOptions,
+): Promise<Market> {
+  const m = await deployBlendMarket(node, base, { positions: opts.positions });
+  const accounts: Record<string, DevAccount> = { ...m.accounts };
+  accounts.market_admin = m.accounts.blend_admin;
+  const contracts = { ...m.contracts };
+  // The admin provides the XLM side of the DEX liquidity (as the stand-in market's admin does).
+  await node.fund(accounts.market_admin.public, 100_000_000n);
+  await deployPeriphery(node, contracts, accounts, {
+    ...opts,
+    admin: accounts.market_admin.public,
+    classicUsdc: new Asset("USDC", m.usdcIssuer),
+  });
+  await node.closeLedgers(1);
+  return {
+    contracts,
+    accounts,
+    borrowers: m.borrowers,
+    prices: { ...m.prices },
+    usdcIssuer: m.usdcIssuer,
+    blend: "real",
+  };
+}
+
+/** Deploys the DEX venues and the allocation vault next to a market's pool (options permitting). */
+async function deployPeriphery(
+  node: MarketNode,
+  contracts: Record<string, string>,
+  accounts: Record<string, DevAccount>,
+  opts: MarketOptions & { admin: string; classicUsdc: Asset },
+): Promise<void> {
+  const tokens = { usdc: contracts.usdc, xlm: contracts.xlm, weth: contracts.weth };
   if (opts.dex !== false) {
-    const dex = await deployDexes(node, { admin: admin.public, tokens, liquidity: LIQUIDITY });
+    const dex = await deployDexes(node, { admin: opts.admin, tokens, liquidity: LIQUIDITY });
     contracts.primary_dex_router = dex.primary_dex_router;
     contracts.fallback_dex_router = dex.fallback_dex_router;
     contracts.soroswap_factory = dex.soroswap_factory;
     contracts.phoenix_factory = dex.phoenix_factory;
   }
-
   if (opts.allocationVault !== false) {
-    const manager = add("allocation_manager");
+    const manager = newAccount();
+    accounts.allocation_manager = manager;
     await node.fund(manager.public, 1000n);
-    seedTrustline(node, manager.public, classic.usdc, ALLOCATION_SEED);
+    seedTrustline(node, manager.public, opts.classicUsdc, ALLOCATION_SEED);
     const av = await deployAllocationVault(node, {
       asset: tokens.usdc,
       manager: manager.public,
@@ -334,9 +408,6 @@ export async function deployMarket(
     });
     contracts.allocation_vault = av.allocation_vault;
   }
-
-  await node.closeLedgers(1);
-  return { contracts, accounts, borrowers, prices: { ...MARKET_PRICES }, usdcIssuer };
 }
 
 /** USDC deposited into the allocation vault (left idle: the first rebalance invests it). */

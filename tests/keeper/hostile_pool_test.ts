@@ -74,6 +74,9 @@ Deno.test({
     let hostile: HostileMarket | undefined;
     const w = await startWorld({
       ledgerMs: 250,
+      // The hostile pool is a stand-in deployed next to the stand-in market (it shares its
+      // backstop account).
+      blend: "standin",
       // The admin listed the hostile pool next to the market's honest one.
       beforeVigil: async (node, market) => {
         hostile = await deployHostileMarket(node, market);

@@ -276,9 +276,13 @@ export async function executeLiquidation(
       },
     });
   }
+  // From block 400 on Blend's bid is free: the filler takes on no debt, and repaying a debt it
+  // does not have burns 0 d-tokens, which the pool refuses (#1219 InvalidDTokenBurnAmount, the
+  // real pool and the stand-in alike). Then no Repay: the flash lends 1 unit and the lot is profit.
+  const repays = need > 0n;
   const requests = [
     request(REQ_FILL_USER_LIQUIDATION, user, BigInt(percent)),
-    request(REQ_REPAY, deps.usdc, amount),
+    ...(repays ? [request(REQ_REPAY, deps.usdc, amount)] : []),
     ...lotAssets.map((a) => request(REQ_WITHDRAW_COLLATERAL, a, WITHDRAW_ALL)),
   ];
   // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
@@ -292,7 +296,7 @@ export async function executeLiquidation(
     pool: deps.poolId,
     usdc: deps.usdc,
     requests,
-    repay: new Map([[deps.usdc, amount]]),
+    repay: repays ? new Map([[deps.usdc, amount]]) : new Map(),
     lotAssets,
     allowanceUntil,
   });

@@ -52,7 +52,7 @@ export interface InitArgs {
 
 function requireValidPoolConfig(bstopRate: number, maxPositions: number, minCollateral: bigint) {
   if (bstopRate >= 1e7 || maxPositions < 2 || maxPositions > 60 || minCollateral < 0n) {
-    fail(PoolError.InvalidPoolInitArgs);
+    fail(PoolError.InvalidPoolConfigArgs);
   }
 }
 

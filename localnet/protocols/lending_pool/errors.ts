@@ -1,5 +1,6 @@
 /**
- * Blend v2.0.0 `PoolError` codes (pool/src/errors.rs).
+ * Blend v2 `PoolError` codes (pool/src/errors.rs; names as the `blend-contract-sdk` pool Wasm's
+ * spec has them — `tests/keeper/real_blend_liquidation_test.ts` compares).
  *
  * @module
  */
@@ -13,7 +14,7 @@ export const PoolError = {
   BalanceError: 10,
   OverflowError: 12,
   BadRequest: 1200,
-  InvalidPoolInitArgs: 1201,
+  InvalidPoolConfigArgs: 1201,
   InvalidReserveMetadata: 1202,
   InitNotUnlocked: 1203,
   StatusNotAllowed: 1204,
