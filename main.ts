@@ -35,9 +35,6 @@ Options of "localnet":
   --scenario <s>    base (dev chain + Vigil's vault and registry; default) or market (adds the
                     lending pool, oracle, DEX routers, allocation vault and borrowers, and the
                     control method localnet_shock)
-  --blend <b>       with --scenario market: standin (the TypeScript Blend pool; default) or real
-                    (Blend's v2 pool, backstop, emitter and factory Wasm from the
-                    blend-contract-sdk crate, deployed with Blend's own flow)
   --out <file>      where to write contract ids, RPC URL and dev accounts (default localnet.json,
                     mode 0600; the only place secrets are written)
 
@@ -55,7 +52,6 @@ export async function runLocalnet(argv: string[]): Promise<void> {
       "ledger-ms": { type: "string", default: "1000" },
       out: { type: "string", default: "localnet.json" },
       scenario: { type: "string", default: "base" },
-      blend: { type: "string", default: "standin" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -75,18 +71,11 @@ export async function runLocalnet(argv: string[]): Promise<void> {
   if (values.scenario !== "base" && values.scenario !== "market") {
     throw new Error(`invalid --scenario ${values.scenario} (base or market)`);
   }
-  if (values.blend !== "standin" && values.blend !== "real") {
-    throw new Error(`invalid --blend ${values.blend} (standin or real)`);
-  }
-  if (values.blend === "real" && values.scenario !== "market") {
-    throw new Error("--blend real needs --scenario market");
-  }
   const { net, out } = await startDevNetwork({
     port,
     hostname: values.host,
     ledgerMs,
     market: values.scenario === "market",
-    blend: values.blend,
   });
   const dev = out;
   const file = values.out!;

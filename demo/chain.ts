@@ -10,12 +10,7 @@
  */
 import { type Localnet, startLocalnet } from "../localnet/mod.ts";
 import { type DevAccount, type DevChain, setupDevChain } from "../localnet/dev_setup.ts";
-import {
-  deployMarket,
-  type Market,
-  type MarketBlend,
-  registerShock,
-} from "../localnet/scenarios/market.ts";
+import { deployMarket, type Market, registerShock } from "../localnet/scenarios/market.ts";
 import { deployVigil, type VigilConfig, type VigilDeployment } from "../contracts/deploy.ts";
 
 /** What `localnet.json` holds (mode 0600: it has the dev accounts' secrets). */
@@ -52,8 +47,6 @@ export interface DevNetworkOptions {
   ledgerMs?: number;
   /** Deploy the liquidation market (`--scenario market`). */
   market?: boolean;
-  /** With `market`: the TypeScript Blend stand-in (default) or the real Blend v2 pool. */
-  blend?: MarketBlend;
   /** Dev accounts to create besides the USDC issuer (default alice, bob, keeper1, keeper2). */
   accounts?: string[];
   /** Rebalance manager of the allocation vault (a keeper's account). */
@@ -92,7 +85,7 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
       // The market first: Vigil's flash policy names its lending pool and primary router.
       // keeper1 (when the dev chain has one) holds the allocation vault's rebalance role.
       const rebalanceManager = opts.rebalanceManager ?? dev.accounts.keeper1?.public;
-      market = await deployMarket(net, dev, { rebalanceManager, blend: opts.blend });
+      market = await deployMarket(net, dev, { rebalanceManager });
       Object.assign(accounts, market.accounts);
       registerShock(net, market.contracts.oracle, market.accounts.market_admin.public);
     }

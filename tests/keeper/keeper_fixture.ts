@@ -11,12 +11,7 @@ import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
 import type { FlashPolicy, FlashPolicyOptions } from "../../contracts/deploy_net.ts";
 import { marketPolicy } from "../../demo/chain.ts";
-import {
-  deployMarket,
-  type Market,
-  type MarketBlend,
-  registerShock,
-} from "../../localnet/scenarios/market.ts";
+import { deployMarket, type Market, registerShock } from "../../localnet/scenarios/market.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { type KeeperChild, spawnKeeper } from "./keeper_process.ts";
 
@@ -66,12 +61,6 @@ export interface WorldOptions {
   beforeVigil?: (node: TestNode, market: Market) => Promise<FlashPolicyOptions | void>;
   /** Vigil's configuration over {@link WORLD_CONFIG}. */
   config?: VigilConfig;
-  /**
-   * The lending pool: the TypeScript stand-in or the real Blend v2 pool
-   * (`localnet/protocols/blend/deploy.ts`), with the same DEXes and flash policy around it
-   * (default: {@link worldBlend}).
-   */
-  blend?: MarketBlend;
 }
 
 /**
@@ -80,19 +69,6 @@ export interface WorldOptions {
  * so a test can move the ledger clock past it.
  */
 export const WORLD_CONFIG: VigilConfig = { policy_delay: 7200n };
-
-/**
- * The pool a world gets when a test does not choose: the stand-in, or the real Blend v2 pool when
- * `VIGIL_WORLD_BLEND=real` (to run the keeper suites on the real pool: `VIGIL_WORLD_BLEND=real
- * deno task test tests/keeper/race_test.ts`).
- */
-export function worldBlend(): MarketBlend {
-  const v = Deno.env.get("VIGIL_WORLD_BLEND") ?? "standin";
-  if (v !== "standin" && v !== "real") {
-    throw new Error(`VIGIL_WORLD_BLEND must be standin or real, not ${v}`);
-  }
-  return v;
-}
 
 /**
  * Moves the ledger clock past a change the vault's admin queued (`applies_at`), so it is in force.
@@ -113,7 +89,6 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     const market = await deployMarket(node, dev, {
       positions: opts.positions,
       rebalanceManager: opts.keeperIsRebalanceManager ? keepers[0].publicKey() : undefined,
-      blend: opts.blend ?? worldBlend(),
     });
     registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
     const extra = (await opts.beforeVigil?.(node, market)) ?? {};

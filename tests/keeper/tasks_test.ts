@@ -26,9 +26,8 @@ Deno.test("priorityFor: the spec's bands, boundaries on the upper side", () => {
 });
 
 Deno.test("getTasks: one task per position with HF < 1, Blend's health factor, priority bands", async () => {
-  // Ledgers close on demand (and after a send). The stand-in market: its seven borrowers span
-  // every priority band (the real Blend market opens four).
-  const w = await startWorld({ ledgerMs: 0, blend: "standin" });
+  // Ledgers close on demand (and after a send). The market's seven borrowers span every band.
+  const w = await startWorld({ ledgerMs: 0 });
   const keeper = w.keepers[0].publicKey();
   const chain = new ChainRpc(w.node.rpcUrl, { networkPassphrase: w.node.networkPassphrase });
   const network = {
