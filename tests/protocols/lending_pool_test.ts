@@ -385,7 +385,12 @@ Deno.test("contract.Client reads the served spec; get_reserve accrual equals the
     sdk.accrue(BigInt(POOL_PARAMS.backstop_take_rate), t);
     assert.equal(onChain.data.dRate, sdk.data.dRate);
     assert.equal(onChain.data.bRate, sdk.data.bRate);
-    assert.equal(onChain.data.interestRateModifier, sdk.data.interestRateModifier);
+    // The one difference between the Blend SDK's estimate and the pool: below the target
+    // utilization the pool rounds the ir_mod step toward zero (Rust `fixed_mul_ceil` of a
+    // negative product), the SDK rounds its magnitude up — so the pool's modifier is the SDK's or
+    // one unit above it (issue 21's list of differences; the keeper does not read ir_mod).
+    const irDiff = onChain.data.interestRateModifier - sdk.data.interestRateModifier;
+    assert.ok(irDiff === 0n || irDiff === 1n, `ir_mod pool − SDK = ${irDiff}`);
     assert.equal(onChain.data.backstopCredit, sdk.data.backstopCredit);
     assert.ok(onChain.data.dRate > storedDRate, "interest accrued");
   });
