@@ -11,8 +11,8 @@
 import { Asset, Keypair } from "@stellar/stellar-sdk";
 import type { Localnet } from "../localnet/mod.ts";
 import { seedTrustline } from "../localnet/dev_setup.ts";
-import { debtForHealthFactor, type Market } from "../localnet/scenarios/market.ts";
-import { RequestType } from "../localnet/protocols/lending_pool/mod.ts";
+import { debtForHealthFactor, type Market, RequestType } from "../localnet/scenarios/market.ts";
+
 import { stellarAsset } from "../contracts/oracle/spec.ts";
 
 const E7 = 10_000_000n;

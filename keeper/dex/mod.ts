@@ -23,6 +23,7 @@ import type { ChainRpc } from "../chain/rpc.ts";
 import type { InvokeOptions } from "../chain/tx.ts";
 import { tokenBalance } from "../token.ts";
 import { detectVenue, type Venue } from "./venues.ts";
+import { type EarlierLeg, quoteAfter, sharesPair } from "./joint.ts";
 
 export { detectVenue, phoenixVenue, soroswapVenue, type Venue } from "./venues.ts";
 
@@ -179,6 +180,11 @@ export class SwapClient {
       routers?: ReadonlySet<string>;
       maxSlippageBps?: number;
       tokens?: readonly string[];
+      /**
+       * Legs the same flash runs before this one: a candidate path sharing a pair with one of
+       * them is quoted on the reserves they leave (`joint.ts`), not on today's.
+       */
+      earlier?: EarlierLeg[];
     } = {},
   ): Promise<PlannedLeg> {
     if (tokenIn === this.usdc) throw new Error("planLeg: input is already USDC");
@@ -196,9 +202,12 @@ export class SwapClient {
       let best: { quote: bigint; path: string[] } | undefined;
       let firstErr: unknown;
       const paths = flashPaths(tokenIn, this.usdc, venue.quotePath ? policy.tokens : undefined);
+      const earlier = policy.earlier ?? [];
       const quotes = await Promise.allSettled(
         paths.map((p) =>
-          p.length === 2
+          venue.pairReserves && sharesPair(venue.contractId, p, earlier)
+            ? quoteAfter(chain, venue.contractId, venue.pairReserves, earlier, p, amountIn)
+            : p.length === 2
             ? venue.quote(chain, tokenIn, this.usdc, amountIn)
             : venue.quotePath!(chain, p, amountIn)
         ),

@@ -16,6 +16,7 @@ import { anyContract, argsOf, type AuthShape, call, is, sacTransfer } from "../c
 import type { ChainRpc } from "../chain/rpc.ts";
 import { ledgerNow } from "../chain/ledger.ts";
 import { big, native, sv } from "../chain/scval.ts";
+import type { PairReserves } from "./joint.ts";
 import {
   invokeContract,
   type InvokeOptions,
@@ -37,6 +38,8 @@ export interface Venue {
    * Only venues that can route through intermediate tokens have it (Soroswap).
    */
   quotePath?(chain: ChainRpc, path: string[], amountIn: bigint): Promise<bigint>;
+  /** Reserves of the pair of two tokens, in the order asked (constant-product venues). */
+  pairReserves?: PairReserves;
   /** Swaps exactly `amountIn`, failing on chain if the output is below `minOut`. */
   swap(
     chain: ChainRpc,
@@ -111,12 +114,27 @@ export function soroswapVenue(label: string, router: string, opts: InvokeOptions
     const amounts = native<unknown[]>(r.retval);
     return big(amounts[amounts.length - 1]);
   };
+  const token0 = new Map<string, Promise<string>>();
+  // Soroswap pairs hold (reserve0, reserve1) of their sorted tokens; token_0 says which is which.
+  const pairReserves: PairReserves = async (chain, a, b) => {
+    const pair = await pairFor(chain, a, b);
+    let t0 = token0.get(pair);
+    if (!t0) {
+      t0 = simulateRead(chain, pair, "token_0").then((r) => native<string>(r.retval));
+      t0.catch(() => token0.delete(pair));
+      token0.set(pair, t0);
+    }
+    const [first, r] = await Promise.all([t0, simulateRead(chain, pair, "get_reserves")]);
+    const [r0, r1] = native<unknown[]>(r.retval).map(big);
+    return first === a ? [r0, r1] : [r1, r0];
+  };
   return {
     name: `${label} (soroswap)`,
     contractId: router,
     kind: "soroswap",
     quote: (chain, tokenIn, tokenOut, amountIn) => quotePath(chain, [tokenIn, tokenOut], amountIn),
     quotePath,
+    pairReserves,
     async swap(chain, keypair, tokenIn, tokenOut, amountIn, minOut) {
       const me = keypair.publicKey();
       const pair = await pairFor(chain, tokenIn, tokenOut);

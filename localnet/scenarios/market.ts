@@ -4,8 +4,10 @@
  * {@link deployMarket} adds to the dev chain (`localnet/dev_setup.ts` `setupDevChain`): a third
  * token (WETH, a classic asset with its Stellar Asset Contract), a SEP-40 oracle with USD prices
  * (the Wasm contract `contracts/wasm/oracle.wasm`, source in `contracts/oracle/`),
- * the Blend v2 pool stand-in with USDC / XLM / WETH reserves, both DEX venues with liquidity at
- * the oracle prices, the allocation vault, depositors and borrowers with varied health factors.
+ * the real Blend v2 pool, backstop, emitter and pool factory (Wasm of the `blend-contract-sdk`
+ * crate, deployed with Blend's own flow by `localnet/protocols/blend/deploy.ts`) with USDC / XLM /
+ * WETH reserves, both DEX venues with liquidity at the oracle prices, the allocation vault,
+ * suppliers and borrowers with varied health factors.
  * {@link registerShock} adds the control method `localnet_shock {asset, bps}`;
  * {@link seedBorrowers} adds many borrowers fast (mocked-auth in-process invokes) for benchmarks.
  *
@@ -14,13 +16,17 @@
 import { Asset, Keypair, StrKey } from "@stellar/stellar-sdk";
 import type { Localnet } from "../mod.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../dev_setup.ts";
-import { lendingPool, RequestType } from "../protocols/lending_pool/mod.ts";
-import { otherAsset, stellarAsset } from "../../contracts/oracle/spec.ts";
+import { stellarAsset } from "../../contracts/oracle/spec.ts";
 import { deployDexes } from "../protocols/dex/deploy.ts";
 import { deployAllocationVault } from "../protocols/allocation_vault/deploy.ts";
-
-/** The oracle's committed Wasm (`deno task build:contracts`; not contracts/build.ts: no compiler here). */
-const ORACLE_WASM = new URL("../../contracts/wasm/oracle.wasm", import.meta.url);
+import {
+  BLEND_POOL_PARAMS,
+  BLEND_PRICES,
+  BLEND_RESERVE_CONFIGS,
+  blendDebtFor,
+  BlendRequest,
+  deployBlendMarket,
+} from "../protocols/blend/deploy.ts";
 
 /** 1.0 in 7 decimals. */
 const E7 = 10_000_000n;
@@ -42,7 +48,11 @@ export interface BorrowerInfo {
 
 /** The deployed market. */
 export interface Market {
-  /** Contract ids: lending_pool, oracle, primary_dex_router, fallback_dex_router, allocation_vault, usdc, xlm, weth, … */
+  /**
+   * Contract ids: lending_pool (the real Blend v2 pool), backstop, emitter, pool_factory, comet
+   * (the backstop's BLND:USDC LP token), oracle, primary_dex_router, fallback_dex_router,
+   * allocation_vault, usdc, xlm, weth, blnd, …
+   */
   contracts: Record<string, string>;
   /** New accounts with their secrets (for `localnet.json`). */
   accounts: Record<string, DevAccount>;
@@ -51,6 +61,8 @@ export interface Market {
   prices: Record<string, bigint>;
   /** Issuer (SAC admin) of USDC. */
   usdcIssuer: string;
+  /** The crate the Blend Wasm came from. */
+  crate: { name: string; version: string; license: string };
 }
 
 /** Oracle decimals and resolution used by the market (Reflector-like: 300 s rounds). */
@@ -58,67 +70,22 @@ export const ORACLE_DECIMALS = 7;
 export const ORACLE_RESOLUTION = 300;
 
 /** Initial USD prices (7 decimals). */
-export const MARKET_PRICES: Record<string, bigint> = {
-  usdc: 1n * E7,
-  xlm: 1_000_000n, // $0.10
-  weth: 3000n * E7,
-};
+export const MARKET_PRICES: Record<string, bigint> = BLEND_PRICES;
 
-/** Reserve parameters per token (Blend-like values; 7-decimal factors). */
-export const RESERVE_CONFIGS: Record<string, Record<string, unknown>> = {
-  usdc: reserveConfig({ c: 9_500_000, l: 9_500_000, util: 8_000_000, maxUtil: 9_500_000 }),
-  xlm: reserveConfig({ c: 7_500_000, l: 7_500_000, util: 5_000_000, maxUtil: 9_000_000 }),
-  weth: reserveConfig({ c: 8_000_000, l: 8_000_000, util: 5_000_000, maxUtil: 9_000_000 }),
-};
+/** Reserve parameters per token (Blend's v2 example values; 7-decimal factors). */
+export const RESERVE_CONFIGS: Record<string, Record<string, unknown>> = BLEND_RESERVE_CONFIGS;
 
-function reserveConfig(p: { c: number; l: number; util: number; maxUtil: number }) {
-  return {
-    index: 0, // assigned by set_reserve
-    decimals: 7,
-    c_factor: p.c,
-    l_factor: p.l,
-    util: p.util,
-    max_util: p.maxUtil,
-    r_base: 30_000, // 0.3 %
-    r_one: 400_000, // 4 %
-    r_two: 1_200_000, // 12 %
-    r_three: 50_000_000, // 500 %
-    reactivity: 20,
-    supply_cap: 10n ** 18n,
-    enabled: true,
-  };
-}
+/** Pool parameters (Blend's v2 example: 10 % backstop take rate, 8 positions, no minimum). */
+export const POOL_PARAMS = BLEND_POOL_PARAMS;
 
-/** Pool parameters: 20 % backstop take rate, 6 positions, $1 minimum collateral. */
-export const POOL_PARAMS = {
-  name: "Vigil Local Pool",
-  bstop_rate: 2_000_000,
-  max_positions: 6,
-  min_collateral: 1n * E7,
-};
+/** Blend v2 `submit` request types. */
+export const RequestType = BlendRequest;
 
-/** Depositors (supply only) by token. */
-const DEPOSITS: Record<string, Record<string, bigint>> = {
-  depositor_usdc: { usdc: 2_000_000n * E7 },
-  depositor_xlm: { xlm: 20_000_000n * E7 },
-  depositor_weth: { weth: 1_000n * E7 },
-};
-
-/** Borrowers: collateral (token → whole units), debt token, target health factor. */
-const BORROWERS: {
-  name: string;
-  collateral: Record<string, bigint>;
-  debt: string;
-  hf: bigint;
-}[] = [
-  { name: "borrower_xlm_1", collateral: { xlm: 100_000n }, debt: "usdc", hf: 1_0300000n },
-  { name: "borrower_xlm_2", collateral: { xlm: 250_000n }, debt: "usdc", hf: 1_2000000n },
-  { name: "borrower_usdc_1", collateral: { usdc: 20_000n }, debt: "xlm", hf: 1_0500000n },
-  { name: "borrower_usdc_2", collateral: { usdc: 5_000n }, debt: "weth", hf: 1_6000000n },
-  { name: "borrower_weth_1", collateral: { weth: 5n }, debt: "usdc", hf: 1_0800000n },
-  { name: "borrower_weth_2", collateral: { weth: 2n }, debt: "xlm", hf: 1_5000000n },
-  { name: "borrower_mixed", collateral: { xlm: 50_000n, weth: 1n }, debt: "usdc", hf: 1_0200000n },
-];
+/**
+ * Debt (token units) that opens a borrower at health factor `hf` given its collateral, on fresh
+ * reserves (b_rate = d_rate = 1), rounded down.
+ */
+export const debtForHealthFactor = blendDebtFor;
 
 /** DEX liquidity at the oracle prices: 2M USDC / 20M XLM, 1.5M USDC / 500 WETH, 10M XLM / 333 WETH. */
 const LIQUIDITY = [
@@ -132,30 +99,6 @@ const LIQUIDITY = [
 function newAccount(): DevAccount {
   const kp = Keypair.random();
   return { public: kp.publicKey(), secret: kp.secret() };
-}
-
-/** Token amount for a USD value (7 decimals both), rounded down. */
-const tokensFor = (usd: bigint, price: bigint): bigint => (usd * E7) / price;
-
-/**
- * Debt (token units) that opens a borrower at health factor `hf` given its collateral, assuming
- * fresh reserves (b_rate = d_rate = 1): effective collateral / hf · l_factor, rounded down.
- */
-export function debtForHealthFactor(
-  collateral: Record<string, bigint>,
-  debtToken: string,
-  hf: bigint,
-  prices: Record<string, bigint> = MARKET_PRICES,
-): bigint {
-  let collBase = 0n;
-  for (const [token, amount] of Object.entries(collateral)) {
-    const cf = BigInt(RESERVE_CONFIGS[token].c_factor as number);
-    collBase += (prices[token] * ((amount * cf) / E7)) / E7;
-  }
-  const liabBase = (collBase * E7) / hf;
-  const lf = BigInt(RESERVE_CONFIGS[debtToken].l_factor as number);
-  const rawUsd = (liabBase * lf) / E7;
-  return tokensFor(rawUsd, prices[debtToken]) - 1n;
 }
 
 /** Submit with mocked auth (`from` = `spender`). */
@@ -191,139 +134,61 @@ export interface MarketOptions {
 }
 
 /**
- * Deploys the market on top of the dev chain. Returns contract ids (`lending_pool`, `oracle`,
- * `primary_dex_router`, `fallback_dex_router`, `allocation_vault`, `usdc`, `xlm`, `weth`, …) and
- * the new accounts with their secrets. Token balances of accounts are credited directly
- * (`seedTrustline` for USDC/WETH, `fund` for XLM), like the dev chain does.
+ * Deploys the market on top of the dev chain: the real Blend v2 market of
+ * `localnet/protocols/blend/deploy.ts` ({@link deployBlendMarket}: Blend's own deploy flow, the
+ * SEP-40 oracle, USDC / XLM / WETH reserves, suppliers and borrowers), then the DEX venues (pairs
+ * at the oracle prices) and the allocation vault. Returns contract ids (`lending_pool`,
+ * `backstop`, `oracle`, `primary_dex_router`, `fallback_dex_router`, `allocation_vault`, `usdc`,
+ * `xlm`, `weth`, …) and the new accounts with their secrets. `market_admin` is Blend's admin: it
+ * owns the oracle (`localnet_shock`) and provides the DEX liquidity. Token balances of accounts
+ * are credited directly (`seedTrustline` for classic assets, `fund` for XLM), like the dev chain.
  */
 export async function deployMarket(
   node: MarketNode,
   base: DevChain,
   opts: MarketOptions = {},
 ): Promise<Market> {
-  const accounts: Record<string, DevAccount> = {};
-  const contracts: Record<string, string> = {};
-  const add = (name: string) => (accounts[name] = newAccount());
-
-  const admin = add("market_admin");
-  const wethIssuer = add("weth_issuer");
-  const backstop = add("pool_backstop");
-  const sink = add("borrow_sink");
-  await node.fund(admin.public, 100_000_000n); // also the DEX liquidity provider (XLM side)
-  await node.fund(wethIssuer.public, 1000n);
-  await node.fund(backstop.public, 100n);
-  await node.fund(sink.public, 100n);
-
-  const usdcIssuer = base.accounts.usdc_issuer?.public;
-  if (!usdcIssuer) throw new Error("dev chain has no usdc_issuer account");
-  const classic: Record<string, Asset> = {
-    usdc: new Asset("USDC", usdcIssuer),
-    weth: new Asset("WETH", wethIssuer.public),
-  };
-  const tokens: Record<string, string> = {
-    usdc: base.contracts.usdc,
-    xlm: base.contracts.xlm,
-    weth: await node.deployAsset(classic.weth),
-  };
-  Object.assign(contracts, tokens);
-  contracts.blnd = await node.deployAsset(new Asset("BLND", wethIssuer.public));
-  seedTrustline(node, sink.public, classic.usdc, 0n);
-  seedTrustline(node, sink.public, classic.weth, 0n);
-
-  /** Credits `amount` of token `name` to account `to` (trustline balance or native XLM). */
-  const credit = async (name: string, to: string, amount: bigint) => {
-    if (name === "xlm") await node.fund(to, amount / E7);
-    else seedTrustline(node, to, classic[name], amount);
-  };
-
-  // Oracle with USD prices for every reserve.
-  contracts.oracle = await node.deployWasm(await Deno.readFile(ORACLE_WASM), {
-    admin: admin.public,
-    base: otherAsset("USD"),
-    assets: Object.values(tokens).map(stellarAsset),
-    decimals: ORACLE_DECIMALS,
-    resolution: ORACLE_RESOLUTION,
+  const m = await deployBlendMarket(node, base, { positions: opts.positions });
+  const accounts: Record<string, DevAccount> = { ...m.accounts };
+  const contracts = { ...m.contracts };
+  // The admin provides the XLM side of the DEX liquidity.
+  await node.fund(accounts.market_admin.public, 100_000_000n);
+  await deployPeriphery(node, contracts, accounts, {
+    ...opts,
+    admin: accounts.market_admin.public,
+    classicUsdc: new Asset("USDC", m.usdcIssuer),
   });
-  for (const [name, id] of Object.entries(tokens)) {
-    await node.invoke(contracts.oracle, "set_price", {
-      asset: stellarAsset(id),
-      price: MARKET_PRICES[name],
-    }, { source: admin.public });
-  }
+  await node.closeLedgers(1);
+  return {
+    contracts,
+    accounts,
+    borrowers: m.borrowers,
+    prices: { ...m.prices },
+    usdcIssuer: m.usdcIssuer,
+    crate: m.crate,
+  };
+}
 
-  // The pool: reserves USDC (0), XLM (1), WETH (2), then active.
-  const pool = await node.deployContract(lendingPool, {
-    admin: admin.public,
-    name: POOL_PARAMS.name,
-    oracle: contracts.oracle,
-    bstop_rate: POOL_PARAMS.bstop_rate,
-    max_positions: POOL_PARAMS.max_positions,
-    min_collateral: POOL_PARAMS.min_collateral,
-    backstop_id: backstop.public,
-    blnd_id: contracts.blnd,
-  });
-  contracts.lending_pool = pool;
-  for (const name of ["usdc", "xlm", "weth"]) {
-    await node.invoke(pool, "queue_set_reserve", {
-      asset: tokens[name],
-      metadata: RESERVE_CONFIGS[name],
-    }, { source: admin.public });
-    await node.invoke(pool, "set_reserve", { asset: tokens[name] }, { source: admin.public });
-  }
-  await node.invoke(pool, "set_status", { pool_status: 1 }, { source: admin.public });
-
-  const borrowers: BorrowerInfo[] = [];
-  if (opts.positions !== false) {
-    for (const [name, deposits] of Object.entries(DEPOSITS)) {
-      const acct = add(name);
-      await node.fund(acct.public, 1000n);
-      const reqs: [number, string, bigint][] = [];
-      for (const [token, amount] of Object.entries(deposits)) {
-        await credit(token, acct.public, amount);
-        reqs.push([RequestType.Supply, tokens[token], amount]);
-      }
-      await submit(node, pool, acct.public, reqs);
-    }
-    for (const b of BORROWERS) {
-      const acct = add(b.name);
-      await node.fund(acct.public, 1000n);
-      // Trustlines for what the borrower holds or receives.
-      for (const t of new Set([...Object.keys(b.collateral), b.debt])) {
-        if (classic[t]) seedTrustline(node, acct.public, classic[t], 0n);
-      }
-      const collateral: Record<string, bigint> = {};
-      const reqs: [number, string, bigint][] = [];
-      for (const [token, units] of Object.entries(b.collateral)) {
-        const amount = units * E7;
-        collateral[token] = amount;
-        await credit(token, acct.public, amount);
-        reqs.push([RequestType.SupplyCollateral, tokens[token], amount]);
-      }
-      const debt = debtForHealthFactor(collateral, b.debt, b.hf);
-      reqs.push([RequestType.Borrow, tokens[b.debt], debt]);
-      await submit(node, pool, acct.public, reqs);
-      borrowers.push({
-        name: b.name,
-        public: acct.public,
-        collateral,
-        debt: { [b.debt]: debt },
-        hf: b.hf,
-      });
-    }
-  }
-
+/** Deploys the DEX venues and the allocation vault next to a market's pool (options permitting). */
+async function deployPeriphery(
+  node: MarketNode,
+  contracts: Record<string, string>,
+  accounts: Record<string, DevAccount>,
+  opts: MarketOptions & { admin: string; classicUsdc: Asset },
+): Promise<void> {
+  const tokens = { usdc: contracts.usdc, xlm: contracts.xlm, weth: contracts.weth };
   if (opts.dex !== false) {
-    const dex = await deployDexes(node, { admin: admin.public, tokens, liquidity: LIQUIDITY });
+    const dex = await deployDexes(node, { admin: opts.admin, tokens, liquidity: LIQUIDITY });
     contracts.primary_dex_router = dex.primary_dex_router;
     contracts.fallback_dex_router = dex.fallback_dex_router;
     contracts.soroswap_factory = dex.soroswap_factory;
     contracts.phoenix_factory = dex.phoenix_factory;
   }
-
   if (opts.allocationVault !== false) {
-    const manager = add("allocation_manager");
+    const manager = newAccount();
+    accounts.allocation_manager = manager;
     await node.fund(manager.public, 1000n);
-    seedTrustline(node, manager.public, classic.usdc, ALLOCATION_SEED);
+    seedTrustline(node, manager.public, opts.classicUsdc, ALLOCATION_SEED);
     const av = await deployAllocationVault(node, {
       asset: tokens.usdc,
       manager: manager.public,
@@ -334,9 +199,6 @@ export async function deployMarket(
     });
     contracts.allocation_vault = av.allocation_vault;
   }
-
-  await node.closeLedgers(1);
-  return { contracts, accounts, borrowers, prices: { ...MARKET_PRICES }, usdcIssuer };
 }
 
 /** USDC deposited into the allocation vault (left idle: the first rebalance invests it). */

@@ -298,8 +298,9 @@ export async function setOraclePrice(w: MarketWorld, token: string, price: bigin
 /**
  * Drops XLM's oracle price 15 % (borrower_xlm_1's health factor 1.03 → ≈ 0.876, borrower_mixed's
  * 1.02 → ≈ 0.93), opens `user`'s user-liquidation auction (bid USDC, lot `lot`, default XLM; 50 %
- * or the nearest percent the pool accepts) and moves `blocks` ledgers into it (past 200 the whole
- * lot is on offer and the bid shrinks: a profitable fill). Returns the percent.
+ * or the nearest percent the pool accepts) and moves `blocks` ledgers into it (default 300: past
+ * 200 the whole lot is on offer and the bid shrinks; at 300 it is half the debt, so the tests'
+ * 6,000 USDC repayment covers it whatever percent the real pool accepted). Returns the percent.
  */
 export async function openAuction(
   w: MarketWorld,
@@ -327,7 +328,7 @@ export async function openAuction(
     } catch { /* 1213/1214: another percent */ }
   }
   assert.ok(percent > 0, "no liquidation percent accepted");
-  await w.node.closeLedgers(opts.blocks ?? 250);
+  await w.node.closeLedgers(opts.blocks ?? 300);
   return percent;
 }
 

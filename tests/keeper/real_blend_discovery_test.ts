@@ -20,7 +20,7 @@ Deno.test("keeper adapter on the real Blend pool: borrowers discovered, underwat
   const c = m.contracts;
   // XLM −10 %: the XLM-backed borrowers (HF 1.03 and the mixed one at 1.02) go under 1.
   await node.invoke(c.oracle, "set_price", { asset: stellarAsset(c.xlm), price: 900_000n }, {
-    source: m.accounts.blend_admin.public,
+    source: m.accounts.market_admin.public,
   });
   await node.closeLedgers(1);
 

@@ -26,7 +26,8 @@ Deno.test("priorityFor: the spec's bands, boundaries on the upper side", () => {
 });
 
 Deno.test("getTasks: one task per position with HF < 1, Blend's health factor, priority bands", async () => {
-  const w = await startWorld({ ledgerMs: 0 }); // ledgers close on demand (and after a send)
+  // Ledgers close on demand (and after a send). The market's seven borrowers span every band.
+  const w = await startWorld({ ledgerMs: 0 });
   const keeper = w.keepers[0].publicKey();
   const chain = new ChainRpc(w.node.rpcUrl, { networkPassphrase: w.node.networkPassphrase });
   const network = {

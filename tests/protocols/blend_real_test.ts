@@ -143,7 +143,7 @@ Deno.test("real Blend v2: Rust Wasm, loaded by the Blend SDK over JSON-RPC, acti
       "healthy: no auction",
     );
     await node.invoke(c.oracle, "set_price", { asset: stellarAsset(c.xlm), price: 900_000n }, {
-      source: m.accounts.blend_admin.public,
+      source: m.accounts.market_admin.public,
     });
     await node.closeLedgers(1);
     const after = await PoolV2.load(network, c.lending_pool);
@@ -278,7 +278,7 @@ Deno.test("real Blend v2 over JSON-RPC with signed auth: borrow, liquidation auc
     // XLM −10 %: anyone creates the auction; a filler with USDC collateral fills it once the lot
     // has grown (Dutch auction: lot rises over the first 200 blocks).
     await node.invoke(c.oracle, "set_price", { asset: stellarAsset(c.xlm), price: 900_000n }, {
-      source: m.accounts.blend_admin.public,
+      source: m.accounts.market_admin.public,
     });
     const filler = await node.newAccount();
     seedTrustline(node, filler.publicKey(), new Asset("USDC", m.usdcIssuer), 200_000n * E7);

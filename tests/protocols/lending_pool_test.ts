@@ -45,10 +45,10 @@ Deno.test("Blend SDK loads the pool, its reserves, oracle and users over JSON-RP
     const pool = await PoolV2.load(fx.network, c.lending_pool);
     assert.equal(pool.metadata.name, POOL_PARAMS.name);
     assert.equal(pool.metadata.admin, market.accounts.market_admin.public);
-    assert.equal(pool.metadata.backstop, market.accounts.pool_backstop.public);
+    assert.equal(pool.metadata.backstop, c.backstop);
     assert.equal(pool.metadata.oracle, c.oracle);
-    assert.equal(pool.metadata.status, 1);
-    assert.equal(pool.metadata.backstopRate, POOL_PARAMS.bstop_rate);
+    assert.equal(pool.metadata.status, 0); // Active, set by the admin once the backstop is funded
+    assert.equal(pool.metadata.backstopRate, POOL_PARAMS.backstop_take_rate);
     assert.equal(pool.metadata.maxPositions, POOL_PARAMS.max_positions);
     assert.equal(pool.metadata.minCollateral, POOL_PARAMS.min_collateral);
     assert.match(pool.metadata.wasmHash, /^[0-9a-f]{64}$/);
@@ -344,7 +344,7 @@ Deno.test("contract.Client reads the served spec; get_reserve accrual equals the
     const client: any = await node.clientFor(c.lending_pool);
     const cfg = (await client.get_config()).result;
     assert.equal(cfg.oracle, c.oracle);
-    assert.equal(cfg.status, 1);
+    assert.equal(cfg.status, 0);
     assert.deepEqual((await client.get_reserve_list()).result, [c.usdc, c.xlm, c.weth]);
     assert.equal((await client.get_admin()).result, market.accounts.market_admin.public);
     assert.equal((await client.get_reserve_emissions({ reserve_token_index: 0 })).result, null);
@@ -382,10 +382,15 @@ Deno.test("contract.Client reads the served spec; get_reserve accrual equals the
       0,
       0,
     );
-    sdk.accrue(BigInt(POOL_PARAMS.bstop_rate), t);
+    sdk.accrue(BigInt(POOL_PARAMS.backstop_take_rate), t);
     assert.equal(onChain.data.dRate, sdk.data.dRate);
     assert.equal(onChain.data.bRate, sdk.data.bRate);
-    assert.equal(onChain.data.interestRateModifier, sdk.data.interestRateModifier);
+    // The one difference between the Blend SDK's estimate and the pool: below the target
+    // utilization the pool rounds the ir_mod step toward zero (Rust `fixed_mul_ceil` of a
+    // negative product), the SDK rounds its magnitude up — so the pool's modifier is the SDK's or
+    // one unit above it (issue 21's list of differences; the keeper does not read ir_mod).
+    const irDiff = onChain.data.interestRateModifier - sdk.data.interestRateModifier;
+    assert.ok(irDiff === 0n || irDiff === 1n, `ir_mod pool − SDK = ${irDiff}`);
     assert.equal(onChain.data.backstopCredit, sdk.data.backstopCredit);
     assert.ok(onChain.data.dRate > storedDRate, "interest accrued");
   });

@@ -276,9 +276,13 @@ export async function executeLiquidation(
       },
     });
   }
+  // From block 400 on Blend's bid is free: the filler takes on no debt, and repaying a debt it
+  // does not have burns 0 d-tokens, which the pool refuses (#1219 InvalidDTokenBurnAmount, the
+  // real pool and the stand-in alike). Then no Repay: the flash lends 1 unit and the lot is profit.
+  const repays = need > 0n;
   const requests = [
     request(REQ_FILL_USER_LIQUIDATION, user, BigInt(percent)),
-    request(REQ_REPAY, deps.usdc, amount),
+    ...(repays ? [request(REQ_REPAY, deps.usdc, amount)] : []),
     ...lotAssets.map((a) => request(REQ_WITHDRAW_COLLATERAL, a, WITHDRAW_ALL)),
   ];
   // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
@@ -292,7 +296,7 @@ export async function executeLiquidation(
     pool: deps.poolId,
     usdc: deps.usdc,
     requests,
-    repay: new Map([[deps.usdc, amount]]),
+    repay: repays ? new Map([[deps.usdc, amount]]) : new Map(),
     lotAssets,
     allowanceUntil,
   });
@@ -341,7 +345,12 @@ export async function executeLiquidation(
   };
 }
 
-/** One swap leg per non-USDC lot asset, sized at the target block for `percent` of the lot. */
+/**
+ * One swap leg per non-USDC lot asset, sized at the target block for `percent` of the lot. The
+ * legs run one after the other inside the flash, so each is quoted after the ones before it
+ * (`keeper/dex/joint.ts`). When a later leg cannot clear its floor behind the others, the other
+ * order is tried (the first leg then meets untouched pairs).
+ */
 async function planSwaps(
   chain: ChainRpc,
   state: PoolState,
@@ -349,7 +358,7 @@ async function planSwaps(
   percent: number,
   deps: ExecuteDeps,
 ): Promise<PlannedLeg[]> {
-  const legs: PlannedLeg[] = [];
+  const inputs: { asset: string; amountIn: bigint; ref: bigint }[] = [];
   for (const [asset, lot] of lotAmounts(state, target)) {
     if (asset === deps.usdc) continue;
     // The lot at the target block. The liquidator swaps what actually arrived in the keeper
@@ -359,16 +368,28 @@ async function planSwaps(
     // leave one with the keeper).
     const full = (lot * BigInt(percent)) / 100n;
     const amountIn = full > 0n ? full : 1n;
-    const ref = oracleRefValue(state, asset, amountIn, deps.usdc);
-    legs.push(
-      await deps.dex!.planLeg(chain, asset, amountIn, ref, {
-        routers: deps.routers,
-        maxSlippageBps: deps.maxSlippageBps,
-        tokens: deps.tokens,
-      }),
-    );
+    inputs.push({ asset, amountIn, ref: oracleRefValue(state, asset, amountIn, deps.usdc) });
   }
-  return legs;
+  const plan = async (order: typeof inputs): Promise<PlannedLeg[]> => {
+    const legs: PlannedLeg[] = [];
+    for (const { asset, amountIn, ref } of order) {
+      legs.push(
+        await deps.dex!.planLeg(chain, asset, amountIn, ref, {
+          routers: deps.routers,
+          maxSlippageBps: deps.maxSlippageBps,
+          tokens: deps.tokens,
+          earlier: legs,
+        }),
+      );
+    }
+    return legs;
+  };
+  try {
+    return await plan(inputs);
+  } catch (err) {
+    if (!(err instanceof ErrSlippageExceeded) || inputs.length < 2) throw err;
+    return await plan([...inputs].reverse());
+  }
 }
 
 /** Ledgers ahead the liquidator's in-invocation repayment allowance may live (see the contract). */

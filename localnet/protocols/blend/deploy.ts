@@ -1,6 +1,6 @@
 /**
- * The real Blend v2 market on the local node (opt-in; the default market is still the TypeScript
- * stand-in of `localnet/scenarios/market.ts`). Built with Blend's own deployment flow, as
+ * The real Blend v2 market on the local node (the lending pool of `localnet/scenarios/market.ts`,
+ * the market every scenario, test and the demo run on). Built with Blend's own deployment flow, as
  * blend-utils' v2 scripts do it, from the Wasm of the `blend-contract-sdk` crate
  * ({@link loadBlendWasm}):
  *
@@ -15,7 +15,7 @@
  *    reward zone; the emitter becomes BLND's admin; the pool's emissions are configured;
  * 5. suppliers, and borrowers opened just above the liquidation line.
  *
- * Calls go through the node's in-process API with mocked auth, as the stand-in market does.
+ * Calls go through the node's in-process API with mocked auth (a deployment script, not a user).
  *
  * @module
  */
@@ -142,13 +142,24 @@ const DEPOSITS: Record<string, Record<string, bigint>> = {
   depositor_weth: { weth: 1_000n * E7 },
 };
 
-/** Borrowers: collateral (token → whole units), debt token, target health factor. */
-const BORROWERS = [
+/**
+ * Borrowers: collateral (token → whole units), debt token, target health factor. Every priority
+ * band of the keeper is met, USDC and non-USDC debts, one- and two-asset collateral.
+ */
+const BORROWERS: {
+  name: string;
+  collateral: Record<string, bigint>;
+  debt: string;
+  hf: bigint;
+}[] = [
   { name: "borrower_xlm_1", collateral: { xlm: 100_000n }, debt: "usdc", hf: 1_0300000n },
+  { name: "borrower_xlm_2", collateral: { xlm: 250_000n }, debt: "usdc", hf: 1_2000000n },
   { name: "borrower_usdc_1", collateral: { usdc: 20_000n }, debt: "xlm", hf: 1_0500000n },
+  { name: "borrower_usdc_2", collateral: { usdc: 5_000n }, debt: "weth", hf: 1_6000000n },
   { name: "borrower_weth_1", collateral: { weth: 5n }, debt: "usdc", hf: 1_0800000n },
+  { name: "borrower_weth_2", collateral: { weth: 2n }, debt: "xlm", hf: 1_5000000n },
   { name: "borrower_mixed", collateral: { xlm: 50_000n, weth: 1n }, debt: "usdc", hf: 1_0200000n },
-] as const;
+];
 
 /** The deployed real Blend market. */
 export interface BlendMarket {
@@ -223,10 +234,12 @@ export async function deployBlendMarket(
     const kp = Keypair.random();
     return (accounts[name] = { public: kp.publicKey(), secret: kp.secret() });
   };
-  const admin = add("blend_admin");
-  const issuer = add("blend_issuer"); // BLND and WETH
+  const admin = add("market_admin");
+  const issuer = add("weth_issuer"); // WETH and BLND
   const whale = add("backstop_depositor");
-  for (const a of [admin, issuer, whale]) await node.fund(a.public, 10_000n);
+  // Where seeded borrowers' loans go (`seedBorrowers`, the demo's driver): no trustlines needed.
+  const sink = add("borrow_sink");
+  for (const a of [admin, issuer, whale, sink]) await node.fund(a.public, 10_000n);
 
   const usdcIssuer = base.accounts.usdc_issuer?.public;
   if (!usdcIssuer) throw new Error("dev chain has no usdc_issuer account");
@@ -241,6 +254,8 @@ export async function deployBlendMarket(
     weth: await node.deployAsset(classic.weth),
     blnd: await node.deployAsset(classic.blnd),
   };
+  seedTrustline(node, sink.public, classic.usdc, 0n);
+  seedTrustline(node, sink.public, classic.weth, 0n);
   const credit = async (token: string, to: string, amount: bigint) => {
     if (token === "xlm") await node.fund(to, amount / E7);
     else seedTrustline(node, to, classic[token], amount);
