@@ -22,6 +22,9 @@ import { REGISTRY_SPEC } from "./registry/spec.ts";
 import { VAULT_SPEC } from "./vault/spec.ts";
 import { LIQUIDATOR_SPEC } from "./liquidator/spec.ts";
 import { ORACLE_SPEC } from "./oracle/spec.ts";
+import { SOROSWAP_FACTORY_SPEC } from "./soroswap_factory/spec.ts";
+import { SOROSWAP_PAIR_SPEC } from "./soroswap_pair/spec.ts";
+import { SOROSWAP_ROUTER_SPEC } from "./soroswap_router/spec.ts";
 
 /** Version written into each contract's `contractmetav0`. */
 export const CONTRACTS_VERSION = "0.15.0";
@@ -35,6 +38,10 @@ export const CONTRACTS: Record<string, xdr.ScSpecEntry[]> = {
   liquidator: LIQUIDATOR_SPEC,
   /** The local market's SEP-40 oracle (a protocol stand-in, not one of Vigil's contracts). */
   oracle: ORACLE_SPEC,
+  /** The local market's Soroswap-ABI DEX (protocol stand-ins, not Vigil's contracts). */
+  soroswap_factory: SOROSWAP_FACTORY_SPEC,
+  soroswap_pair: SOROSWAP_PAIR_SPEC,
+  soroswap_router: SOROSWAP_ROUTER_SPEC,
 };
 
 /** The Wasm features the real host accepts besides MVP (no floats are used either). */
