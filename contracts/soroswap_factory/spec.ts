@@ -6,7 +6,6 @@
  */
 import type { xdr } from "@stellar/stellar-sdk";
 import { defineSpec, T } from "../sdk.ts";
-import { errorEnum } from "../soroswap_pair/spec.ts";
 
 /** `FactoryError` codes. */
 export const FactoryError = {
@@ -20,7 +19,21 @@ export const FactoryError = {
 
 const pairOf = [["token_a", T.address], ["token_b", T.address]] as [string, string][];
 
-const base = defineSpec({
+const MESSAGES: Record<string, string> = {
+  NotInitialized: "SoroswapFactory: not yet initialized",
+  CreatePairIdenticalTokens: "SoroswapFactory: token_a and token_b have identical addresses",
+  CreatePairAlreadyExists: "SoroswapFactory: pair already exists between token_a and token_b",
+  InitializeAlreadyInitialized: "SoroswapFactory: already initialized",
+  PairDoesNotExist: "SoroswapFactory: pair does not exist",
+  IndexDoesNotExist: "SoroswapFactory: index does not exist",
+};
+
+/** The factory's spec (every function returns `Result<_, FactoryError>`, as the real one). */
+export const SOROSWAP_FACTORY_SPEC: xdr.ScSpecEntry[] = defineSpec({
+  errorEnumName: "FactoryError",
+  errors: Object.fromEntries(
+    Object.entries(FactoryError).map(([n, code]) => [n, [code, MESSAGES[n]]]),
+  ) as Record<string, [number, string]>,
   functions: [
     { name: "fee_to", output: T.address },
     { name: "fee_to_setter", output: T.address },
@@ -58,9 +71,3 @@ const base = defineSpec({
     NewFeesEnabledEvent: [["fees_enabled", T.bool]],
   },
 });
-
-/** The factory's spec. */
-export const SOROSWAP_FACTORY_SPEC: xdr.ScSpecEntry[] = [
-  ...base,
-  errorEnum("FactoryError", FactoryError),
-];

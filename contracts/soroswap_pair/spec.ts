@@ -1,14 +1,14 @@
 /**
  * The Soroswap-ABI pair: its Soroban interface (functions, event structs, errors), as soroswap/core
  * `contracts/pair` (the Wasm deployed on mainnet in 2024-03) declares it: the pool functions and a
- * SEP-41 LP token. Outputs are plain (failures are the `SoroswapPairError` codes or host errors).
+ * SEP-41 LP token.
  *
  * Struct fields are listed in byte order of their names (how `#[contracttype]` structs appear on
  * the wire).
  *
  * @module
  */
-import { xdr } from "@stellar/stellar-sdk";
+import type { xdr } from "@stellar/stellar-sdk";
 import { defineSpec, T, type TypeDef } from "../sdk.ts";
 
 /** `SoroswapPairError` codes. */
@@ -36,19 +36,6 @@ export const SoroswapPairError = {
 /** LP shares locked forever in the pair at the first deposit. */
 export const MINIMUM_LIQUIDITY = 1000n;
 
-/** Appends a `#[contracterror]` enum to a spec. */
-export function errorEnum(name: string, codes: Record<string, number>): xdr.ScSpecEntry {
-  return xdr.ScSpecEntry.fromJson({
-    udt_error_enum_v0: {
-      doc: "",
-      lib: "",
-      name,
-      cases: Object.entries(codes).map(([n, value]) => ({ doc: "", name: n, value })),
-    },
-    // deno-lint-ignore no-explicit-any
-  } as any);
-}
-
 const LIQUIDITY_EVENT: [string, TypeDef][] = [
   ["amount_0", T.i128],
   ["amount_1", T.i128],
@@ -58,21 +45,69 @@ const LIQUIDITY_EVENT: [string, TypeDef][] = [
   ["to", T.address],
 ];
 
-const base = defineSpec({
+const MESSAGES: Record<string, string> = {
+  InitializeAlreadyInitialized: "SoroswapPair: already initialized",
+  NotInitialized: "SoroswapPair: not yet initialized",
+  InitializeTokenOrderInvalid: "SoroswapPair: token_0 must be less than token_1",
+  DepositInsufficientAmountToken0: "SoroswapPair: insufficient amount of token 0 sent",
+  DepositInsufficientAmountToken1: "SoroswapPair: insufficient amount of token 1 sent",
+  DepositInsufficientFirstLiquidity: "SoroswapPair: insufficient first liquidity minted",
+  DepositInsufficientLiquidityMinted: "SoroswapPair: insufficient liquidity minted",
+  SwapInsufficientOutputAmount: "SoroswapPair: insufficient output amount",
+  SwapNegativesOutNotSupported: "SoroswapPair: negative amounts out not supported",
+  SwapInsufficientLiquidity: "SoroswapPair: insufficient liquidity to do the swap",
+  SwapInvalidTo: "SoroswapPair: invalid to",
+  SwapInsufficientInputAmount: "SoroswapPair: insufficient input amount",
+  SwapNegativesInNotSupported: "SoroswapPair: negative amounts in not supported",
+  SwapKConstantNotMet: "SoroswapPair: K constant is not met",
+  WithdrawLiquidityNotInitialized: "SoroswapPair: liquidity was not initialized yet",
+  WithdrawInsufficientSentShares: "SoroswapPair: insufficient sent shares",
+  WithdrawInsufficientLiquidityBurned: "SoroswapPair: insufficient liquidity burned",
+  UpdateOverflow: "SoroswapPair: overflow while updating",
+};
+
+// The pool's state-changing functions return `Result<_, SoroswapPairError>`; the getters and the
+// SEP-41 token functions return plain values (as in the real pair's spec).
+const withResult = defineSpec({
+  errorEnumName: "SoroswapPairError",
+  errors: Object.fromEntries(
+    Object.entries(SoroswapPairError).map(([n, code]) => [n, [code, MESSAGES[n]]]),
+  ) as Record<string, [number, string]>,
   functions: [
     {
       name: "initialize",
-      doc: "Called by the factory once: stores the factory and the sorted tokens (token_0 < token_1).",
+      doc:
+        "Called by the factory once: stores the factory and the sorted tokens (token_0 < token_1).",
       inputs: [["factory", T.address], ["token_0", T.address], ["token_1", T.address]],
     },
-    { name: "deposit", doc: "Mints LP shares to `to` for the tokens sent since the last sync.", inputs: [["to", T.address]], output: T.i128 },
+    {
+      name: "deposit",
+      doc: "Mints LP shares to `to` for the tokens sent since the last sync.",
+      inputs: [["to", T.address]],
+      output: T.i128,
+    },
     {
       name: "swap",
-      doc: "Pays out the amounts to `to`; the input must already be in the pair (0.3 % fee, K check).",
+      doc:
+        "Pays out the amounts to `to`; the input must already be in the pair (0.3 % fee, K check).",
       inputs: [["amount_0_out", T.i128], ["amount_1_out", T.i128], ["to", T.address]],
     },
-    { name: "withdraw", doc: "Burns the LP shares sent to the pair; pays both tokens to `to`.", inputs: [["to", T.address]], output: T.tuple(T.i128, T.i128) },
-    { name: "skim", doc: "Sends balances above the reserves to `to`.", inputs: [["to", T.address]] },
+    {
+      name: "withdraw",
+      doc: "Burns the LP shares sent to the pair; pays both tokens to `to`.",
+      inputs: [["to", T.address]],
+      output: T.tuple(T.i128, T.i128),
+    },
+  ],
+});
+
+const plain = defineSpec({
+  functions: [
+    {
+      name: "skim",
+      doc: "Sends balances above the reserves to `to`.",
+      inputs: [["to", T.address]],
+    },
     { name: "sync", doc: "Sets the reserves to the balances." },
     { name: "token_0", output: T.address },
     { name: "token_1", output: T.address },
@@ -97,7 +132,10 @@ const base = defineSpec({
       inputs: [["spender", T.address], ["from", T.address], ["to", T.address], ["amount", T.i128]],
     },
     { name: "burn", inputs: [["from", T.address], ["amount", T.i128]] },
-    { name: "burn_from", inputs: [["spender", T.address], ["from", T.address], ["amount", T.i128]] },
+    {
+      name: "burn_from",
+      inputs: [["spender", T.address], ["from", T.address], ["amount", T.i128]],
+    },
     { name: "decimals", output: T.u32 },
     { name: "name", output: T.string },
     { name: "symbol", output: T.string },
@@ -118,7 +156,4 @@ const base = defineSpec({
 });
 
 /** The pair's spec. */
-export const SOROSWAP_PAIR_SPEC: xdr.ScSpecEntry[] = [
-  ...base,
-  errorEnum("SoroswapPairError", SoroswapPairError),
-];
+export const SOROSWAP_PAIR_SPEC: xdr.ScSpecEntry[] = [...withResult, ...plain];

@@ -7,7 +7,6 @@
  */
 import type { xdr } from "@stellar/stellar-sdk";
 import { defineSpec, T, type TypeDef } from "../sdk.ts";
-import { errorEnum } from "../soroswap_pair/spec.ts";
 
 /** `CombinedRouterError` codes, plus the stand-in fault codes 590–591. */
 export const RouterError = {
@@ -50,7 +49,32 @@ const swapIn = (first: string, second: string): [string, TypeDef][] => [
   ["deadline", T.u64],
 ];
 
-const base = defineSpec({
+const MESSAGES: Record<string, string> = {
+  RouterNotInitialized: "SoroswapRouter: not yet initialized",
+  RouterNegativeNotAllowed: "SoroswapRouter: negative amount is not allowed",
+  RouterDeadlineExpired: "SoroswapRouter: deadline expired",
+  RouterInitializeAlreadyInitialized: "SoroswapRouter: already initialized",
+  RouterInsufficientAAmount: "SoroswapRouter: insufficient a amount",
+  RouterInsufficientBAmount: "SoroswapRouter: insufficient b amount",
+  RouterInsufficientOutputAmount: "SoroswapRouter: insufficient output amount",
+  RouterExcessiveInputAmount: "SoroswapRouter: excessive input amount",
+  RouterPairDoesNotExist: "SoroswapRouter: pair does not exist",
+  LibraryInsufficientAmount: "SoroswapLibrary: insufficient amount",
+  LibraryInsufficientLiquidity: "SoroswapLibrary: insufficient liquidity",
+  LibraryInsufficientInputAmount: "SoroswapLibrary: insufficient input amount",
+  LibraryInsufficientOutputAmount: "SoroswapLibrary: insufficient output amount",
+  LibraryInvalidPath: "SoroswapLibrary: invalid path",
+  LibrarySortIdenticalTokens: "SoroswapLibrary: token_a and token_b are identical",
+  TransientVenueError: "Stand-in fault: venue transiently unavailable (retry later)",
+  InvalidFaultMode: "Stand-in fault: invalid fault mode",
+};
+
+/** The router's spec (every function returns `Result<_, CombinedRouterError>`, as the real one). */
+export const SOROSWAP_ROUTER_SPEC: xdr.ScSpecEntry[] = defineSpec({
+  errorEnumName: "CombinedRouterError",
+  errors: Object.fromEntries(
+    Object.entries(RouterError).map(([n, code]) => [n, [code, MESSAGES[n]]]),
+  ) as Record<string, [number, string]>,
   functions: [
     { name: "initialize", inputs: [["factory", T.address]] },
     {
@@ -139,9 +163,3 @@ const base = defineSpec({
     SwapEvent: [["amounts", T.vec(T.i128)], ["path", T.vec(T.address)], ["to", T.address]],
   },
 });
-
-/** The router's spec. */
-export const SOROSWAP_ROUTER_SPEC: xdr.ScSpecEntry[] = [
-  ...base,
-  errorEnum("CombinedRouterError", RouterError),
-];

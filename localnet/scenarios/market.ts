@@ -16,7 +16,7 @@ import type { Localnet } from "../mod.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../dev_setup.ts";
 import { lendingPool, RequestType } from "../protocols/lending_pool/mod.ts";
 import { otherAsset, stellarAsset } from "../../contracts/oracle/spec.ts";
-import { deployDexes } from "../protocols/dex/deploy.ts";
+import { deployDexes, type DexWasm } from "../protocols/dex/deploy.ts";
 import { deployAllocationVault } from "../protocols/allocation_vault/deploy.ts";
 
 /** The oracle's committed Wasm (`deno task build:contracts`; not contracts/build.ts: no compiler here). */
@@ -182,6 +182,8 @@ async function submit(
 export interface MarketOptions {
   /** Deploy the DEX venues (default true). */
   dex?: boolean;
+  /** The Soroswap-ABI Wasm of both DEX venues (default ours; `--protocol-wasm DIR`). */
+  dexWasm?: DexWasm;
   /** Deploy the allocation vault (default true). */
   allocationVault?: boolean;
   /** Open the depositors' and borrowers' positions (default true). */
@@ -313,11 +315,16 @@ export async function deployMarket(
   }
 
   if (opts.dex !== false) {
-    const dex = await deployDexes(node, { admin: admin.public, tokens, liquidity: LIQUIDITY });
+    const dex = await deployDexes(node, {
+      admin: admin.public,
+      tokens,
+      liquidity: LIQUIDITY,
+      wasm: opts.dexWasm,
+    });
     contracts.primary_dex_router = dex.primary_dex_router;
     contracts.fallback_dex_router = dex.fallback_dex_router;
     contracts.soroswap_factory = dex.soroswap_factory;
-    contracts.phoenix_factory = dex.phoenix_factory;
+    contracts.fallback_factory = dex.fallback_factory;
   }
 
   if (opts.allocationVault !== false) {
