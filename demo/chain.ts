@@ -119,7 +119,8 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
 
 /**
  * The flash policy Vigil gets next to the market: its lending pool, its primary router (the
- * Soroswap ABI; the Phoenix fallback cannot be used inside a flash, see keeper/README.md) and the
+ * Soroswap ABI; the fallback router — a second Soroswap-ABI deployment — is not listed, see
+ * keeper/README.md) and the
  * hop tokens a keeper's swap path may pass through: the market's reserve tokens other than USDC
  * (XLM and WETH, oracle-priced; the keeper routes a lot through one of them when that quotes
  * better than the direct pair). No token a keeper could issue itself is ever listed.
