@@ -71,7 +71,14 @@ const OUR_WASM = new URL("../../../contracts/wasm/", import.meta.url);
  * error naming the file when one is missing, not Wasm, or lacks an export the market uses.
  */
 export async function loadDexWasm(dir?: string): Promise<DexWasm> {
-  const base = dir === undefined ? OUR_WASM : new URL(`file://${Deno.realPathSync(dir)}/`);
+  let base = OUR_WASM;
+  if (dir !== undefined) {
+    try {
+      base = new URL(`file://${Deno.realPathSync(dir)}/`);
+    } catch (e) {
+      throw new Error(`Soroswap Wasm folder ${dir}: cannot be read (${(e as Error).name})`);
+    }
+  }
   const out: Record<string, Uint8Array> = {};
   for (const [kind, { file, exports }] of Object.entries(DEX_WASM_FILES)) {
     const url = new URL(file, base);
