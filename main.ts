@@ -12,6 +12,7 @@
  */
 import { parseArgs } from "node:util";
 import { startDevNetwork, writeOutFile } from "./demo/chain.ts";
+import { loadDexWasm } from "./localnet/protocols/dex/deploy.ts";
 import { DEMO_HELP, runDemo } from "./demo/mod.ts";
 import { runKeeper } from "./keeper/main.ts";
 import { DEPLOY_HELP, runDeploy } from "./contracts/deploy_cli.ts";
@@ -37,6 +38,10 @@ Options of "localnet":
                     control method localnet_shock)
   --out <file>      where to write contract ids, RPC URL and dev accounts (default localnet.json,
                     mode 0600; the only place secrets are written)
+  --protocol-wasm <dir>
+                    with --scenario market: deploy both DEX venues from soroswap_factory.wasm,
+                    soroswap_pair.wasm and soroswap_router.wasm in <dir> (e.g. the official
+                    Soroswap Wasm) instead of Vigil's Soroswap-ABI contracts
 
 General:
   -h, --help        show this help
@@ -52,6 +57,7 @@ export async function runLocalnet(argv: string[]): Promise<void> {
       "ledger-ms": { type: "string", default: "1000" },
       out: { type: "string", default: "localnet.json" },
       scenario: { type: "string", default: "base" },
+      "protocol-wasm": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -71,12 +77,20 @@ export async function runLocalnet(argv: string[]): Promise<void> {
   if (values.scenario !== "base" && values.scenario !== "market") {
     throw new Error(`invalid --scenario ${values.scenario} (base or market)`);
   }
+  const wasmDir = values["protocol-wasm"];
+  if (wasmDir !== undefined && values.scenario !== "market") {
+    throw new Error("--protocol-wasm needs --scenario market (the DEX venues are part of it)");
+  }
+  // Checked before the node starts: a missing or wrong file fails fast, naming the file.
+  const dexWasm = wasmDir === undefined ? undefined : await loadDexWasm(wasmDir);
   const { net, out } = await startDevNetwork({
     port,
     hostname: values.host,
     ledgerMs,
     market: values.scenario === "market",
+    dexWasm,
   });
+  if (dexWasm) console.log(`localnet: DEX venues deployed from ${dexWasm.source}`);
   const dev = out;
   const file = values.out!;
   await writeOutFile(file, out);

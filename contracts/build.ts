@@ -24,6 +24,9 @@ import { LIQUIDATOR_SPEC } from "./liquidator/spec.ts";
 import { ORACLE_SPEC } from "./oracle/spec.ts";
 import { ALLOCATION_VAULT_SPEC } from "./allocation_vault/spec.ts";
 import { HODL_STRATEGY_SPEC } from "./hodl_strategy/spec.ts";
+import { SOROSWAP_FACTORY_SPEC } from "./soroswap_factory/spec.ts";
+import { SOROSWAP_PAIR_SPEC } from "./soroswap_pair/spec.ts";
+import { SOROSWAP_ROUTER_SPEC } from "./soroswap_router/spec.ts";
 
 /** Version written into each contract's `contractmetav0`. */
 export const CONTRACTS_VERSION = "0.15.0";
@@ -41,6 +44,10 @@ export const CONTRACTS: Record<string, xdr.ScSpecEntry[]> = {
   allocation_vault: ALLOCATION_VAULT_SPEC,
   /** The allocation vault's HODL strategy (a protocol stand-in). */
   hodl_strategy: HODL_STRATEGY_SPEC,
+  /** The local market's Soroswap-ABI DEX (protocol stand-ins, not Vigil's contracts). */
+  soroswap_factory: SOROSWAP_FACTORY_SPEC,
+  soroswap_pair: SOROSWAP_PAIR_SPEC,
+  soroswap_router: SOROSWAP_ROUTER_SPEC,
 };
 
 /** The module holding the test-fixture contracts' table (`TEST_CONTRACT_SPECS`). */

@@ -11,6 +11,7 @@
 import { type Localnet, startLocalnet } from "../localnet/mod.ts";
 import { type DevAccount, type DevChain, setupDevChain } from "../localnet/dev_setup.ts";
 import { deployMarket, type Market, registerShock } from "../localnet/scenarios/market.ts";
+import type { DexWasm } from "../localnet/protocols/dex/deploy.ts";
 import { deployVigil, type VigilConfig, type VigilDeployment } from "../contracts/deploy.ts";
 
 /** What `localnet.json` holds (mode 0600: it has the dev accounts' secrets). */
@@ -55,6 +56,8 @@ export interface DevNetworkOptions {
   depositors?: string[];
   /** Vigil's configuration over the testnet limits (the demo: {@link DEMO_VIGIL_CONFIG}). */
   vigilConfig?: VigilConfig;
+  /** The market's DEX Wasm (default Vigil's Soroswap-ABI contracts; `--protocol-wasm DIR`). */
+  dexWasm?: DexWasm;
 }
 
 /**
@@ -85,7 +88,7 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
       // The market first: Vigil's flash policy names its lending pool and primary router.
       // keeper1 (when the dev chain has one) holds the allocation vault's rebalance role.
       const rebalanceManager = opts.rebalanceManager ?? dev.accounts.keeper1?.public;
-      market = await deployMarket(net, dev, { rebalanceManager });
+      market = await deployMarket(net, dev, { rebalanceManager, dexWasm: opts.dexWasm });
       Object.assign(accounts, market.accounts);
       registerShock(net, market.contracts.oracle, market.accounts.market_admin.public);
     }
@@ -119,7 +122,8 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
 
 /**
  * The flash policy Vigil gets next to the market: its lending pool, its primary router (the
- * Soroswap ABI; the Phoenix fallback cannot be used inside a flash, see keeper/README.md) and the
+ * Soroswap ABI; the fallback router — a second Soroswap-ABI deployment — is not listed, see
+ * keeper/README.md) and the
  * hop tokens a keeper's swap path may pass through: the market's reserve tokens other than USDC
  * (XLM and WETH, oracle-priced; the keeper routes a lot through one of them when that quotes
  * better than the direct pair). No token a keeper could issue itself is ever listed.

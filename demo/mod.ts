@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { DEMO_VIGIL_CONFIG, type DevNetwork, startDevNetwork, writeOutFile } from "./chain.ts";
 import { type MarketDriver, startMarketDriver } from "./market_driver.ts";
 import { type KeeperProcess, spawnKeeper } from "./keepers.ts";
+import { type DexWasm, loadDexWasm } from "../localnet/protocols/dex/deploy.ts";
 
 const E7 = 10_000_000n;
 
@@ -30,6 +31,8 @@ Options:
   --out <file>           where to write localnet.json (default localnet.json, mode 0600)
   --seed <n>             seed of the market driver's random walk
   --duration <s>         stop by itself after this many seconds (default: run until Ctrl-C)
+  --protocol-wasm <dir>  deploy both DEX venues from soroswap_factory.wasm, soroswap_pair.wasm
+                         and soroswap_router.wasm in <dir> (e.g. the official Soroswap Wasm)
   -h, --help             show this help
 `;
 
@@ -45,6 +48,8 @@ export interface DemoOptions {
   out: string;
   seed?: number;
   duration?: number;
+  /** Folder of the Soroswap Wasm to deploy instead of Vigil's (`--protocol-wasm`). */
+  protocolWasm?: string;
 }
 
 /** Parses `main.ts demo` arguments; throws with a message naming the bad flag. */
@@ -67,6 +72,7 @@ export function parseDemoArgs(argv: string[]): DemoOptions | "help" {
       out: { type: "string", default: "localnet.json" },
       seed: { type: "string" },
       duration: { type: "string" },
+      "protocol-wasm": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -99,6 +105,7 @@ export function parseDemoArgs(argv: string[]): DemoOptions | "help" {
     duration: values.duration === undefined
       ? undefined
       : int("duration", values.duration, 1, 7 * 24 * 3600),
+    protocolWasm: values["protocol-wasm"],
   };
 }
 
@@ -120,6 +127,16 @@ export async function runDemo(argv: string[]): Promise<number> {
     return 2;
   }
   const say = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
+  let dexWasm: DexWasm | undefined;
+  if (opts.protocolWasm !== undefined) {
+    // Checked before the node starts: a missing or wrong file fails fast, naming the file.
+    try {
+      dexWasm = await loadDexWasm(opts.protocolWasm);
+    } catch (e) {
+      console.error(`demo: --protocol-wasm: ${e instanceof Error ? e.message : e}`);
+      return 2;
+    }
+  }
 
   const keeperNames = Array.from({ length: opts.keepers }, (_, i) => `keeper${i + 1}`);
   say("demo: starting the local node and deploying the market…");
@@ -132,7 +149,9 @@ export async function runDemo(argv: string[]): Promise<number> {
       accounts: ["alice", "bob", ...keeperNames],
       // Profit unlocks over 300 s of ledger time: the share price rises during the demo.
       vigilConfig: DEMO_VIGIL_CONFIG,
+      dexWasm,
     });
+    if (dexWasm) say(`demo: DEX venues deployed from ${dexWasm.source}`);
   } catch (e) {
     console.error(`demo: could not start the local node: ${e instanceof Error ? e.message : e}`);
     return 1;

@@ -28,8 +28,10 @@ export const SwapKind = {
    */
   Soroswap: 0,
   /**
-   * Phoenix multihop: refused inside a flash (`InvalidPlan`) in this version. Its pool pulls the
-   * input with a nested `require_auth` the liquidator could only pre-authorize knowing the pool.
+   * Refused inside a flash (`InvalidPlan`). Once the Phoenix multihop, whose pool pulls the input
+   * with a nested `require_auth` the liquidator could only pre-authorize knowing the pool; the
+   * local market has no Phoenix venue since issue 21 (both venues speak the Soroswap ABI). The
+   * value is kept so the liquidator's ABI does not change.
    */
   Phoenix: 1,
 } as const;

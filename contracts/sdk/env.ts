@@ -68,3 +68,15 @@
 // --- a: address
 @external("a", "0") export declare function require_auth(address: u64): u64;
 @external("a", "3") export declare function authorize_as_curr_contract(auth_entries: u64): u64;
+
+// --- additions for the Soroswap-ABI contracts (deploying, hashing, strings)
+@external("l", "3") export declare function create_contract(deployer: u64, wasm_hash: u64, salt: u64): u64;
+@external("l", "a") export declare function get_contract_id(deployer: u64, salt: u64): u64;
+@external("b", "_") export declare function serialize_to_bytes(v: u64): u64;
+@external("b", "e") export declare function bytes_append(b1: u64, b2: u64): u64;
+@external("b", "8") export declare function bytes_len(b: u64): u64;
+@external("b", "g") export declare function string_copy_to_linear_memory(s: u64, s_pos: u64, lm_pos: u64, len: u64): u64;
+@external("b", "i") export declare function string_new_from_linear_memory(lm_pos: u64, len: u64): u64;
+@external("c", "_") export declare function compute_hash_sha256(x: u64): u64;
+@external("v", "4") export declare function vec_push_front(v: u64, x: u64): u64;
+@external("d", "0") export declare function try_call(contract: u64, func: u64, args: u64): u64;

@@ -43,9 +43,9 @@ export type ArgCheck = (value: xdr.ScVal, site: CallSite) => string | undefined;
 /** Checks all arguments of a call: undefined when accepted, otherwise why not. */
 export type ArgsCheck = (args: readonly xdr.ScVal[], site: CallSite) => string | undefined;
 
-/** A contract the keeper cannot name in advance (e.g. the Phoenix pool a multihop picks). */
+/** A contract the keeper cannot name in advance (e.g. a pool a router picks at run time). */
 export interface ContractMatch {
-  /** How a refusal names it, e.g. "the Phoenix pool of the pair". */
+  /** How a refusal names it, e.g. "the pool of the pair". */
   describe: string;
   test(contractId: string): boolean;
 }

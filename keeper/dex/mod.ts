@@ -25,7 +25,7 @@ import { tokenBalance } from "../token.ts";
 import { detectVenue, type Venue } from "./venues.ts";
 import { type EarlierLeg, quoteAfter, sharesPair } from "./joint.ts";
 
-export { detectVenue, phoenixVenue, soroswapVenue, type Venue } from "./venues.ts";
+export { detectVenue, soroswapVenue, type Venue } from "./venues.ts";
 
 /** A completed conversion. */
 export interface SwapOutcome {
@@ -56,7 +56,7 @@ export interface SwapClientOptions {
 /** One swap planned for the liquidator's flash (`SwapLeg` of contracts/liquidator). */
 export interface PlannedLeg {
   router: string;
-  /** The liquidator's `SwapKind`: always 0 (Soroswap router; Phoenix legs are refused). */
+  /** The liquidator's `SwapKind`: always 0 (Soroswap router; kind 1 is refused on chain). */
   kind: number;
   path: string[];
   amountIn: bigint;
@@ -72,9 +72,7 @@ export interface PlannedLeg {
 /**
  * Why `venue` cannot swap inside a flash under a policy whose routers are `routers`, or undefined
  * when it can. Vigil's liquidator swaps only on Soroswap-ABI routers the vault's flash policy
- * lists: Phoenix's pool pulls the input with a nested `require_auth` of the sender, which a
- * contract can pre-authorize only by naming the pool, and the multihop does not expose which pool
- * it will use.
+ * lists (its `SwapKind` 1, once Phoenix's multihop, is refused on chain).
  */
 export function flashVenueProblem(
   venue: Venue,

@@ -1,18 +1,17 @@
 /**
- * DEX venues the swap client can use, each speaking its real protocol's ABI:
- * - Soroswap router: quote `router_get_amounts_out(amount_in, path)` (last element),
- *   swap `swap_exact_tokens_for_tokens(amount_in, amount_out_min, path, to, deadline)`.
- * - Phoenix multihop: quote `simulate_swap(operations, amount, pool_type)` (`ask_amount`),
- *   swap `swap(recipient, operations, max_spread_bps, amount, pool_type, deadline,
- *   max_allowed_fee_bps)` (returns nothing: proceeds are a balance delta anyway).
+ * DEX venues the swap client can use: Soroswap-ABI routers (the local market's primary and
+ * fallback venues are two Soroswap-ABI deployments; the official Soroswap router speaks the same
+ * ABI). Quote `router_get_amounts_out(amount_in, path)` (last element), swap
+ * `swap_exact_tokens_for_tokens(amount_in, amount_out_min, path, to, deadline)`.
  *
- * The kind of a configured router is detected from its contract spec (its function names), so
- * PRIMARY_DEX_ROUTER / FALLBACK_DEX_ROUTER can point at either.
+ * A configured router's spec is read at start-up: a contract whose spec lacks
+ * `router_get_amounts_out` is not a Soroswap-ABI router and becomes a venue of unknown kind (the
+ * liquidator's flash never uses it; see `flashVenueProblem`).
  *
  * @module
  */
-import { type Keypair, xdr } from "@stellar/stellar-sdk";
-import { anyContract, argsOf, type AuthShape, call, is, sacTransfer } from "../chain/auth_guard.ts";
+import type { Keypair } from "@stellar/stellar-sdk";
+import { type AuthShape, is, sacTransfer } from "../chain/auth_guard.ts";
 import type { ChainRpc } from "../chain/rpc.ts";
 import { ledgerNow } from "../chain/ledger.ts";
 import { big, native, sv } from "../chain/scval.ts";
@@ -30,12 +29,12 @@ export interface Venue {
   readonly name: string;
   readonly contractId: string;
   /** The router ABI, for swaps inside the liquidator's flash (absent: usable only directly). */
-  readonly kind?: "soroswap" | "phoenix";
+  readonly kind?: "soroswap";
   /** Expected output of swapping `amountIn` of `tokenIn` for `tokenOut` (read-only). */
   quote(chain: ChainRpc, tokenIn: string, tokenOut: string, amountIn: bigint): Promise<bigint>;
   /**
    * Expected output of swapping `amountIn` along `path` (first token in, last out; read-only).
-   * Only venues that can route through intermediate tokens have it (Soroswap).
+   * Only venues that can route through intermediate tokens have it (Soroswap ABI).
    */
   quotePath?(chain: ChainRpc, path: string[], amountIn: bigint): Promise<bigint>;
   /** Reserves of the pair of two tokens, in the order asked (constant-product venues). */
@@ -65,30 +64,6 @@ export function soroswapSwapAuth(
   amountIn: bigint,
 ): AuthShape {
   return { subs: [sacTransfer(tokenIn, keeper, is.address(pair, "the pair"), amountIn)] };
-}
-
-/**
- * What a Phoenix multihop swap may have the keeper authorize beneath the multihop call: one
- * pool's `swap(keeper, tokenIn, amountIn, …)` (the keeper cannot name the pool the multihop
- * picks), and beneath it only that pool pulling the input, `tokenIn.transfer(keeper, pool, x)`
- * with x ≤ amountIn.
- */
-export function phoenixSwapAuth(keeper: string, tokenIn: string, amountIn: bigint): AuthShape {
-  const poolSwap = call(
-    anyContract("the Phoenix pool of the pair"),
-    "swap",
-    argsOf(
-      ["sender", is.address(keeper, "the keeper")],
-      ["offer_asset", is.address(tokenIn, "the input token")],
-      ["offer_amount", is.value(sv.i128(amountIn))],
-      ["ask_asset_min_amount", is.any()],
-      ["max_spread_bps", is.any()],
-      ["deadline", is.any()],
-      ["max_allowed_fee_bps", is.any()],
-    ),
-    { subs: [sacTransfer(tokenIn, keeper, is.parentContract(), amountIn)] },
-  );
-  return { subs: [poolSwap] };
 }
 
 /** A Soroswap-router venue. */
@@ -149,59 +124,14 @@ export function soroswapVenue(label: string, router: string, opts: InvokeOptions
   };
 }
 
-/** A Phoenix-multihop venue (single hop, XYK pools). */
-export function phoenixVenue(label: string, multihop: string, opts: InvokeOptions = {}): Venue {
-  // `Swap { ask_asset, ask_asset_min_amount: Option<i128>, offer_asset }`, keys sorted.
-  const ops = (tokenIn: string, tokenOut: string, minOut?: bigint) =>
-    sv.vec([
-      sv.struct({
-        ask_asset: sv.address(tokenOut),
-        ask_asset_min_amount: minOut === undefined ? none() : sv.i128(minOut),
-        offer_asset: sv.address(tokenIn),
-      }),
-    ]);
-  return {
-    name: `${label} (phoenix)`,
-    contractId: multihop,
-    kind: "phoenix",
-    async quote(chain, tokenIn, tokenOut, amountIn) {
-      const r = await simulateRead(chain, multihop, "simulate_swap", [
-        ops(tokenIn, tokenOut),
-        sv.i128(amountIn),
-        sv.u32(0),
-      ]);
-      const v = native<{ ask_amount: unknown }>(r.retval);
-      return big(v.ask_amount);
-    },
-    swap(chain, keypair, tokenIn, tokenOut, amountIn, minOut) {
-      const me = keypair.publicKey();
-      return invokeContract(chain, keypair, multihop, "swap", [
-        sv.address(me),
-        ops(tokenIn, tokenOut, minOut),
-        none(),
-        sv.i128(amountIn),
-        sv.u32(0),
-        sv.u64(ledgerNow(chain) + SWAP_DEADLINE_SEC),
-        none(),
-      ], { ...opts, auth: phoenixSwapAuth(me, tokenIn, amountIn) });
-    },
-  };
-}
-
-/** `Option::None`. */
-function none(): xdr.ScVal {
-  return xdr.ScVal.scvVoid();
-}
-
-/** Function names that identify a venue kind. */
-const KIND_BY_FUNCTION: [string, "soroswap" | "phoenix"][] = [
-  ["router_get_amounts_out", "soroswap"],
-  ["simulate_swap", "phoenix"],
-];
+/** The function whose presence in a router's spec marks the Soroswap ABI. */
+const SOROSWAP_MARKER = "router_get_amounts_out";
 
 /**
- * Builds the venue for a configured router, detecting its ABI from its contract spec
- * (`getContractMethods`: the instance and code entries, two reads at start-up).
+ * Builds the venue for a configured router from its contract spec (`getContractMethods`: the
+ * instance and code entries, two reads at start-up). A router whose spec cannot be read is
+ * assumed to speak the Soroswap ABI; one whose spec lacks {@link SOROSWAP_MARKER} keeps the
+ * Soroswap calls (they will fail as venue errors) but no kind, so no flash uses it.
  */
 export async function detectVenue(
   chain: ChainRpc,
@@ -209,15 +139,14 @@ export async function detectVenue(
   contractId: string,
   opts: InvokeOptions = {},
 ): Promise<Venue> {
-  let names: string[] = [];
+  let names: string[] | undefined;
   try {
     const methods = await chain.server.getContractMethods(contractId, chain.networkPassphrase);
     names = methods.map((m) => m.name);
   } catch {
     // Unknown spec (e.g. a native or unreadable contract): assume the Soroswap ABI.
   }
-  const kind = KIND_BY_FUNCTION.find(([fn]) => names.includes(fn))?.[1] ?? "soroswap";
-  return kind === "phoenix"
-    ? phoenixVenue(label, contractId, opts)
-    : soroswapVenue(label, contractId, opts);
+  const venue = soroswapVenue(label, contractId, opts);
+  if (names === undefined || names.includes(SOROSWAP_MARKER)) return venue;
+  return { ...venue, name: `${label} (unknown ABI)`, kind: undefined };
 }

@@ -465,6 +465,19 @@ export class SpecCodec {
     }
     if (j.tuple) {
       const ts: Conv[] = j.tuple.value_types.map((x: TypeJson) => this.conv(x));
+      // The unit type `()` — what a Rust `Result<(), E>` declares as its ok type — is the empty
+      // tuple in a spec and travels as Void (soroban-sdk converts `()` to `Val::VOID`).
+      if (ts.length === 0) {
+        return {
+          enc: (v) => isScVal(v) ? v : xdr.ScVal.scvVoid(),
+          dec: (v) => {
+            if (v.type === "scvVoid") return null;
+            const items = (expect(v, "scvVec", "tuple").vec ?? []) as xdr.ScVal[];
+            if (items.length !== 0) fail("expected a tuple of 0");
+            return [];
+          },
+        };
+      }
       return {
         enc: (v) => {
           if (isScVal(v)) return v;

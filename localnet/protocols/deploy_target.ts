@@ -1,7 +1,8 @@
 /**
- * What the deploy helpers of the TypeScript stand-ins (`localnet/protocols/dex/deploy.ts`,
- * `localnet/protocols/allocation_vault/deploy.ts`) need from a node: the in-process Localnet API
- * (`localnet/mod.ts` fits structurally, and so does a test's fake host).
+ * What the deploy helper of the TypeScript allocation-vault stand-in
+ * (`localnet/protocols/allocation_vault/deploy.ts`) needs from a node: the in-process Localnet API
+ * (`localnet/mod.ts` fits structurally, and so does a test's fake host). The DEX is Wasm (its
+ * deploy helper takes `DexHost` from `localnet/protocols/dex/deploy.ts`).
  *
  * @module
  */

@@ -17,7 +17,7 @@ import { Asset, Keypair, StrKey } from "@stellar/stellar-sdk";
 import type { Localnet } from "../mod.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../dev_setup.ts";
 import { stellarAsset } from "../../contracts/oracle/spec.ts";
-import { deployDexes } from "../protocols/dex/deploy.ts";
+import { deployDexes, type DexWasm } from "../protocols/dex/deploy.ts";
 import { deployAllocationVault } from "../protocols/allocation_vault/deploy.ts";
 import {
   BLEND_POOL_PARAMS,
@@ -125,6 +125,8 @@ async function submit(
 export interface MarketOptions {
   /** Deploy the DEX venues (default true). */
   dex?: boolean;
+  /** The Soroswap-ABI Wasm of both DEX venues (default ours; `--protocol-wasm DIR`). */
+  dexWasm?: DexWasm;
   /** Deploy the allocation vault (default true). */
   allocationVault?: boolean;
   /** Open the depositors' and borrowers' positions (default true). */
@@ -178,11 +180,16 @@ async function deployPeriphery(
 ): Promise<void> {
   const tokens = { usdc: contracts.usdc, xlm: contracts.xlm, weth: contracts.weth };
   if (opts.dex !== false) {
-    const dex = await deployDexes(node, { admin: opts.admin, tokens, liquidity: LIQUIDITY });
+    const dex = await deployDexes(node, {
+      admin: opts.admin,
+      tokens,
+      liquidity: LIQUIDITY,
+      wasm: opts.dexWasm,
+    });
     contracts.primary_dex_router = dex.primary_dex_router;
     contracts.fallback_dex_router = dex.fallback_dex_router;
     contracts.soroswap_factory = dex.soroswap_factory;
-    contracts.phoenix_factory = dex.phoenix_factory;
+    contracts.fallback_factory = dex.fallback_factory;
   }
   if (opts.allocationVault !== false) {
     const manager = newAccount();

@@ -783,7 +783,8 @@ Deno.test("ATTACK (real Blend auction): plans that keep part of the lot are refu
     // 7. Two legs for the same asset, or a leg for an asset not withdrawn: InvalidPlan.
     expectErr(await flash(honest, [leg, leg]), "InvalidPlan");
     expectErr(await flash(honest, [leg, { ...leg, path: [w.weth, w.usdc] }]), "InvalidPlan");
-    // 8. A Phoenix leg (even through the listed router): InvalidPlan in this version.
+    // 8. A leg of kind 1 (once Phoenix's multihop; no such venue since issue 21), even through the
+    // listed router: InvalidPlan.
     expectErr(await flash(honest, [{ ...leg, kind: 1 }]), "InvalidPlan");
     // 9. A router not in the policy (a fake that keeps the lot): NotAllowed.
     const skim = await deployFixture(w.node, "skim_router");

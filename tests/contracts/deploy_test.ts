@@ -105,7 +105,7 @@ Deno.test("deployment: localnet.json names a wired vault, registry and the liqui
   }
 });
 
-Deno.test("deployment with the market (`main.ts localnet --scenario market`): the flash policy names the market's lending pool, Soroswap router and hop tokens, not the Phoenix fallback", async () => {
+Deno.test("deployment with the market (`main.ts localnet --scenario market`): the flash policy names the market's lending pool, primary router and hop tokens, not the fallback router", async () => {
   const { net, out } = await startDevNetwork({ port: 0, accounts: [], market: true });
   try {
     const c = out.contracts as Record<string, string>;

@@ -1,6 +1,6 @@
 /**
  * A real liquidation world for the liquidator's attack tests, over JSON-RPC: the market scenario
- * (Blend pool stand-in, SEP-40 oracle, Soroswap and Phoenix venues) deployed FIRST, then Vigil with
+ * (Blend pool stand-in, SEP-40 oracle, two Soroswap-ABI Wasm venues) deployed FIRST, then Vigil with
  * the flash policy `{pools: [lending pool], routers: [Soroswap router]}` and an admin key the test
  * holds, 50,000 USDC deposited, and a registered keeper (the attacker). {@link openAuction} shocks
  * the XLM oracle price and opens a Blend user-liquidation auction that is profitable to fill.
@@ -32,7 +32,7 @@ export interface PlanRequest {
   amount: bigint;
   type: number;
 }
-/** One swap leg (kind 0 = Soroswap ABI, 1 = Phoenix). */
+/** One swap leg (kind 0 = Soroswap ABI; 1, once Phoenix, is refused by the liquidator). */
 export interface PlanLeg {
   amountIn: bigint;
   kind: number;

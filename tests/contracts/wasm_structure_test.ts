@@ -18,7 +18,7 @@ import {
 
 /** env.json (protocol 22) functions the contracts may import: module → export → arity. */
 const ENV: Record<string, Record<string, number>> = {
-  x: { "0": 2, "1": 2, "4": 0, "5": 1, "7": 0 }, // obj_cmp contract_event ledger_timestamp fail_with_error current_contract_address
+  x: { "0": 2, "1": 2, "3": 0, "4": 0, "5": 1, "7": 0 }, // obj_cmp contract_event ledger_sequence ledger_timestamp fail_with_error current_contract_address
   i: {
     "_": 1, // obj_from_u64
     "0": 1, // obj_to_u64
@@ -43,10 +43,12 @@ const ENV: Record<string, Record<string, number>> = {
     "y": 2, // i256_div
   },
   m: { "1": 2, "3": 1, "9": 3, "a": 4 }, // map_get map_len map_new_from_lm map_unpack_to_lm
-  v: { "_": 0, "0": 3, "1": 2, "2": 2, "3": 1, "6": 2, "7": 1, "d": 2, "g": 2 },
-  l: { "_": 3, "0": 2, "1": 2, "2": 2, "7": 4, "8": 2 },
+  v: { "_": 0, "0": 3, "1": 2, "2": 2, "3": 1, "4": 2, "6": 2, "7": 1, "d": 2, "g": 2 }, // 4 vec_push_front
+  l: { "_": 3, "0": 2, "1": 2, "2": 2, "3": 3, "7": 4, "8": 2, "a": 2 }, // 3 create_contract, a get_contract_id
   d: { "_": 3 }, // call
-  b: { "j": 2, "k": 1 }, // symbol_new_from_linear_memory string_len
+  // serialize_to_bytes bytes_append string_copy_to_lm string_new_from_lm symbol_new_from_lm string_len
+  b: { "_": 1, "e": 2, "g": 4, "i": 2, "j": 2, "k": 1 },
+  c: { "_": 1 }, // compute_hash_sha256
   a: { "0": 1, "3": 1 }, // require_auth authorize_as_curr_contract
 };
 // Declared in the allocation vault's and HODL strategy's own sources (not in the SDK).

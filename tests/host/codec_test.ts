@@ -155,3 +155,32 @@ Deno.test("codec: struct decoding is by field name (absent Option fields read as
   ]);
   assert.throws(() => conv.dec(missingRequired), /Pos\.zeta/);
 });
+
+Deno.test("the unit type `()` (a Rust Result<(), E> ok type, the empty tuple in a spec) decodes Void", () => {
+  // How soroban-sdk declares `fn initialize(..) -> Result<(), FactoryError>` (the official
+  // Soroswap factory, router and pair): ok_type {tuple: {value_types: []}}, returned as Void.
+  const spec = [
+    xdr.ScSpecEntry.fromJson({
+      function_v0: {
+        doc: "",
+        name: "initialize",
+        inputs: [],
+        outputs: [{
+          result: { ok_type: { tuple: { value_types: [] } }, error_type: { udt: { name: "E" } } },
+        }],
+      },
+      // deno-lint-ignore no-explicit-any
+    } as any),
+    xdr.ScSpecEntry.fromJson({
+      udt_error_enum_v0: { doc: "", lib: "", name: "E", cases: [{ doc: "", name: "A", value: 1 }] },
+      // deno-lint-ignore no-explicit-any
+    } as any),
+  ];
+  assert.equal(decodeResult(spec, "initialize", xdr.ScVal.scvVoid()), null);
+  assert.deepEqual(decodeResult(spec, "initialize", xdr.ScVal.scvVec([])), []);
+  assert.throws(
+    () => decodeResult(spec, "initialize", xdr.ScVal.scvVec([xdr.ScVal.scvU32(1)])),
+    CodecError,
+  );
+  assert.throws(() => decodeResult(spec, "initialize", xdr.ScVal.scvU32(1)), CodecError);
+});

@@ -30,7 +30,6 @@ import { ChainRpc } from "../../keeper/chain/rpc.ts";
 import { sv } from "../../keeper/chain/scval.ts";
 import { invokeContract } from "../../keeper/chain/tx.ts";
 import { liquidationAuth } from "../../keeper/adapters/lending_pool/flash_auth.ts";
-import { phoenixSwapAuth } from "../../keeper/dex/venues.ts";
 import { flashAuthShape } from "../../keeper/vault_client.ts";
 import { startTestNode } from "../helpers/localnet.ts";
 
@@ -323,7 +322,7 @@ Deno.test("auth guard: credentials other than the keeper's source account, a cre
   );
 });
 
-Deno.test("auth guard: ROOT_ONLY accepts the root alone; the Phoenix shape pins the pool's pull to the pool that swaps", () => {
+Deno.test("auth guard: ROOT_ONLY accepts the root alone; an anyContract shape pins the pull to the contract that swaps", () => {
   const reg = inv(vault, "rebalance", [sv.address(keeper)]);
   const rootOnly = [rootCall(vault, "rebalance", [sv.address(keeper)], ROOT_ONLY)];
   checkAuthEntries([src(reg)], rootOnly);
@@ -333,8 +332,10 @@ Deno.test("auth guard: ROOT_ONLY accepts the root alone; the Phoenix shape pins 
   );
   assert.match(extra.reason, /no authorized sub-invocation was planned here/);
 
+  // A router that picks a pool at run time: the keeper authorizes one pool's `swap` of exactly its
+  // input, and beneath it only that same pool pulling the input.
   const multihop = contract();
-  const phoenixPool = contract();
+  const pool = contract();
   const swapArgs = (amt: bigint) => [
     sv.address(keeper),
     sv.address(xlm),
@@ -344,17 +345,31 @@ Deno.test("auth guard: ROOT_ONLY accepts the root alone; the Phoenix shape pins 
     sv.u64(99n),
     xdr.ScVal.scvVoid(),
   ];
-  const shape = [rootCall(multihop, "swap", [], phoenixSwapAuth(keeper, xlm, 100n))];
+  const poolSwap = call(
+    anyContract("the pool of the pair"),
+    "swap",
+    argsOf(
+      ["sender", is.address(keeper, "the keeper")],
+      ["offer_asset", is.address(xlm, "the input token")],
+      ["offer_amount", is.value(sv.i128(100n))],
+      ["ask_asset_min_amount", is.any()],
+      ["max_spread_bps", is.any()],
+      ["deadline", is.any()],
+      ["max_allowed_fee_bps", is.any()],
+    ),
+    { subs: [sacTransfer(xlm, keeper, is.parentContract(), 100n)] },
+  );
+  const shape = [rootCall(multihop, "swap", [], { subs: [poolSwap] })];
   const tree = (to: string, amt = 100n) =>
     src(inv(multihop, "swap", [], [
-      inv(phoenixPool, "swap", swapArgs(amt), [transfer(xlm, keeper, to, amt)]),
+      inv(pool, "swap", swapArgs(amt), [transfer(xlm, keeper, to, amt)]),
     ]));
-  checkAuthEntries([tree(phoenixPool)], shape);
+  checkAuthEntries([tree(pool)], shape);
   assert.match(
     refusal([tree(thief)], shape).reason,
-    new RegExp(`argument \`to\` is ${thief}, expected the calling contract ${phoenixPool}`),
+    new RegExp(`argument \`to\` is ${thief}, expected the calling contract ${pool}`),
   );
-  assert.match(refusal([tree(phoenixPool, 101n)], shape).reason, /argument `offer_amount` is 101/);
+  assert.match(refusal([tree(pool, 101n)], shape).reason, /argument `offer_amount` is 101/);
 });
 
 Deno.test("auth guard: a named-argument check reports the argument, a ContractMatch reports its description", () => {

@@ -193,13 +193,12 @@ Deno.test("planLeg (inside a flash): only Soroswap-ABI venues whose router the f
   const wallet = { usdc: 0n };
   const soroswap = (name: string, o: Parameters<typeof venue>[2]) =>
     Object.assign(venue(name, wallet, o), { kind: "soroswap" as const });
-  const phoenix = Object.assign(venue("phoenix-router", wallet, { quote: 2_000_000n }), {
-    kind: "phoenix" as const,
-  });
+  // A router whose spec is not the Soroswap ABI (detectVenue leaves its kind unset).
+  const other = venue("other-router", wallet, { quote: 2_000_000n });
 
   // A listed Soroswap primary: planned there, kind 0, minOut = max(floor, quote − bps).
   const p = soroswap("primary-router", { quote: 1_010_000n });
-  const leg = await client(p, phoenix).planLeg(
+  const leg = await client(p, other).planLeg(
     chain,
     XLM,
     10_000_000n,
@@ -212,20 +211,21 @@ Deno.test("planLeg (inside a flash): only Soroswap-ABI venues whose router the f
   assert.equal(leg.minOut, slippageFloor(1_010_000n, 100));
   assert.deepEqual(p.calls, [`quote ${XLM}->${USDC} 10000000`]);
 
-  // The primary's quote fails and the only other venue is Phoenix: ErrNoRoute, Phoenix never
-  // asked (the liquidator refuses Phoenix legs), and the reason says why.
+  // The primary's quote fails and the only other venue is not a Soroswap-ABI router: ErrNoRoute,
+  // that venue never asked (the liquidator swaps on Soroswap-ABI routers only), and the reason
+  // says why.
   const down = soroswap("primary-router", { quoteError: transient });
-  const err = await client(down, phoenix).planLeg(
+  const err = await client(down, other).planLeg(
     chain,
     XLM,
     10_000_000n,
     1_000_000n,
-    { routers: new Set(["primary-router", "phoenix-router"]) },
+    { routers: new Set(["primary-router", "other-router"]) },
   ).then(() => null, (e) => e);
   assert.ok(err instanceof ErrNoRoute);
-  assert.deepEqual(err.failures.map((f) => f.venue), ["primary-router", "phoenix-router"]);
+  assert.deepEqual(err.failures.map((f) => f.venue), ["primary-router", "other-router"]);
   assert.match(err.failures[1].error, /not usable inside a flash/);
-  assert.deepEqual(phoenix.calls, []);
+  assert.deepEqual(other.calls, []);
 
   // A Soroswap router the policy does not list is never asked either; the listed fallback is.
   const unlisted = soroswap("primary-router", { quote: 5_000_000n });

@@ -1,8 +1,10 @@
 /**
  * DEX conversion inside the liquidator's flash (issue 12), with the keeper as a child process:
- * - primary router transient failure (its quote fails) and a Phoenix fallback → skipped: Phoenix
- *   is not used inside a flash (the liquidator swaps only on Soroswap-ABI routers of the vault's
- *   flash policy), so no venue is usable: nothing filled, lent or booked;
+ * - primary router transient failure (its quote fails) and a fallback router the vault's flash
+ *   policy does not list (the market's default policy) → skipped: no venue is usable inside the
+ *   flash: nothing filled, lent or booked;
+ * - the same failure with the fallback (a second Soroswap-ABI deployment) listed in the policy →
+ *   the lot is swapped on the fallback inside the flash and the auction is filled;
  * - quote below the slippage floor → no fallback, no flash: nothing filled, lent or booked;
  * - no DEX configured with non-USDC collateral → skipped with a log line: no auction, no flash.
  * The held-collateral path is gone: a lot that cannot be sold is never seized.
@@ -46,7 +48,7 @@ function dump(k: KeeperChild | undefined) {
   );
 }
 
-Deno.test("DEX: a transient primary failure and only a Phoenix fallback — skipped: the fallback is not used inside a flash; nothing filled, lent or booked", async () => {
+Deno.test("DEX: a transient primary failure and a fallback outside the flash policy — skipped; nothing filled, lent or booked", async () => {
   const w = await startWorld({ ledgerMs: 250 });
   const keeper = w.keepers[0];
   let k: KeeperChild | undefined;
@@ -65,13 +67,13 @@ Deno.test("DEX: a transient primary failure and only a Phoenix fallback — skip
     );
     assert.equal(skip.user, xlmLot.public);
     const text = k.stderr();
-    // The primary's quote failed (a transient venue error); the Phoenix fallback was never asked
-    // (announced once at start-up, listed in the no-route reason).
+    // The primary's quote failed (a transient venue error); the fallback, not in the vault's
+    // flash policy, was never asked (announced once at start-up, listed in the no-route reason).
     assert.match(text, /DEX venue failed: primary \(soroswap\)/);
-    assert.match(text, /DEX venue fallback \(phoenix\) is not used inside a flash/);
+    assert.match(text, /DEX venue fallback \(soroswap\) is not used inside a flash: router not in/);
     assert.match(
       String(skip.error),
-      /fallback \(phoenix\): phoenix ABI: not usable inside a flash/,
+      /fallback \(soroswap\): router not in the vault's flash policy/,
     );
     assert.doesNotMatch(text, /DEX venue failed: fallback/);
     assert.doesNotMatch(text, /swapped seized/);
@@ -82,6 +84,44 @@ Deno.test("DEX: a transient primary failure and only a Phoenix fallback — skip
     assert.equal(await balance(w, w.usdc, keeper.publicKey()), usdcBefore - 100n * 10_000_000n);
     const info = await keeperInfo(w, keeper.publicKey());
     assert.equal(BigInt(info.total_executions as bigint), 0n);
+  } catch (e) {
+    dump(k);
+    throw e;
+  } finally {
+    if (k) await stopKeeper(k);
+    await w.close();
+  }
+});
+
+Deno.test("DEX: a transient primary failure and the fallback in the flash policy — the lot is swapped on the fallback inside the flash, the auction filled", async () => {
+  const w = await startWorld({
+    ledgerMs: 250,
+    beforeVigil: (_node, market) =>
+      Promise.resolve({
+        routers: [market.contracts.primary_dex_router, market.contracts.fallback_dex_router],
+      }),
+  });
+  const keeper = w.keepers[0];
+  let k: KeeperChild | undefined;
+  try {
+    await w.node.invoke(w.market.contracts.primary_dex_router, "set_fault", {
+      mode: { tag: "Transient", values: [0] },
+    }, { source: w.market.accounts.market_admin.public });
+    const fallback = w.market.contracts.fallback_dex_router;
+    ({ k } = await liquidateOne(w, keeperEnv(w, keeper)));
+    await waitLog(
+      k,
+      (l) => /swapped seized .* on fallback \(soroswap\) inside the flash/.test(String(l.msg)),
+      60_000,
+    );
+    const text = k.stderr();
+    assert.match(text, /DEX venue failed: primary \(soroswap\)/);
+    // The fallback router's swap event is the flash's: the liquidator paid out to itself.
+    const swaps = async (router: string) =>
+      (await events(w, router, "SoroswapRouter")).filter((e) => e.topics[1] === "swap");
+    assert.ok((await swaps(fallback)).length >= 1, "a swap on the fallback router");
+    assert.equal((await swaps(w.market.contracts.primary_dex_router)).length, 0);
+    assert.ok((await events(w, w.vault, "flash")).length >= 1);
   } catch (e) {
     dump(k);
     throw e;
@@ -106,7 +146,7 @@ Deno.test("DEX: a quote below the slippage floor stops — no fallback, no flash
     await waitLog(k, (l) => /lot cannot be converted to USDC/.test(String(l.msg)), 60_000);
     const text = k.stderr();
     assert.match(text, /ErrSlippageExceeded/);
-    assert.doesNotMatch(text, /on fallback \(phoenix\)/);
+    assert.doesNotMatch(text, /on fallback \(soroswap\)/);
     assert.doesNotMatch(text, /DEX venue failed: fallback/);
     // Nothing was filled, lent or booked; the keeper holds no seized collateral.
     assert.equal((await events(w, w.pool, "fill_auction")).length, 0);

@@ -1,7 +1,7 @@
 /**
  * The authorization shapes the keeper states for its transactions, against what real simulations
  * record on the market scenario (Blend pool stand-in, Vigil's Wasm vault, registry and
- * liquidator, Soroswap and Phoenix venues) over JSON-RPC. Each test logs the recorded tree
+ * liquidator, both Soroswap-ABI venues) over JSON-RPC. Each test logs the recorded tree
  * (`describeAuth`), asserts its structure, checks it against the planned shape, and sends the
  * transaction through the keeper's own pipeline (which checks again before signing): the honest
  * flash, registration, a swap on each venue.
@@ -26,7 +26,7 @@ import { ChainRpc } from "../../keeper/chain/rpc.ts";
 import { sv } from "../../keeper/chain/scval.ts";
 import { ALLOWANCE_LEDGERS, liquidationPlan } from "../../keeper/adapters/lending_pool/execute.ts";
 import { liquidationAuth } from "../../keeper/adapters/lending_pool/flash_auth.ts";
-import { phoenixVenue, soroswapVenue } from "../../keeper/dex/venues.ts";
+import { soroswapVenue } from "../../keeper/dex/venues.ts";
 import { flashAuthShape, RegistryContract, VaultContract } from "../../keeper/vault_client.ts";
 import {
   type MarketWorld,
@@ -230,10 +230,18 @@ Deno.test("registration and swaps: the recorded trees are the stated shapes (log
     await soroswapVenue("primary", w.router).swap(chain, w.eve, w.xlm, w.usdc, amountIn, 1n);
     assert.ok((await w.bal(w.usdc, me)) > usdc0);
 
-    // Phoenix: multihop.swap → pool.swap(keeper, xlm, amount, …) → xlm.transfer(keeper, pool, …).
-    const multihop = w.market.contracts.fallback_dex_router;
+    // The fallback venue is a second Soroswap-ABI deployment: the same shape, its own pair.
+    const fallback = w.market.contracts.fallback_dex_router;
+    const fb = await recorded(chain, w.eve, fallback, "swap_exact_tokens_for_tokens", [
+      sv.i128(amountIn),
+      sv.i128(0n),
+      sv.addresses([w.xlm, w.usdc]),
+      sv.address(me),
+      deadline,
+    ]);
+    assert.equal(fb.length, 1);
     const usdc1 = await w.bal(w.usdc, me);
-    await phoenixVenue("fallback", multihop).swap(chain, w.eve, w.xlm, w.usdc, amountIn, 1n);
+    await soroswapVenue("fallback", fallback).swap(chain, w.eve, w.xlm, w.usdc, amountIn, 1n);
     assert.ok((await w.bal(w.usdc, me)) > usdc1);
   } finally {
     chain.close();

@@ -176,7 +176,7 @@ Deno.test("flash policy without any router: no venue usable inside a flash — s
     );
     const text = k.stderr();
     assert.match(text, /DEX venue primary \(soroswap\) is not used inside a flash: router not in/);
-    assert.match(text, /DEX venue fallback \(phoenix\) is not used inside a flash: phoenix ABI/);
+    assert.match(text, /DEX venue fallback \(soroswap\) is not used inside a flash: router not in/);
     await waitLog(k, (l) => l.status === "skipped" && /^NO_ROUTE/.test(String(l.reason)), 60_000);
     assert.equal((await events(w, w.pool, "new_auction")).length, 0);
     assert.equal((await events(w, w.vault, "flash")).length, 0);

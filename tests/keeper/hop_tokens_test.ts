@@ -13,6 +13,7 @@ import { Asset } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployDexes } from "../../localnet/protocols/dex/deploy.ts";
+import { envDexWasm } from "./keeper_fixture.ts";
 import { ChainRpc } from "../../keeper/chain/rpc.ts";
 import { ErrSlippageExceeded } from "../../keeper/chain/errors.ts";
 import { flashPaths, SwapClient } from "../../keeper/dex/mod.ts";
@@ -39,6 +40,7 @@ Deno.test("planLeg on the real router: direct or through listed hop tokens only,
   const dex = await deployDexes(node, {
     admin: admin.publicKey(),
     tokens,
+    wasm: await envDexWasm(), // VIGIL_PROTOCOL_WASM: the official Soroswap Wasm
     liquidity: [
       // The direct pair is thin and prices WETH at $2,000 (the oracle says $3,000).
       { a: "weth", b: "usdc", amountA: 10n * E7, amountB: 20_000n * E7, venues: ["primary"] },

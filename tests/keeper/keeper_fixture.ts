@@ -12,6 +12,7 @@ import { deployVigil, type VigilConfig } from "../../contracts/deploy.ts";
 import type { FlashPolicy, FlashPolicyOptions } from "../../contracts/deploy_net.ts";
 import { marketPolicy } from "../../demo/chain.ts";
 import { deployMarket, type Market, registerShock } from "../../localnet/scenarios/market.ts";
+import { type DexWasm, loadDexWasm } from "../../localnet/protocols/dex/deploy.ts";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { type KeeperChild, spawnKeeper } from "./keeper_process.ts";
 
@@ -61,6 +62,17 @@ export interface WorldOptions {
   beforeVigil?: (node: TestNode, market: Market) => Promise<FlashPolicyOptions | void>;
   /** Vigil's configuration over {@link WORLD_CONFIG}. */
   config?: VigilConfig;
+  /**
+   * The Soroswap-ABI Wasm of both DEX venues (default: from the folder in the environment
+   * variable VIGIL_PROTOCOL_WASM when set — e.g. the official Soroswap Wasm — else ours).
+   */
+  dexWasm?: DexWasm;
+}
+
+/** The DEX Wasm of VIGIL_PROTOCOL_WASM, or undefined (ours) when the variable is not set. */
+export async function envDexWasm(): Promise<DexWasm | undefined> {
+  const dir = Deno.env.get("VIGIL_PROTOCOL_WASM");
+  return dir ? await loadDexWasm(dir) : undefined;
 }
 
 /**
@@ -87,6 +99,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     const keepers = ["keeper1", "keeper2"].map((n) => Keypair.fromSecret(dev.accounts[n].secret));
     // The market first: the vault's flash policy names its pool and primary router.
     const market = await deployMarket(node, dev, {
+      dexWasm: opts.dexWasm ?? await envDexWasm(),
       positions: opts.positions,
       rebalanceManager: opts.keeperIsRebalanceManager ? keepers[0].publicKey() : undefined,
     });

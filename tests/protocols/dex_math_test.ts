@@ -1,5 +1,5 @@
 /**
- * Pure quote maths of the DEX stand-ins (localnet/protocols/dex/math.ts) against the protocols' formulas.
+ * Soroswap's quote maths in TypeScript (localnet/protocols/dex/math.ts) against the protocol's formulas.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -12,7 +12,6 @@ import {
   getAmountsIn,
   getAmountsOut,
   isqrt,
-  phoenixComputeSwap,
   slippageFloor,
   SoroswapLibraryError,
   sortTokens,
@@ -93,30 +92,6 @@ Deno.test("chained quotes and skew", () => {
   assert.ok(applySkew(unskew(123_456_789n, 777), 777) >= 123_456_789n);
   assert.equal(slippageFloor(1_000_000n, 100), 990_000n);
   assert.throws(() => slippageFloor(1n, 10_001));
-});
-
-Deno.test("Phoenix compute_swap: fee from the output, commission + return = raw output", () => {
-  fc.assert(
-    fc.property(
-      reserve,
-      reserve,
-      amount,
-      fc.integer({ min: 0, max: 1000 }),
-      (op, ap, offer, bps) => {
-        const raw = ap - (op * ap) / (op + offer);
-        if ((offer * ap) / op < raw) {
-          assert.throws(() => phoenixComputeSwap(op, ap, offer, BigInt(bps)), RangeError);
-          return;
-        }
-        const s = phoenixComputeSwap(op, ap, offer, BigInt(bps));
-        assert.equal(s.returnAmount + s.commissionAmount, raw);
-        assert.equal(s.commissionAmount, (raw * BigInt(bps)) / 10_000n);
-        assert.equal(s.spreadAmount, (offer * ap) / op - raw);
-        assert.ok(s.spreadAmount >= 0n);
-      },
-    ),
-    { numRuns: 200 },
-  );
 });
 
 Deno.test("address ordering follows ScAddress (type, then raw bytes), not strkey text", () => {

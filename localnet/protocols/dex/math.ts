@@ -1,12 +1,11 @@
 /**
- * Pure quote maths of the DEX stand-ins, usable by clients (the keeper) and by the contracts.
+ * Soroswap's quote maths in TypeScript, for clients (the keeper's quotes) and as the bigint
+ * reference the Wasm contracts (`contracts/soroswap_*`) are tested against.
  *
  * - Soroswap (`soroswap/core` `library/src/quotes.rs`): the 0.3 % fee is `ceil(amount_in * 3 / 1000)`,
  *   taken from the input before the constant-product formula; the output floors. This differs by
  *   up to one unit from the UniswapV2 `* 997 / 1000` form that the JS `soroswap-router-sdk` uses,
  *   so a client that wants on-chain quotes to the unit must use {@link getAmountOut} here.
- * - Phoenix XYK (`phoenix-contracts` `pool/src/contract.rs` `compute_swap`): the fee (commission)
- *   is taken from the output, `floor(return * fee_bps / 10000)`.
  *
  * All amounts are `bigint` in the token's smallest unit (7 decimals for SAC tokens).
  *
@@ -146,80 +145,6 @@ export function slippageFloor(refValue: bigint, slippageBps: number): bigint {
     throw new RangeError(`slippageBps out of [0, 10000]: ${slippageBps}`);
   }
   return (refValue * (BPS - BigInt(slippageBps))) / BPS;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Phoenix XYK pool maths
-// ---------------------------------------------------------------------------------------------
-
-/** Phoenix `soroban_decimal` fixed point: 18 decimals. */
-export const DECIMAL_ONE = 10n ** 18n;
-
-/** `Decimal::bps(bps)` atomics. */
-export function decimalBps(bps: bigint): bigint {
-  return bps * 10n ** 14n;
-}
-
-/** `Decimal::from_ratio(num, den)` atomics (floor). */
-export function decimalFromRatio(num: bigint, den: bigint): bigint {
-  if (den === 0n) throw new RangeError("Denominator must not be zero");
-  return (num * DECIMAL_ONE) / den;
-}
-
-/** `i128 * Decimal` (floor). */
-export function mulDecimal(amount: bigint, atomics: bigint): bigint {
-  return (amount * atomics) / DECIMAL_ONE;
-}
-
-/** Result of Phoenix `compute_swap` (without referral; the stand-in has no referral fee). */
-export interface PhoenixSwap {
-  /** What the sender receives. */
-  returnAmount: bigint;
-  /** `offer * askPool / offerPool - rawReturn`: the price impact. */
-  spreadAmount: bigint;
-  /** The fee, `floor(rawReturn * feeBps / 10000)`, paid to the pool's fee recipient. */
-  commissionAmount: bigint;
-}
-
-/**
- * Phoenix XYK `compute_swap`: `raw = askPool - floor(offerPool*askPool / (offerPool + offer))`,
- * `spread = floor(offer*askPool/offerPool) - raw`, `commission = floor(raw * fee)`,
- * `return = raw - commission`. Throws (the pool traps) when the spread would be negative, which
- * only happens for dust swaps.
- */
-export function phoenixComputeSwap(
-  offerPool: bigint,
-  askPool: bigint,
-  offerAmount: bigint,
-  feeBps: bigint,
-): PhoenixSwap {
-  const cp = offerPool * askPool;
-  const raw = askPool - cp / (offerPool + offerAmount);
-  const spreadAmount = (offerAmount * askPool) / offerPool - raw;
-  // The pool computes this in U256; a negative spread (dust swaps) underflows and traps there.
-  if (spreadAmount < 0n) throw new RangeError("Phoenix compute_swap: U256 underflow (spread)");
-  const commissionAmount = (raw * decimalBps(feeBps)) / DECIMAL_ONE;
-  return { returnAmount: raw - commissionAmount, spreadAmount, commissionAmount };
-}
-
-/**
- * Phoenix XYK `compute_offer_amount` (reverse simulation): the offer needed for `askAmount`,
- * with the pool's Decimal rounding.
- */
-export function phoenixComputeOfferAmount(
-  offerPool: bigint,
-  askPool: bigint,
-  askAmount: bigint,
-  feeBps: bigint,
-): { offerAmount: bigint; spreadAmount: bigint; commissionAmount: bigint } {
-  const cp = offerPool * askPool;
-  const oneMinusCommission = DECIMAL_ONE - decimalBps(feeBps);
-  const invOneMinusCommission = decimalFromRatio(DECIMAL_ONE, oneMinusCommission);
-  const askBeforeCommission = mulDecimal(askAmount, invOneMinusCommission);
-  const offerAmount = cp / (askPool - askBeforeCommission) - offerPool;
-  const spreadAmount = (offerAmount * askPool) / offerPool - askBeforeCommission;
-  const commissionAmount = mulDecimal(askBeforeCommission, decimalBps(feeBps));
-  return { offerAmount, spreadAmount, commissionAmount };
 }
 
 // ---------------------------------------------------------------------------------------------

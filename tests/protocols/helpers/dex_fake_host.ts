@@ -305,7 +305,7 @@ function move(env: Env, from: string, to: string, amount: bigint): void {
   setI128(env.storage.persistent, bal(to), getI128(env.storage.persistent, bal(to)) + amount);
 }
 
-/** The fake host as the async `DexHost` the deploy helpers take. */
+/** The fake host as the async deploy target the allocation vault's deploy helper takes. */
 export function asDexHost(h: FakeHost) {
   return {
     deployContract: (m: ContractModule, args?: Record<string, unknown>) =>
