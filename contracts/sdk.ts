@@ -1,14 +1,10 @@
 /**
- * The contract SDK: what a TypeScript contract hosted by the local node is written against.
+ * The TypeScript side of a contract's interface: the spec DSL ({@link T}, {@link defineSpec})
+ * that each `contracts/<name>/spec.ts` (and each test-fixture contract's) writes its Soroban
+ * interface in, which `contracts/build.ts` embeds as the Wasm's `contractspecv0` section and
+ * tests use to encode arguments; plus small ScVal helpers for storage keys and event topics.
  *
- * A contract is a plain module value ({@link ContractModule}): a spec (the Soroban interface,
- * served to clients inside a stub Wasm's `contractspecv0` section) and a table of functions.
- * The host decodes each call's arguments through the spec into native values (i128/u64 →
- * bigint, u32/i32 → number, Address → "G…"/"C…" string, struct → object, union →
- * `{tag, values}`), runs the function with an {@link Env}, and encodes the return value back
- * through the spec. Throwing {@link ContractError} fails the call as `Error(Contract, #N)`;
- * any other exception is `Error(WasmVm, InvalidAction)` (what a Rust panic produces). A failed
- * call rolls back every write and event it made.
+ * The contracts themselves are AssemblyScript compiled to Wasm (`contracts/sdk/` is their SDK).
  *
  * @module
  */
@@ -140,100 +136,6 @@ export function defineSpec(def: SpecDef): xdr.ScSpecEntry[] {
   }
   // deno-lint-ignore no-explicit-any
   return entries.map((e) => xdr.ScSpecEntry.fromJson(e as any));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-// ---------------------------------------------------------------------------------------------
-
-/** A typed contract error: fails the call as `Error(Contract, #code)`. */
-export class ContractError extends Error {
-  constructor(readonly code: number, message?: string) {
-    super(message ?? `Error(Contract, #${code})`);
-    this.name = "ContractError";
-  }
-}
-
-/** Throws the contract error `code` (shorthand for `throw new ContractError(code)`). */
-export function fail(code: number, message?: string): never {
-  throw new ContractError(code, message);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The environment a contract function runs in
-// ---------------------------------------------------------------------------------------------
-
-/** One storage tier. Keys and values are ScVals, so layouts can match real contracts byte for byte. */
-export interface Storage {
-  get(key: xdr.ScVal): xdr.ScVal | undefined;
-  has(key: xdr.ScVal): boolean;
-  set(key: xdr.ScVal, value: xdr.ScVal): void;
-  remove(key: xdr.ScVal): void;
-  /**
-   * Extend the entry's TTL to `extendTo` ledgers from now if it is at most `threshold` ledgers
-   * (Soroban's `extend_ttl`; `threshold > extendTo` is an error). On instance storage it extends the
-   * contract's instance and code.
-   */
-  extendTtl(key: xdr.ScVal, threshold: number, extendTo: number): void;
-}
-
-/** Outcome of {@link Env.tryCall}. */
-export type TryCallResult<T> =
-  | { ok: true; value: T }
-  | { ok: false; error: { type: string; code: number | string; message: string } };
-
-/** What a contract function can do. */
-export interface Env {
-  /** This contract's address (C…). */
-  readonly currentContract: string;
-  /** The address that called this contract directly (a C… contract), or undefined for a root call. */
-  readonly invoker: string | undefined;
-  /** The ledger being closed (or simulated against). */
-  readonly ledger: { readonly sequence: number; readonly timestamp: bigint };
-  readonly storage: {
-    readonly instance: Storage;
-    readonly persistent: Storage;
-    readonly temporary: Storage;
-  };
-  /**
-   * Requires that `address` authorized this call with its exact arguments. A contract is
-   * implicitly authorized for calls it makes directly (the invoker rule).
-   */
-  requireAuth(address: string): void;
-  /** Requires that `address` authorized this function with the given arguments instead. */
-  requireAuthForArgs(address: string, args: xdr.ScVal[]): void;
-  /**
-   * Calls `fn` on another contract. Arguments are native values, encoded with the callee's
-   * spec (positional array or object keyed by parameter name); the result is decoded with it.
-   * A failure of the callee fails this call too (like a Rust cross-contract call).
-   */
-  call<R = unknown>(contract: string, fn: string, args?: unknown[] | Record<string, unknown>): R;
-  /** Like {@link call} but a callee failure is returned (its writes rolled back), not raised. */
-  tryCall<R = unknown>(
-    contract: string,
-    fn: string,
-    args?: unknown[] | Record<string, unknown>,
-  ): TryCallResult<R>;
-  /** Publishes a contract event. */
-  emit(topics: xdr.ScVal[], data: xdr.ScVal): void;
-  /** Encodes a native value as a type of this contract's spec (e.g. a struct by name). */
-  toScVal(value: unknown, type: TypeDef): xdr.ScVal;
-  /** Decodes an ScVal as a type of this contract's spec. */
-  fromScVal<R = unknown>(value: xdr.ScVal, type: TypeDef): R;
-}
-
-/** A contract function: native arguments keyed by parameter name, native return value. */
-// deno-lint-ignore no-explicit-any
-export type ContractFn = (env: Env, args: any) => unknown;
-
-/** A contract hosted by the local node. */
-export interface ContractModule {
-  /** Short name, used in logs and as a default key in `localnet.json`. */
-  readonly name: string;
-  /** The interface served in the stub Wasm; every function below must be in it. */
-  readonly spec: xdr.ScSpecEntry[];
-  /** Exported functions by name; `__constructor` runs once at deployment. */
-  readonly functions: Record<string, ContractFn>;
 }
 
 // ---------------------------------------------------------------------------------------------

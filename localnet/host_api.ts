@@ -6,7 +6,6 @@
  * @module
  */
 import type { Asset, contract, xdr } from "@stellar/stellar-sdk";
-import type { ContractModule } from "../contracts/sdk.ts";
 import type { InvokeRequest, InvokeResult, LedgerInfo, LedgerReader } from "./host/types.ts";
 
 /** Entries written (value) or deleted (null) by a deployment, by base64 LedgerKey. */
@@ -15,19 +14,6 @@ export type Changes = Map<string, xdr.LedgerEntry | null>;
 /** The host functions the node calls. */
 export interface HostApi {
   invokeHostFunction(req: InvokeRequest): InvokeResult;
-  deployContract(opts: {
-    reader: LedgerReader;
-    ledger: LedgerInfo;
-    module: ContractModule;
-    args?: Record<string, unknown> | unknown[];
-    deployer: string;
-    salt: Uint8Array;
-  }): {
-    contractId: string;
-    changes: Changes;
-    events?: xdr.ContractEvent[];
-    liveUntil?: Map<string, number>;
-  };
   deployStellarAsset(opts: {
     reader: LedgerReader;
     ledger: LedgerInfo;

@@ -6,7 +6,6 @@
  * @module
  */
 import { Address, type Asset, contract, hash, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
-import type { ContractModule } from "../contracts/sdk.ts";
 import { loadAccount, newAccount, withAccount } from "./accounts.ts";
 import { Chain, type LedgerCapacity, type NetworkSettings, type Snapshot } from "./ledger.ts";
 import type { HostApi } from "./host_api.ts";
@@ -63,12 +62,6 @@ export interface Localnet {
   readonly friendbotUrl: string;
   /** The node's state machine (advanced use: scenarios, benchmarks). */
   readonly chain: Chain;
-  /** Deploys a TS contract module directly (no tx); runs `__constructor` with native args. */
-  deployContract(
-    module: ContractModule,
-    args?: Record<string, unknown> | unknown[],
-    opts?: { salt?: Uint8Array },
-  ): Promise<string>;
   /**
    * Uploads a Soroban Wasm and creates a contract from it directly (no tx; the root account is
    * the deployer), running `__constructor` with `args`: ScVals, or native values encoded with
@@ -280,20 +273,6 @@ function start(opts: LocalnetOptions): Localnet {
     port,
     friendbotUrl,
     chain,
-    deployContract: (module, args, o) =>
-      attempt(() => {
-        const salt = o?.salt ?? crypto.getRandomValues(new Uint8Array(32));
-        const r = host.deployContract({
-          reader: chain.store,
-          ledger: chain.hostLedger(),
-          module,
-          args,
-          deployer: rootId,
-          salt,
-        });
-        chain.applyDirect(r.changes, (r.events ?? []).map(normalizeEvent), r.liveUntil);
-        return r.contractId;
-      }),
     deployWasm: (wasm, args, o) =>
       attempt(() => {
         const run = (hostFunction: xdr.HostFunction) => {

@@ -1,6 +1,6 @@
 /**
- * Deployment host functions: UploadContractWasm, CreateContract(V2) (SAC or Wasm, with
- * constructor) and in-process deployments of TypeScript modules.
+ * Deployment host functions: UploadContractWasm and CreateContract(V2) (SAC or Wasm, with
+ * constructor).
  *
  * @module
  */
@@ -15,7 +15,6 @@ import {
   instanceLedgerKey,
   scAddressFromString,
 } from "./keys.ts";
-import { moduleByHash, type RegisteredModule, toHex } from "./registry.ts";
 import { sacInstanceStorage } from "./sac.ts";
 import { contractCodeKey } from "./xdr_fast.ts";
 import type { Frame } from "./frame.ts";
@@ -33,20 +32,18 @@ function bytesVal(b: Uint8Array): xdr.ScVal {
 }
 
 /**
- * UploadContractWasm: validates the module as the real host does (the stub Wasm of a
- * registered TypeScript module is accepted as is) and stores the code keyed by its sha256.
+ * UploadContractWasm: validates the module as the real host does and stores the code keyed by
+ * its sha256.
  */
 export function uploadWasm(h: Invocation, wasm: Uint8Array): xdr.ScVal {
   const hash = sha256Bytes(wasm);
-  if (!moduleByHash(toHex(hash))) {
-    try {
-      validateWasm(wasm, h.req.ledger.protocolVersion);
-    } catch (e) {
-      if (e instanceof WasmRefused) {
-        throw h.err("WasmVm", e.code, `contract code refused: ${e.message}`, [bytesVal(hash)]);
-      }
-      throw e;
+  try {
+    validateWasm(wasm, h.req.ledger.protocolVersion);
+  } catch (e) {
+    if (e instanceof WasmRefused) {
+      throw h.err("WasmVm", e.code, `contract code refused: ${e.message}`, [bytesVal(hash)]);
     }
+    throw e;
   }
   const key = contractCodeKey(hash);
   const existing = h.read(
@@ -62,7 +59,7 @@ export function uploadWasm(h: Invocation, wasm: Uint8Array): xdr.ScVal {
   return xdr.ScVal.scvBytes(hash as Any);
 }
 
-/** CreateContract(V2): a SAC from an asset, or a contract from uploaded code (Wasm or stub). */
+/** CreateContract(V2): a SAC from an asset, or a contract from uploaded Wasm. */
 export function createContract(h: Invocation, hf: xdr.HostFunction): xdr.ScVal {
   const args = ((hf as Any).createContract ?? (hf as Any).createContractV2) as Any;
   const preimage = args.contractIdPreimage as xdr.ContractIdPreimage;
@@ -139,7 +136,6 @@ export function deployCode(
 ): string {
   const id = contractIdFromAddress(h.networkId, deployer, salt);
   h.auth.requireCreate(deployer, createAuthFn(deployer, hash, salt, ctorArgs, v2));
-  const reg = moduleByHash(toHex(hash));
   const codeKey = contractCodeKey(hash);
   const code = h.read(
     codeKey,
@@ -148,12 +144,8 @@ export function deployCode(
   if (!code) {
     throw h.err("Storage", "MissingValue", "Wasm does not exist", [bytesVal(hash)]);
   }
-  let hasCtor: boolean;
-  if (reg) hasCtor = reg.codec.fns.has("__constructor");
-  else {
-    const compiled = h.compiled(hash, (code.data as Any).contractCode.code);
-    hasCtor = compiled.parsed.functions.has("__constructor");
-  }
+  const compiled = h.compiled(hash, (code.data as Any).contractCode.code);
+  const hasCtor = compiled.parsed.functions.has("__constructor");
   createInstance(h, id, xdr.ContractExecutable.contractExecutableWasm(hash as Any), null);
   if (hasCtor) {
     h.callContract(caller, id, "__constructor", ctorArgs, "constructor");
@@ -189,27 +181,4 @@ export function createInstance(
     ),
     what,
   );
-}
-
-/**
- * Deploys a module in-process: code + instance, then `__constructor` with native args.
- * Authorization is not checked (an in-process deployment acts with everyone's consent).
- */
-export function deployModule(
-  h: Invocation,
-  reg: RegisteredModule,
-  id: string,
-  args: unknown,
-): void {
-  h.auth.allowAll = true;
-  const codeKey = reg.codeKey;
-  if (!h.state.get(codeKey)) {
-    h.state.put(codeKey, codeEntry(reg.hash, reg.wasm, h.ledgerSeq));
-  }
-  createInstance(h, id, xdr.ContractExecutable.contractExecutableWasm(reg.hash as Any), null);
-  const ctor = reg.codec.fns.get("__constructor");
-  if (ctor) {
-    const scArgs = reg.codec.encodeArgs("__constructor", (args ?? []) as Any);
-    h.callContract(null, id, "__constructor", scArgs, "constructor");
-  }
 }

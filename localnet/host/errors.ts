@@ -13,7 +13,7 @@ export class HostErr extends Error {
     readonly code: number | string,
     readonly msg: string,
     readonly args: xdr.ScVal[] = [],
-    /** Human message for contract errors (the error enum's doc, or a ContractError message). */
+    /** Human message: a contract error's doc in the error enum, or an exception's message. */
     public detail?: string,
   ) {
     super(

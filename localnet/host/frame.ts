@@ -5,22 +5,17 @@
  */
 import type { xdr } from "@stellar/stellar-sdk";
 import type { HostErr } from "./errors.ts";
-import type { RegisteredModule } from "./registry.ts";
 import type { SpecCodec } from "./codec.ts";
 import type { CompiledContract } from "./wasm/vm.ts";
 
-/** What a contract's executable resolves to. */
-export interface Executable {
-  kind: "module" | "sac" | "wasm";
-  reg?: RegisteredModule;
+/** A resolved contract being called: the built-in SAC or a Wasm contract. */
+export interface Callee {
+  kind: "sac" | "wasm";
   /** The compiled Wasm (kind "wasm"). */
   wasm?: CompiledContract;
+  /** The contract code entry's LedgerKey (kind "wasm"). */
   codeKey?: string;
   codec: SpecCodec;
-}
-
-/** A resolved contract being called. */
-export interface Callee extends Executable {
   contract: string;
   id: Uint8Array;
   scAddress: xdr.ScAddress;

@@ -5,20 +5,19 @@
  *
  * @module
  */
-import { nativeToScVal, xdr } from "@stellar/stellar-sdk";
-import { ContractError } from "../../contracts/sdk.ts";
+import { xdr } from "@stellar/stellar-sdk";
 import type { InvokeRequest, InvokeResult } from "./types.ts";
 import { FootprintError, LedgerState } from "./storage.ts";
 import { errorScVal, EventLog, hostErrorString } from "./events.ts";
 import { type AuthHost, AuthManager } from "./auth.ts";
 import { addressScVal, SpecCodec } from "./codec.ts";
 import { addressFromScAddress, instanceLedgerKey, scAddressFromString } from "./keys.ts";
-import { moduleByHash, type RegisteredModule, toHex } from "./registry.ts";
 import { SAC_SPEC_ENTRIES, type SacCtx, sacInvoke } from "./sac.ts";
 import { contractCodeKey, ledgerEntrySize } from "./xdr_fast.ts";
-import { HostErr, isRecoverable } from "./errors.ts";
+import { HostErr } from "./errors.ts";
+import { toHex } from "../util.ts";
 import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "../constants.ts";
-import { type Callee, type CallKind, type Executable, Frame } from "./frame.ts";
+import { type Callee, type CallKind, Frame } from "./frame.ts";
 import {
   dataExtend,
   dataGet,
@@ -28,8 +27,7 @@ import {
   persistInstance,
 } from "./contract_data.ts";
 import { authenticate, consumeNonce, loadAccount, requireAuth } from "./account_auth.ts";
-import { createContract, createInstance, deployModule, uploadWasm } from "./deploy.ts";
-import { runModule } from "./ts_contract.ts";
+import { createContract, createInstance, uploadWasm } from "./deploy.ts";
 import { compileContract, type CompiledContract, runWasm, WasmRefused } from "./wasm/vm.ts";
 import type { VmShared } from "./wasm/ctx.ts";
 
@@ -71,8 +69,6 @@ function sym(s: string): xdr.ScVal {
   return v;
 }
 
-const executableCache = new WeakMap<xdr.ScContractInstance, Executable | { missing: Uint8Array }>();
-
 /** One invocation (one InvokeHostFunction op, or one deployment). */
 export class Invocation implements AuthHost {
   readonly state: LedgerState;
@@ -87,14 +83,9 @@ export class Invocation implements AuthHost {
   vm?: VmShared;
   sigChecks = 0;
   rootErrorString?: string;
-  readonly ledgerView: { readonly sequence: number; readonly timestamp: bigint };
 
   constructor(readonly req: InvokeRequest) {
     this.state = new LedgerState(req.reader, req.footprint);
-    this.ledgerView = Object.freeze({
-      sequence: req.ledger.sequence,
-      timestamp: req.ledger.timestamp,
-    });
     this.auth = new AuthManager(this, req.mode);
   }
 
@@ -156,11 +147,6 @@ export class Invocation implements AuthHost {
     storage: xdr.ScMapEntry[] | null,
   ): void {
     createInstance(this, id, executable, storage);
-  }
-
-  /** Deploys a TypeScript module in-process (see deploy.ts). */
-  deployModule(reg: RegisteredModule, id: string, args: unknown): void {
-    deployModule(this, reg, id, args);
   }
 
   /** The instruction limit: the transaction's declared instructions, else the network's. */
@@ -307,62 +293,32 @@ export class Invocation implements AuthHost {
     }
     const instance = ((entry.data as Any).contractData.val as Any)
       .instance as xdr.ScContractInstance;
-    let ex = executableCache.get(instance);
-    if (ex === undefined) {
-      ex = executableOf(instance);
-      // Unregistered code is not cached: its module may be registered later.
-      if (!("missing" in ex)) executableCache.set(instance, ex);
+    const id: Uint8Array = (sca as Any).contractId.value;
+    if (instance.executable.type === "contractExecutableStellarAsset") {
+      return { kind: "sac", codec: SAC_CODEC, contract, id, scAddress: sca, instanceKey, instance };
     }
-    if ("missing" in ex) {
-      const codeKey = contractCodeKey(ex.missing);
-      const code = this.read(codeKey, () => [
-        "trying to access contract code key outside of the footprint",
-        [bytesVal(ex && "missing" in ex ? ex.missing : new Uint8Array())],
-      ]);
-      if (!code) {
-        throw this.err(
-          "Storage",
-          "MissingValue",
-          "trying to get non-existing value for contract code",
-          [
-            bytesVal(ex.missing),
-          ],
-        );
-      }
-      const hash = ex.missing;
-      const wasm = this.compiled(hash, (code.data as Any).contractCode.code);
-      return {
-        kind: "wasm",
-        wasm,
-        codeKey,
-        codec: wasm.codec,
-        contract,
-        id: (sca as Any).contractId.value,
-        scAddress: sca,
-        instanceKey,
-        instance,
-      };
+    const hash: Uint8Array = (instance.executable as Any).wasmHash.value;
+    const codeKey = contractCodeKey(hash);
+    const code = this.read(codeKey, () => [
+      "trying to access contract code key outside of the footprint",
+      [bytesVal(hash)],
+    ]);
+    if (!code) {
+      throw this.err(
+        "Storage",
+        "MissingValue",
+        "trying to get non-existing value for contract code",
+        [bytesVal(hash)],
+      );
     }
-    if (ex.codeKey) {
-      const code = this.read(ex.codeKey, () => [
-        "trying to access contract code key outside of the footprint",
-        [bytesVal(ex && !("missing" in ex) ? ex.reg!.hash : new Uint8Array())],
-      ]);
-      if (!code) {
-        throw this.err(
-          "Storage",
-          "MissingValue",
-          "trying to get non-existing value for contract code",
-          [
-            bytesVal(ex.reg!.hash),
-          ],
-        );
-      }
-    }
+    const wasm = this.compiled(hash, (code.data as Any).contractCode.code);
     return {
-      ...ex,
+      kind: "wasm",
+      wasm,
+      codeKey,
+      codec: wasm.codec,
       contract,
-      id: (sca as Any).contractId.value,
+      id,
       scAddress: sca,
       instanceKey,
       instance,
@@ -404,9 +360,7 @@ export class Invocation implements AuthHost {
     try {
       const ret = callee.kind === "sac"
         ? sacInvoke(this.sacCtx(frame), fn, args)
-        : callee.kind === "wasm"
-        ? runWasm(this, frame, kind, callee.wasm!)
-        : runModule(this, frame, kind);
+        : runWasm(this, frame, kind, callee.wasm!);
       if (frame.poison) throw frame.poison;
       persistInstance(this, frame);
       this.events.add({
@@ -438,16 +392,6 @@ export class Invocation implements AuthHost {
   /** Converts anything thrown inside `frame` into a HostErr (recording its diagnostics). */
   toHostErr(e: unknown, frame: Frame): HostErr {
     if (e instanceof HostErr) return e;
-    if (e instanceof ContractError) {
-      const he = this.err(
-        "Contract",
-        e.code,
-        "escalating Ok(ScErrorType::Contract) frame-exit to Err",
-      );
-      const custom = e.message !== `Error(Contract, #${e.code})` ? e.message : undefined;
-      he.detail = custom ?? frame.callee.codec.errors.get(e.code);
-      return he;
-    }
     const msg = e instanceof Error ? e.message : String(e);
     this.log(`caught panic '${msg}' from contract function '${frame.fn}'`);
     const he = this.err("WasmVm", "InvalidAction", "VM call trapped: UnreachableCodeReached", [
@@ -455,11 +399,6 @@ export class Invocation implements AuthHost {
     ]);
     he.detail = msg;
     return he;
-  }
-
-  /** The spec codec of a contract (checked read of its instance). */
-  codecOf(contract: string): SpecCodec {
-    return this.resolve(contract).codec;
   }
 
   private sacCtx(frame: Frame): SacCtx {
@@ -497,51 +436,6 @@ export class Invocation implements AuthHost {
       if (e instanceof HostErr && !frame.poison) frame.poison = e;
       throw e;
     }
-  }
-
-  /** A cross-contract call made by `frame` (native args encoded by the callee's spec). */
-  crossCall(
-    frame: Frame,
-    contract: string,
-    fn: string,
-    args: unknown,
-    kind: "call" | "try",
-  ): unknown {
-    const codec = this.codecOf(contract);
-    const f = codec.fns.get(fn);
-    let scArgs: xdr.ScVal[];
-    if (f) scArgs = codec.encodeArgs(fn, args as Any);
-    else {
-      // Unknown function: pass values through; the callee reports the missing function.
-      const list = Array.isArray(args) ? args : args ? Object.values(args as object) : [];
-      scArgs = list.map((a) => (isScValLike(a) ? a as xdr.ScVal : nativeToScVal(a)));
-    }
-    let ret: xdr.ScVal;
-    try {
-      ret = this.callContract(frame, contract, fn, scArgs, kind);
-    } catch (e) {
-      if (e instanceof HostErr) {
-        if (kind === "try" && isRecoverable(e)) {
-          this.diagError(e.type, e.code, "contract try_call failed", [
-            sym(fn),
-            xdr.ScVal.scvVec(scArgs),
-          ]);
-        } else {
-          this.diagError(e.type, e.code, "contract call failed", [
-            sym(fn),
-            xdr.ScVal.scvVec(scArgs),
-          ]);
-          this.diagError(
-            e.type,
-            e.code,
-            "escalating error to VM trap from failed host function call: call",
-          );
-        }
-      }
-      throw e;
-    }
-    if (f?.output) return f.output.dec(ret);
-    return f ? null : ret;
   }
 
   // --- Entry points -----------------------------------------------------------------------
@@ -652,16 +546,6 @@ export class Invocation implements AuthHost {
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-function executableOf(instance: xdr.ScContractInstance): Executable | { missing: Uint8Array } {
-  const ex = instance.executable;
-  if (ex.type === "contractExecutableStellarAsset") return { kind: "sac", codec: SAC_CODEC };
-  if (ex.type !== "contractExecutableWasm") return { missing: new Uint8Array(32) };
-  const hash: Uint8Array = (ex as Any).wasmHash.value;
-  const reg = moduleByHash(toHex(hash));
-  if (!reg) return { missing: hash };
-  return { kind: "module", reg, codeKey: reg.codeKey, codec: reg.codec };
-}
-
 function contractIdOrNull(c: string): Uint8Array | null {
   try {
     const a = scAddressFromString(c) as Any;
@@ -673,10 +557,6 @@ function contractIdOrNull(c: string): Uint8Array | null {
 
 function bytesVal(b: Uint8Array): xdr.ScVal {
   return xdr.ScVal.scvBytes(b as Any);
-}
-
-function isScValLike(v: unknown): boolean {
-  return typeof v === "object" && v !== null && (xdr.ScVal as Any).is?.(v) === true;
 }
 
 /** The SAC's codec (SAC interface as the SDK's `SAC_SPEC`). */

@@ -3,9 +3,8 @@
  *
  * - {@link invokeHostFunction}: runs one InvokeHostFunction (invoke a contract, upload code,
  *   create a contract) against a read-only ledger view and returns what it would change.
- *   Contracts are real Soroban Wasm (`wasm/`), TypeScript modules, or the built-in SAC.
- * - {@link registerModule}, {@link stubWasm}: TypeScript contract modules and their stub Wasm.
- * - {@link deployContract}, {@link deployStellarAsset}: in-process deployments.
+ *   Contracts are real Soroban Wasm (`wasm/`) or the built-in SAC.
+ * - {@link deployStellarAsset}: in-process deployment of a Stellar Asset Contract.
  * - {@link encodeArgs}, {@link decodeResult}, {@link specFor}: native ↔ ScVal helpers.
  *
  * Semantics follow rs-soroban-env (details in each module's notes): errors as
@@ -15,18 +14,16 @@
  * @module
  */
 import { type Asset, contract, xdr } from "@stellar/stellar-sdk";
-import type { ContractModule } from "../../contracts/sdk.ts";
 import type { InvokeRequest, InvokeResult, LedgerInfo, LedgerReader } from "./types.ts";
 import { Invocation, SAC_CODEC } from "./host.ts";
 import { type Conv, SpecCodec } from "./codec.ts";
-import { contractIdFromAddress, instanceLedgerKey } from "./keys.ts";
-import { moduleByHash, register, registerModule, toHex } from "./registry.ts";
+import { instanceLedgerKey } from "./keys.ts";
 import { SAC_SPEC_ENTRIES, sacInstanceStorage } from "./sac.ts";
-import { specFromWasm, stubWasm } from "./wasm.ts";
+import { specFromWasm } from "./wasm.ts";
 import { contractCodeKey } from "./xdr_fast.ts";
+import { toHex } from "../util.ts";
 
 export type * from "./types.ts";
-export { registerModule, stubWasm };
 /** The spec entries in a Wasm's `contractspecv0` section. */
 export { specFromWasm as specOfWasm };
 export { HostErr } from "./host.ts";
@@ -53,47 +50,6 @@ export class DeployError extends Error {
     super(result.errorString ?? result.error?.message ?? "deployment failed");
     this.name = "DeployError";
   }
-}
-
-/**
- * Deploys a TypeScript contract module in-process: writes its contractCode entry (the stub
- * Wasm, if not present) and its instance, with the contract id derived as on the real network
- * (`HashIdPreimage contractId fromAddress{deployer, salt}`), then runs `__constructor` with
- * `args` (native values, positional or by name). `require_auth` inside the constructor always
- * passes and leaves no trace (an in-process deployment acts with every party's consent).
- * Throws {@link DeployError} if the contract exists or the constructor fails.
- */
-export function deployContract(opts: {
-  reader: LedgerReader;
-  ledger: LedgerInfo;
-  module: ContractModule;
-  args?: Record<string, unknown> | unknown[];
-  deployer: string;
-  salt: Uint8Array;
-}): {
-  contractId: string;
-  changes: Changes;
-  events: xdr.ContractEvent[];
-  liveUntil: Map<string, number>;
-} {
-  const reg = register(opts.module);
-  const contractId = contractIdFromAddress(opts.ledger.networkId, opts.deployer, opts.salt);
-  const inv = new Invocation({
-    reader: opts.reader,
-    ledger: opts.ledger,
-    source: opts.deployer,
-    hostFunction: DUMMY_HOST_FN,
-    auth: [],
-    mode: "record_allow_nonroot",
-  });
-  const res = inv.finish(() => inv.deployModule(reg, contractId, opts.args));
-  if (!res.ok) throw new DeployError(res);
-  return {
-    contractId,
-    changes: res.changes,
-    events: res.events,
-    liveUntil: res.liveUntil ?? new Map(),
-  };
 }
 
 /**
@@ -133,7 +89,7 @@ const DUMMY_HOST_FN = xdr.HostFunction.hostFunctionTypeUploadContractWasm(new Ui
 // ---------------------------------------------------------------------------------------------
 
 /** Anything a codec can be made from. */
-export type SpecSource = contract.Spec | xdr.ScSpecEntry[] | ContractModule | SpecCodec;
+export type SpecSource = contract.Spec | xdr.ScSpecEntry[] | SpecCodec;
 
 const codecs = new WeakMap<object, SpecCodec>();
 
@@ -142,9 +98,7 @@ export function codecFor(spec: SpecSource): SpecCodec {
   if (spec instanceof SpecCodec) return spec;
   let c = codecs.get(spec);
   if (!c) {
-    if (Array.isArray(spec)) c = new SpecCodec(spec);
-    else if ("functions" in spec && "spec" in spec) c = register(spec as ContractModule).codec;
-    else c = new SpecCodec((spec as contract.Spec).entries);
+    c = new SpecCodec(Array.isArray(spec) ? spec : spec.entries);
     codecs.set(spec, c);
   }
   return c;
@@ -179,7 +133,7 @@ const sacSpec = new contract.Spec(SAC_SPEC_ENTRIES);
 
 /**
  * The `contract.Spec` of a deployed contract: the SAC interface for Stellar Asset Contracts,
- * else the registered module's (normalized) spec, else the spec in its code entry's Wasm.
+ * else the spec in its code entry's Wasm.
  */
 export function specFor(contractId: string, reader: LedgerReader): contract.Spec {
   const entry = reader.get(instanceLedgerKey(contractId));
@@ -187,8 +141,6 @@ export function specFor(contractId: string, reader: LedgerReader): contract.Spec
   const instance = (entry.data as Any).contractData.val.instance as xdr.ScContractInstance;
   if (instance.executable.type === "contractExecutableStellarAsset") return sacSpec;
   const hash: Uint8Array = (instance.executable as Any).wasmHash.value;
-  const reg = moduleByHash(toHex(hash));
-  if (reg) return reg.spec;
   const hex = toHex(hash);
   const code = reader.get(contractCodeKey(hash));
   if (!code) throw new Error(`contract code ${hex} not found`);

@@ -45,7 +45,7 @@ export interface SacCtx {
   err(type: string, code: number | string, msg: string, args?: xdr.ScVal[]): Error;
 }
 
-/** The SAC interface (as the SDK's `SAC_SPEC`), used to encode calls from TS contracts. */
+/** The SAC interface (as the SDK's `SAC_SPEC`), used to encode in-process calls to a SAC. */
 export const SAC_SPEC_ENTRIES: xdr.ScSpecEntry[] = defineSpec({
   functions: [
     { name: "allowance", inputs: [["from", T.address], ["spender", T.address]], output: T.i128 },

@@ -73,9 +73,9 @@ export interface HostErrorInfo {
   /** Contract error number, or a code name ("InvalidAction", "ExceededLimit", …). */
   code: number | string;
   /**
-   * Human message: for contract errors the error enum's doc (e.g. "Too big") or the message
-   * given to `ContractError`; for a panic the JS exception's message; otherwise the host's
-   * diagnostic message (e.g. "balance is not sufficient to spend").
+   * Human message: for contract errors the error enum's doc (e.g. "Too big"); for an
+   * unexpected exception inside a call its message; otherwise the host's diagnostic message
+   * (e.g. "balance is not sufficient to spend").
    */
   message: string;
 }

@@ -3,7 +3,6 @@ import { contract, Keypair, nativeToScVal, StrKey, xdr } from "@stellar/stellar-
 import { defineSpec, T } from "../../contracts/sdk.ts";
 import { CodecError, SpecCodec } from "../../localnet/host/codec.ts";
 import { decodeResult, encodeArgs } from "../../localnet/host/mod.ts";
-import { normalizeSpec } from "../../localnet/host/wasm.ts";
 import { encodeScVal } from "../../localnet/host/xdr_fast.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -39,6 +38,23 @@ const spec = defineSpec({
   enums: { Kind: [["Small", 1], ["Large", 2]] },
   errors: { Bad: [1, "Bad thing"] },
 });
+
+/**
+ * The spec with struct fields sorted by name, as soroban-sdk emits specs: `contract.Spec`
+ * decodes a struct's map entries by position, so it needs that order.
+ */
+function normalizeSpec(entries: xdr.ScSpecEntry[]): xdr.ScSpecEntry[] {
+  return entries.map((e) => {
+    if (e.type !== "scSpecEntryUdtStructV0") return e;
+    const j = e.toJson() as Any;
+    const fields = [...j.udt_struct_v0.fields];
+    if (fields.length > 0 && fields.every((f: Any) => /^\d+$/.test(f.name))) return e;
+    j.udt_struct_v0.fields = fields.sort((a: Any, b: Any) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+    );
+    return xdr.ScSpecEntry.fromJson(j);
+  });
+}
 
 const codec = new SpecCodec(spec);
 const sdkSpec = new contract.Spec(normalizeSpec(spec));

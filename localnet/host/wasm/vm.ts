@@ -12,7 +12,7 @@ import { HostErr } from "../errors.ts";
 import { SpecCodec } from "../codec.ts";
 import { specFromWasm } from "../wasm.ts";
 import { sha256 } from "../auth.ts";
-import { toHex } from "../registry.ts";
+import { toHex } from "../../util.ts";
 import { HOST_FUNCTIONS } from "./bindings/mod.ts";
 import { VmCtx, type VmShared } from "./ctx.ts";
 import { FUEL_EXPORT, INSN_COST, type ParsedModule, processModule, WasmRefused } from "./module.ts";

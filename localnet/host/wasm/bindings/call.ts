@@ -1,6 +1,5 @@
 /**
- * Module `d` (call): `call` and `try_call` into any contract (Wasm, TypeScript module or the
- * built-in SAC). A failed `try_call` rolls back the callee's effects (the invocation's frame
+ * Module `d` (call): `call` and `try_call` into any contract (Wasm or the built-in SAC). A failed `try_call` rolls back the callee's effects (the invocation's frame
  * machinery does that) and returns the error as a Val.
  *
  * @module
