@@ -20,13 +20,18 @@
  * gets nothing (and cannot pull USDC: no allowance exists), the keeper loses only fees (and its
  * registry stake), the vault's books are unchanged.
  *
- * The token robs only ACCOUNT recipients: a contract recipient (the DEX pair in the swap leg)
- * cannot be robbed this way — its authorization is no transaction signature's to give, and the
- * simulation of such a call fails outright ("encountered authorization not tied to the root
- * contract invocation"), which would stop the flash before the keeper's guard is reached.
+ * The token robs only ACCOUNT recipients: a contract recipient (the DEX pair its swap leg pays)
+ * cannot be robbed this way — its authorization is no transaction signature's to give. A variant
+ * robbing every recipient was measured: the flash's simulation fails with
+ * `Error(Auth, InvalidAction)` (root-only recording: "authorization not tied to the root contract
+ * invocation"), so nothing is signed but the keeper never reaches its guard. Nor can the token be
+ * the pool's bid asset: the keeper repays only USDC debts (non_usdc_debt_test.ts).
  *
  * The test prints the measured figures (`ATTACK FIGURES …`) before asserting, so the same test
- * run with the guard disabled shows what the theft takes.
+ * run with the guard disabled shows what the theft takes. Measured with `guardAuth` bypassed for
+ * `flash`: flash sent and filled (lot 100,000 HOST), thief +9,000 XLM (the keeper's own) and then
+ * +900 USDC pulled through the 2^62 allowance (left open at 2^62 − 900 USDC), keeper −9,003.98
+ * XLM and −900 USDC, vault +3,685.92 USDC booked — and this test fails ("a refusal was logged").
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
@@ -104,6 +109,14 @@ Deno.test({
     try {
       const { pool, borrower, token, attacker } = hostile!;
       assert.ok(w.policy.pools.includes(pool), "the hostile pool is listed in the flash policy");
+      // A real Blend v2 pool of the market's factory, active on its own backstop deposit.
+      const c = w.market.contracts;
+      assert.equal(
+        await w.node.view<boolean>(c.pool_factory, "is_pool", { pool_address: pool }),
+        true,
+      );
+      const cfg = await w.node.view<{ status: number }>(pool, "get_config", []);
+      assert.equal(Number(cfg.status), 0, "the hostile pool is active");
       const thief = Keypair.random();
       await w.node.fund(thief.publicKey(), 100n);
       seedTrustline(w.node, thief.publicKey(), new Asset("USDC", w.market.usdcIssuer), 0n);
@@ -196,7 +209,10 @@ Deno.test({
       assert.equal(line.refused_contract, w.xlm);
       assert.equal(line.refused_path, "flash › exec › submit › transfer");
       assert.match(String(line.reason), /unexpected call: only transfer on C\w+ was planned here/);
-      assert.match(String(line.refused_invocation), new RegExp(thief.publicKey()));
+      assert.match(
+        String(line.refused_invocation),
+        new RegExp(`\\(${me}, ${thief.publicKey()}, ${STEAL_XLM}\\)`),
+      );
       // …and the liquidation was skipped for that reason, nothing lent.
       assert.ok(
         logLines(k).some((l) =>
@@ -207,6 +223,7 @@ Deno.test({
       // Nothing sent: no flash, no fill; the thief got nothing and holds no allowance.
       assert.equal(flashes.length, 0);
       assert.equal(fills.length, 0);
+      assert.equal(withdrawn.length, 0, "the lot never left the pool");
       assert.equal(after.thiefXlm, before.thiefXlm);
       assert.equal(after.thiefUsdc, before.thiefUsdc);
       assert.equal(after.allowance, 0n);
