@@ -222,6 +222,45 @@ export interface BlendMarketOptions {
   crate?: BlendCrate;
 }
 
+/** What {@link depositBackstop} needs of a deployed market. */
+export interface BackstopContracts {
+  comet: string;
+  backstop: string;
+  /** The classic assets behind the Comet pool's BLND and USDC. */
+  blnd_asset: Asset;
+  usdc_asset: Asset;
+}
+
+/**
+ * Gives `pool` a backstop: credits `depositor` the BLND and USDC that `lp` Comet LP tokens take
+ * (at the seed's 80/20 ratio, with slack), joins the Comet pool and deposits the LP tokens into
+ * the backstop for `pool` (default {@link BACKSTOP_LP}, above the activation threshold). What
+ * `deployBlendMarket` does for its pool, and what anyone may do for a pool the factory deployed.
+ */
+export async function depositBackstop(
+  node: Localnet,
+  c: BackstopContracts,
+  opts: { depositor: string; pool: string; lp?: bigint },
+): Promise<void> {
+  const lp = opts.lp ?? BACKSTOP_LP;
+  // Joins are proportional, so the seed's ratio holds; + 1 unit of slack for rounding.
+  const perLp = (seed: bigint) => (seed * lp) / (100n * E7) + E7;
+  const blnd = perLp(COMET_SEED.blnd);
+  const usdc = perLp(COMET_SEED.usdc);
+  seedTrustline(node, opts.depositor, c.blnd_asset, blnd);
+  seedTrustline(node, opts.depositor, c.usdc_asset, usdc);
+  await node.invoke(c.comet, "join_pool", {
+    pool_amount_out: lp,
+    max_amounts_in: [blnd, usdc],
+    user: opts.depositor,
+  }, { source: opts.depositor });
+  await node.invoke(c.backstop, "deposit", {
+    from: opts.depositor,
+    pool_address: opts.pool,
+    amount: lp,
+  }, { source: opts.depositor });
+}
+
 /** Deploys the real Blend v2 market on top of the dev chain (XLM and USDC SACs, USDC issuer). */
 export async function deployBlendMarket(
   node: Localnet,
@@ -342,19 +381,12 @@ export async function deployBlendMarket(
   }
 
   // 4. Backstop above the threshold, pool active, pool in the reward zone.
-  const perLp = (seed: bigint) => (seed * BACKSTOP_LP) / (100n * E7) + E7; // + 1 unit of slack
-  await credit("blnd", whale.public, perLp(COMET_SEED.blnd));
-  await credit("usdc", whale.public, perLp(COMET_SEED.usdc));
-  await node.invoke(contracts.comet, "join_pool", {
-    pool_amount_out: BACKSTOP_LP,
-    max_amounts_in: [perLp(COMET_SEED.blnd), perLp(COMET_SEED.usdc)],
-    user: whale.public,
-  }, { source: whale.public });
-  await node.invoke(contracts.backstop, "deposit", {
-    from: whale.public,
-    pool_address: pool,
-    amount: BACKSTOP_LP,
-  }, { source: whale.public });
+  await depositBackstop(node, {
+    comet: contracts.comet,
+    backstop: contracts.backstop,
+    blnd_asset: classic.blnd,
+    usdc_asset: classic.usdc,
+  }, { depositor: whale.public, pool });
   await node.invoke(pool, "set_status", { pool_status: 0 }, { source: admin.public });
   await node.invoke(contracts.backstop, "add_reward", { to_add: pool, to_remove: undefined }, {
     source: admin.public,
