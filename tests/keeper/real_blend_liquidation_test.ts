@@ -261,7 +261,7 @@ Deno.test({
       assert.ok(realized > 0n);
       console.log(`free bids: vault total_profit +${Number(realized) / 1e7} USDC`);
     } catch (e) {
-      if (k) console.error(k.stderr().split("\n").filter((l) => /warn|error|flash plan|swapped|filled/.test(l)).slice(0, 12));
+      if (k) console.error(k.stderr().split("\n").filter((l) => /warn|error/.test(l)).slice(-20));
       throw e;
     } finally {
       if (k) await stopKeeper(k);
