@@ -1,6 +1,6 @@
 /**
  * Swap legs of one flash quoted together (`keeper/dex/joint.ts`), over the node's JSON-RPC on the
- * market's Soroswap-ABI router: the second leg's quote behind the first equals, to the unit,
+ * market's Soroswap-ABI router (ours, or the official Wasm with VIGIL_PROTOCOL_WASM=DIR): the second leg's quote behind the first equals, to the unit,
  * what the router pays when the two swaps run in that order, and it is below the quote the leg
  * gets alone (the overstatement that made the keeper's XLM+WETH flashes fail with #507).
  */
@@ -13,6 +13,7 @@ import { ChainRpc } from "../../keeper/chain/rpc.ts";
 import { soroswapVenue } from "../../keeper/dex/venues.ts";
 import { quoteAfter, sharesPair } from "../../keeper/dex/joint.ts";
 import { SwapClient } from "../../keeper/dex/mod.ts";
+import { envDexWasm } from "./keeper_fixture.ts";
 
 const E7 = 10_000_000n;
 
@@ -20,7 +21,11 @@ Deno.test("joint legs: a leg behind another on a shared pair is quoted on the re
   const node = await startLocalnet({ port: 0, ledgerMs: 0, onError: () => {} });
   try {
     const dev = await setupDevChain(node);
-    const market = await deployMarket(node, dev, { allocationVault: false });
+    // Ours, or the official Soroswap Wasm with VIGIL_PROTOCOL_WASM=DIR.
+    const market = await deployMarket(node, dev, {
+      allocationVault: false,
+      dexWasm: await envDexWasm(),
+    });
     const c = market.contracts;
     const router = c.primary_dex_router;
     const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
