@@ -26,6 +26,7 @@ import {
   blendDebtFor,
   BlendRequest,
   deployBlendMarket,
+  submitRequests as submit,
 } from "../protocols/blend/deploy.ts";
 
 /** 1.0 in 7 decimals. */
@@ -99,26 +100,6 @@ const LIQUIDITY = [
 function newAccount(): DevAccount {
   const kp = Keypair.random();
   return { public: kp.publicKey(), secret: kp.secret() };
-}
-
-/** Submit with mocked auth (`from` = `spender`). */
-async function submit(
-  node: MarketNode,
-  pool: string,
-  from: string,
-  requests: [number, string, bigint][],
-  to = from,
-): Promise<void> {
-  await node.invoke(pool, "submit", {
-    from,
-    spender: from,
-    to,
-    requests: requests.map(([request_type, address, amount]) => ({
-      request_type,
-      address,
-      amount,
-    })),
-  }, { source: from });
 }
 
 /** Options of {@link deployMarket}. */

@@ -214,6 +214,29 @@ export function blendDebtFor(
   return (liabUsd * E7) / prices[debtToken] - 1n;
 }
 
+/**
+ * `pool.submit(from, from, to, requests)` through the node's in-process API with mocked auth (a
+ * deployment script opening positions, not a user): requests are `[type, asset, amount]`.
+ */
+export async function submitRequests(
+  node: Pick<Localnet, "invoke">,
+  pool: string,
+  from: string,
+  requests: [number, string, bigint][],
+  to = from,
+): Promise<void> {
+  await node.invoke(pool, "submit", {
+    from,
+    spender: from,
+    to,
+    requests: requests.map(([request_type, address, amount]) => ({
+      request_type,
+      address,
+      amount,
+    })),
+  }, { source: from });
+}
+
 /** Options of {@link deployBlendMarket}. */
 export interface BlendMarketOptions {
   /** Open the suppliers' and borrowers' positions (default true). */
@@ -406,16 +429,7 @@ export async function deployBlendMarket(
   const borrowers: BorrowerInfo[] = [];
   if (opts.positions !== false) {
     const submit = (from: string, requests: [number, string, bigint][]) =>
-      node.invoke(pool, "submit", {
-        from,
-        spender: from,
-        to: from,
-        requests: requests.map(([request_type, address, amount]) => ({
-          request_type,
-          address,
-          amount,
-        })),
-      }, { source: from });
+      submitRequests(node, pool, from, requests);
     for (const [name, deposits] of Object.entries(DEPOSITS)) {
       const acct = add(name);
       await node.fund(acct.public, 1000n);
