@@ -240,6 +240,14 @@ export function specFunctionNames(spec: xdr.ScSpecEntry[]): string[] {
     .sort();
 }
 
+/** The protocol a contract declares: `ENV_PROTOCOL`, unless a test fixture names another. */
+async function protocolOf(name: string): Promise<number> {
+  if (name in CONTRACTS) return ENV_PROTOCOL;
+  const m = await import(TEST_SPECS_MODULE);
+  return (m.TEST_CONTRACT_PROTOCOLS as Record<string, number> | undefined)?.[name] ??
+    ENV_PROTOCOL;
+}
+
 /** Builds one contract; returns the final Wasm bytes (not written). */
 export async function buildContract(name: string): Promise<Uint8Array> {
   const spec = CONTRACTS[name] ?? (await testContracts())[name];
@@ -262,7 +270,7 @@ export async function buildContract(name: string): Promise<Uint8Array> {
         `${name}: spec functions ${specFns.join(",")} ≠ Wasm exports ${exported.join(",")}`,
       );
     }
-    m.addCustomSection("contractenvmetav0", envMetaSection());
+    m.addCustomSection("contractenvmetav0", envMetaSection(await protocolOf(name)));
     m.addCustomSection("contractspecv0", specSection(spec));
     m.addCustomSection(
       "contractmetav0",

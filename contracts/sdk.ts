@@ -27,6 +27,8 @@ export const T = {
   i64: "i64",
   u128: "u128",
   i128: "i128",
+  u256: "u256",
+  i256: "i256",
   address: "address",
   string: "string",
   symbol: "symbol",
