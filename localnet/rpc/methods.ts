@@ -395,7 +395,7 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
         operationIndex: e.opIndex,
         transactionIndex: e.txIndex,
         txHash: e.txHash,
-        inSuccessfulContractCall: true,
+        inSuccessfulContractCall: e.inSuccessfulContractCall,
         topic: e.topics,
         value: e.value,
       })),
