@@ -27,14 +27,17 @@ import { newAccount } from "./accounts.ts";
 import {
   BASE_FEE,
   BASE_RESERVE,
+  CLASSIC_FEE_STATS_WINDOW,
   LEDGER_LIMITS,
   MAX_ENTRY_TTL,
+  MAX_FEE_STATS_WINDOW,
   MAX_TX_SET_SIZE,
   MIN_PERSISTENT_TTL,
   MIN_TEMPORARY_TTL,
   PROTOCOL_VERSION,
   QUEUE_TIMEOUT_LEDGERS,
   RETENTION_WINDOW_LEDGERS,
+  SOROBAN_FEE_STATS_WINDOW,
   TOTAL_COINS,
 } from "./constants.ts";
 import { cursorString, type EventRecord, type EventSource, TX_INDEX_MAX } from "./events.ts";
@@ -123,6 +126,32 @@ export interface ChainOptions {
   network?: Partial<NetworkSettings>;
   /** Fee configuration, rent rates included (default the public network's). */
   fees?: Partial<FeeConfig>;
+  /** getFeeStats windows in ledgers (default stellar-rpc's 10 and 50; at most 1,000 each). */
+  feeStatsWindows?: Partial<FeeStatsWindows>;
+}
+
+/** getFeeStats windows, in ledgers (stellar-rpc's `*-fee-stats-retention-window`). */
+export interface FeeStatsWindows {
+  classic: number;
+  soroban: number;
+}
+
+/**
+ * Fee-stats windows checked as stellar-rpc's `feeStatsRetentionWindowValidator` does since
+ * v25.1.0: a positive whole number of ledgers, at most {@link MAX_FEE_STATS_WINDOW}.
+ */
+export function feeStatsWindowsOf(w: Partial<FeeStatsWindows> = {}): FeeStatsWindows {
+  const check = (name: string, v: number) => {
+    if (!Number.isInteger(v) || v <= 0) throw new RangeError(`${name} must be positive`);
+    if (v > MAX_FEE_STATS_WINDOW) {
+      throw new RangeError(`${name} cannot exceed ${MAX_FEE_STATS_WINDOW} ledgers (got ${v})`);
+    }
+    return v;
+  };
+  return {
+    classic: check("classic-fee-stats-retention-window", w.classic ?? CLASSIC_FEE_STATS_WINDOW),
+    soroban: check("soroban-fee-stats-retention-window", w.soroban ?? SOROBAN_FEE_STATS_WINDOW),
+  };
 }
 
 /** State-archival network settings (ledgers). */
@@ -330,6 +359,7 @@ export class Chain implements EventSource {
   readonly retentionLedgers: number;
   readonly capacity: LedgerCapacity;
   readonly network: NetworkSettings;
+  readonly feeStatsWindows: FeeStatsWindows;
   /** Kept for API compatibility: ledger time is the close-time chain itself (always 0). */
   readonly timeOffset = 0;
   feePool = 0n;
@@ -359,6 +389,7 @@ export class Chain implements EventSource {
       Math.floor(opts.retentionLedgers ?? RETENTION_WINDOW_LEDGERS),
     );
     this.capacity = { ...LEDGER_LIMITS, ...opts.capacity };
+    this.feeStatsWindows = feeStatsWindowsOf(opts.feeStatsWindows);
     this.network = {
       minPersistentTtl: MIN_PERSISTENT_TTL,
       minTemporaryTtl: MIN_TEMPORARY_TTL,

@@ -6,7 +6,6 @@
  */
 import { xdr } from "@stellar/stellar-sdk";
 import {
-  CLASSIC_FEE_STATS_WINDOW,
   EVENTS_DEFAULT_LIMIT,
   EVENTS_MAX_LIMIT,
   EVENTS_SCAN_LIMIT,
@@ -15,7 +14,6 @@ import {
   MAX_LEDGER_ENTRY_KEYS,
   NODE_VERSION,
   PROTOCOL_VERSION,
-  SOROBAN_FEE_STATS_WINDOW,
   TXS_DEFAULT_LIMIT,
   TXS_MAX_LIMIT,
 } from "../constants.ts";
@@ -422,7 +420,8 @@ function ledgerInfo(chain: Chain, l: LedgerRecord): Obj {
 
 /**
  * getFeeStats as stellar-rpc computes it: the inclusion fees charged per operation in the last
- * 10 ledgers (classic) and 50 ledgers (Soroban); an empty window reports zeros.
+ * `chain.feeStatsWindows` ledgers (default 10 classic, 50 Soroban; at most 1,000 as
+ * stellar-rpc 25.1+ allows); an empty window reports zeros.
  */
 function feeStats(chain: Chain): Obj {
   const window = (n: number, soroban: boolean) => {
@@ -438,8 +437,8 @@ function feeStats(chain: Chain): Obj {
     return distribution(values, count);
   };
   return {
-    sorobanInclusionFee: window(SOROBAN_FEE_STATS_WINDOW, true),
-    inclusionFee: window(CLASSIC_FEE_STATS_WINDOW, false),
+    sorobanInclusionFee: window(chain.feeStatsWindows.soroban, true),
+    inclusionFee: window(chain.feeStatsWindows.classic, false),
     latestLedger: chain.latest.sequence,
   };
 }
