@@ -153,6 +153,7 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
       );
     }
     const entries: Obj[] = [];
+    const latest = chain.latest.sequence;
     keys.forEach((k, i) => {
       let key: xdr.LedgerKey;
       try {
@@ -162,7 +163,11 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
       }
       if (key.type === "ttl") throw invalidParams("ledger ttl entries cannot be queried directly");
       const canonical = key.toXdr("base64");
-      const s = chain.store.stored(canonical);
+      // As stellar-core's query server answers stellar-rpc (QueryServer::getLedgerEntry, at the
+      // latest closed ledger): a Soroban entry is live while its TTL reaches that ledger; an
+      // archived persistent entry is served with the placeholder `liveUntilLedgerSeq: 0`
+      // (stellar-rpc passes it on: state "archived"); an expired temporary one is not found.
+      const s = chain.store.storedAt(canonical, latest);
       if (!s) return;
       s.dataB64 ??= s.entry.data.toXdr("base64");
       const e: Obj = {
@@ -170,12 +175,12 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
         xdr: s.dataB64,
         lastModifiedLedgerSeq: s.entry.lastModifiedLedgerSeq,
       };
-      // An archived persistent entry is still served, with its past live-until ledger (how a
-      // client tells it needs a restore); expired temporary entries are gone.
-      if (s.liveUntil !== undefined) e.liveUntilLedgerSeq = s.liveUntil;
+      if (s.liveUntil !== undefined) e.liveUntilLedgerSeq = s.liveUntil >= latest ? s.liveUntil : 0;
+      // LedgerEntry.ext, as stellar-rpc 23+ serves it (`extXdr`).
+      e.extXdr = s.entry.ext.toXdr("base64");
       entries.push(e);
     });
-    return { entries, latestLedger: chain.latest.sequence };
+    return { entries, latestLedger: latest };
   });
 
   m.set("simulateTransaction", (params) => {
