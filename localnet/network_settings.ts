@@ -255,7 +255,8 @@ export function differencesFrom(
     ["tx_max_instructions", node.txLimits.instructions, s.txMaxInstructions.value],
     ["tx_max_disk_read_bytes", node.txLimits.diskReadBytes, s.txMaxDiskReadBytes.value],
     ["tx_max_write_bytes", node.txLimits.writeBytes, s.txMaxWriteBytes.value],
-    ["tx_max_disk_read_entries", node.txLimits.readEntries, s.txMaxDiskReadEntries.value],
+    // The node's `readEntries` bounds the whole footprint (read-only + read-write).
+    ["tx_max_footprint_entries", node.txLimits.readEntries, s.txMaxFootprintEntries.value],
     ["tx_max_write_ledger_entries", node.txLimits.writeEntries, s.txMaxWriteEntries.value],
     ["tx_max_size_bytes", node.txLimits.txSizeBytes, s.txMaxSizeBytes.value],
     ["ledger_max_tx_count", node.ledger.sorobanTxs, s.ledgerMaxTxCount.value],
