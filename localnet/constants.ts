@@ -31,6 +31,8 @@ export const RETENTION_WINDOW_LEDGERS = 120_960;
 /** getFeeStats windows (ledgers), as stellar-rpc's defaults. */
 export const CLASSIC_FEE_STATS_WINDOW = 10;
 export const SOROBAN_FEE_STATS_WINDOW = 50;
+/** Largest fee-stats window stellar-rpc accepts (v25.1.0, `MaxFeeStatsRetentionWindow`). */
+export const MAX_FEE_STATS_WINDOW = 1000;
 /** Friendbot's starting balance: 10,000 XLM. */
 export const FRIENDBOT_STARTING_BALANCE = 10_000n * 10_000_000n;
 

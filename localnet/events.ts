@@ -6,10 +6,14 @@
  */
 import { xdr } from "@stellar/stellar-sdk";
 
-/** One stored contract event of a successful transaction. */
+/** One stored event: a contract event of an operation, or a transaction-level `fee` event. */
 export interface EventRecord {
   ledger: number;
-  /** 1-based application order of its transaction. */
+  /**
+   * TOID transaction index: the 1-based application order of its transaction for operation
+   * events; 0 for a before-all-txs event and {@link TX_INDEX_MAX} for an after-all-txs one
+   * (stellar-rpc's ids, also served as `transactionIndex`).
+   */
   txIndex: number;
   opIndex: number;
   /** Index of the event within its transaction. */
@@ -24,6 +28,8 @@ export interface EventRecord {
   value: string;
   /** ISO-8601 close time of its ledger. */
   closedAt: string;
+  /** Whether its transaction succeeded (stellar-rpc stores failed transactions' events too). */
+  inSuccessfulContractCall: boolean;
 }
 
 /** A position in the event stream. */
@@ -35,6 +41,8 @@ export interface Cursor {
 }
 
 const TX_MASK = 0xfffff;
+/** The TOID transaction index of after-all-txs events (the largest one). */
+export const TX_INDEX_MAX = TX_MASK;
 const OP_MASK = 0xfff;
 
 /** TOID of (ledger, tx, op): ledger<<32 | tx<<12 | op. */

@@ -27,26 +27,32 @@ import { newAccount } from "./accounts.ts";
 import {
   BASE_FEE,
   BASE_RESERVE,
+  CLASSIC_FEE_STATS_WINDOW,
   LEDGER_LIMITS,
   MAX_ENTRY_TTL,
+  MAX_FEE_STATS_WINDOW,
   MAX_TX_SET_SIZE,
   MIN_PERSISTENT_TTL,
   MIN_TEMPORARY_TTL,
   PROTOCOL_VERSION,
   QUEUE_TIMEOUT_LEDGERS,
   RETENTION_WINDOW_LEDGERS,
+  SOROBAN_FEE_STATS_WINDOW,
   TOTAL_COINS,
 } from "./constants.ts";
-import { cursorString, type EventRecord, type EventSource } from "./events.ts";
+import { cursorString, type EventRecord, type EventSource, TX_INDEX_MAX } from "./events.ts";
 import type { HostApi } from "./host_api.ts";
 import type { LedgerInfo } from "./host/types.ts";
-import { ledgerCloseMeta, resultSetHash, txSetHash, txSetOf } from "./meta.ts";
+import { ledgerCloseMeta, resultSetHash, txEvents, txSetHash, txSetOf } from "./meta.ts";
 import { EntryStore, type StoredEntry } from "./store.ts";
 import { FEE_CONFIG, type FeeConfig } from "./fees.ts";
 import {
-  applyTx,
+  applyCharged,
+  type ChargedTx,
+  chargeTx,
   envelopeHash,
   type ParsedTx,
+  payRefund,
   type TxContext,
   type TxRecord,
   validateTx,
@@ -120,6 +126,32 @@ export interface ChainOptions {
   network?: Partial<NetworkSettings>;
   /** Fee configuration, rent rates included (default the public network's). */
   fees?: Partial<FeeConfig>;
+  /** getFeeStats windows in ledgers (default stellar-rpc's 10 and 50; at most 1,000 each). */
+  feeStatsWindows?: Partial<FeeStatsWindows>;
+}
+
+/** getFeeStats windows, in ledgers (stellar-rpc's `*-fee-stats-retention-window`). */
+export interface FeeStatsWindows {
+  classic: number;
+  soroban: number;
+}
+
+/**
+ * Fee-stats windows checked as stellar-rpc's `feeStatsRetentionWindowValidator` does since
+ * v25.1.0: a positive whole number of ledgers, at most {@link MAX_FEE_STATS_WINDOW}.
+ */
+export function feeStatsWindowsOf(w: Partial<FeeStatsWindows> = {}): FeeStatsWindows {
+  const check = (name: string, v: number) => {
+    if (!Number.isInteger(v) || v <= 0) throw new RangeError(`${name} must be positive`);
+    if (v > MAX_FEE_STATS_WINDOW) {
+      throw new RangeError(`${name} cannot exceed ${MAX_FEE_STATS_WINDOW} ledgers (got ${v})`);
+    }
+    return v;
+  };
+  return {
+    classic: check("classic-fee-stats-retention-window", w.classic ?? CLASSIC_FEE_STATS_WINDOW),
+    soroban: check("soroban-fee-stats-retention-window", w.soroban ?? SOROBAN_FEE_STATS_WINDOW),
+  };
 }
 
 /** State-archival network settings (ledgers). */
@@ -327,6 +359,7 @@ export class Chain implements EventSource {
   readonly retentionLedgers: number;
   readonly capacity: LedgerCapacity;
   readonly network: NetworkSettings;
+  readonly feeStatsWindows: FeeStatsWindows;
   /** Kept for API compatibility: ledger time is the close-time chain itself (always 0). */
   readonly timeOffset = 0;
   feePool = 0n;
@@ -356,6 +389,7 @@ export class Chain implements EventSource {
       Math.floor(opts.retentionLedgers ?? RETENTION_WINDOW_LEDGERS),
     );
     this.capacity = { ...LEDGER_LIMITS, ...opts.capacity };
+    this.feeStatsWindows = feeStatsWindowsOf(opts.feeStatsWindows);
     this.network = {
       minPersistentTtl: MIN_PERSISTENT_TTL,
       minTemporaryTtl: MIN_TEMPORARY_TTL,
@@ -594,8 +628,8 @@ export class Chain implements EventSource {
 
   /**
    * Picks the transactions of the next ledger from the queue: per lane, the highest inclusion
-   * bids (earlier arrival first on ties) within the lane's capacity. Returns them in arrival
-   * order with the lane's per-operation inclusion fee (the lowest included bid when the lane
+   * bids (earlier arrival first on ties) within the lane's capacity. Returns them in
+   * application order (classic, then Soroban; arrival order in each) with the lane's per-operation inclusion fee (the lowest included bid when the lane
    * was over capacity — surge pricing — else the base fee).
    */
   #select(): { q: Queued; baseFee: bigint }[] {
@@ -630,7 +664,8 @@ export class Chain implements EventSource {
       }
       for (const q of picked) out.push({ q, baseFee });
     }
-    return out.sort((a, b) => a.q.n - b.q.n);
+    // Classic phase first, then Soroban (CAP-63's application order); arrival order in each.
+    return out.sort((a, b) => Number(!!a.q.p.soroban) - Number(!!b.q.p.soroban) || a.q.n - b.q.n);
   }
 
   /** Closes the open ledger (queued transactions, direct effects) and returns it. */
@@ -640,19 +675,24 @@ export class Chain implements EventSource {
     const seq = prev.sequence + 1;
     const closeTime = at ?? this.#open.closeTime ?? this.pendingCloseTime();
     const ctx = this.#txContext(closeTime);
-    const txs: TxRecord[] = [];
+    // CAP-63 application order: the classic phase, then the Soroban phase (each in arrival
+    // order here; stellar-core shuffles by hash). Fees and sequence numbers of every
+    // transaction are processed first, then the transactions are applied, then the Soroban
+    // refunds are paid (postTxApplyFeeProcessing).
+    const charged: ChargedTx[] = [];
     for (const { q, baseFee } of this.#select()) {
       this.#dequeueQuiet(q);
-      // Still valid against the state this ledger is built on (the queue's other transactions
-      // and direct effects may have changed it)? Otherwise it is dropped, never included.
+      // Still valid against the state this ledger is built on (direct effects may have changed
+      // it)? Otherwise it is dropped, never included.
       const again = validateTx(ctx, q.p.envelope, q.p.envelopeB64);
       if ("result" in again) {
         this.#notify(q.p.hash, undefined);
         continue;
       }
-      const rec = applyTx(ctx, again, baseFee * BigInt(q.ops));
-      txs.push(rec);
+      charged.push(chargeTx(ctx, again, baseFee * BigInt(q.ops)));
     }
+    const txs: TxRecord[] = charged.map((c) => applyCharged(ctx, c));
+    for (const t of txs) payRefund(this.store, t, seq);
     // Transactions left waiting too long leave the queue (stellar-core's pending depth).
     for (const q of [...this.#queue]) {
       if (seq - q.queuedAt >= QUEUE_TIMEOUT_LEDGERS) this.#dequeue(q);
@@ -663,21 +703,47 @@ export class Chain implements EventSource {
       t.closeTime = closeTime;
       this.feePool += t.feeCharged;
     });
+    // stellar-rpc's event ids (db/event.go): every transaction's before-all-txs events first
+    // (TOID tx 0, indexed across the ledger), then each transaction's operation events (TOID
+    // tx = application order, op; indexed per operation), then the after-all-txs events (TOID
+    // tx = the max 0xFFFFF, indexed across the ledger). Failed transactions are not skipped:
+    // they carry their fee events.
     const closedAt = isoSeconds(closeTime);
+    const before: EventRecord[] = [];
     const events: EventRecord[] = [];
+    const after: EventRecord[] = [];
     for (const t of txs) {
-      if (!t.successful) continue;
-      let idx = 0;
+      for (const te of txEvents(t, this.nativeSac)) {
+        const stage = te.stage.name;
+        if (stage === "transactionEventStageBeforeAllTxs") {
+          pushEvent(before, te.event, seq, 0, 0, before.length, t.hash, closedAt, t.successful);
+        } else if (stage === "transactionEventStageAfterAllTxs") {
+          pushEvent(
+            after,
+            te.event,
+            seq,
+            TX_INDEX_MAX,
+            0,
+            after.length,
+            t.hash,
+            closedAt,
+            t.successful,
+          );
+        }
+      }
       t.opEvents.forEach((evs, op) => {
-        for (const ev of evs) pushEvent(events, ev, seq, t.order, op, idx++, t.hash, closedAt);
+        evs.forEach((ev, i) =>
+          pushEvent(events, ev, seq, t.order, op, i, t.hash, closedAt, t.successful)
+        );
       });
     }
     this.#open.direct.forEach((d, k) => {
-      let idx = 0;
-      for (const ev of d.events) {
-        pushEvent(events, ev, seq, txs.length + k + 1, 0, idx++, d.hash, closedAt);
-      }
+      d.events.forEach((ev, i) =>
+        pushEvent(events, ev, seq, txs.length + k + 1, 0, i, d.hash, closedAt, true)
+      );
     });
+    events.unshift(...before);
+    events.push(...after);
     const rec = this.#pushLedger(seq, closeTime, txs, events);
     for (const t of txs) this.txIndex.set(t.hash, t);
     this.#open = { direct: [], dirty: false };
@@ -866,6 +932,7 @@ function pushEvent(
   eventIndex: number,
   txHash: string,
   closedAt: string,
+  inSuccessfulContractCall: boolean,
 ): void {
   const type = ev.type.name;
   if (type !== "contract" && type !== "system") return;
@@ -882,5 +949,6 @@ function pushEvent(
     topics: body.topics.map((t) => t.toXdr("base64")),
     value: body.data.toXdr("base64"),
     closedAt,
+    inSuccessfulContractCall,
   });
 }

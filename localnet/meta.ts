@@ -27,22 +27,53 @@ export function changesXdr(changes: Change[]): xdr.LedgerEntryChange[] {
   return out;
 }
 
-/** The CAP-67 `fee` transaction event (native SAC, topics [fee, source], data i128). */
-export function feeEvent(nativeSac: Uint8Array, source: string, fee: bigint): xdr.TransactionEvent {
+/**
+ * A CAP-67 `fee` transaction event as stellar-core emits it (TxEventManager::newFeeEvent): a
+ * `contract` event of the native asset's SAC, topics `[Symbol("fee"), Address(fee source)]`,
+ * data the i128 amount (negative for a refund).
+ */
+export function feeEvent(
+  nativeSac: Uint8Array,
+  feeSource: string,
+  amount: bigint,
+  stage: xdr.TransactionEventStage = xdr.TransactionEventStage.transactionEventStageBeforeAllTxs,
+): xdr.TransactionEvent {
   return new xdr.TransactionEvent({
-    stage: xdr.TransactionEventStage.transactionEventStageBeforeAllTxs,
+    stage,
     event: new xdr.ContractEvent({
       ext: xdr.ExtensionPoint.v0(),
       contractId: new xdr.ContractId(nativeSac),
       type: xdr.ContractEventType.contract,
       body: xdr.ContractEventBody.v0(
         new xdr.ContractEventV0({
-          topics: [xdr.ScVal.scvSymbol("fee"), new Address(source).toScVal()],
-          data: nativeToScVal(fee, { type: "i128" }),
+          topics: [xdr.ScVal.scvSymbol("fee"), new Address(feeSource).toScVal()],
+          data: nativeToScVal(amount, { type: "i128" }),
         }),
       ),
     }),
   });
+}
+
+/**
+ * The transaction-level events of an applied transaction (protocol 23+): the fee charged in
+ * the ledger's fee processing (stage before-all-txs) and, for a Soroban transaction, the refund
+ * as a negative fee (stage after-all-txs, CAP-63). Zero amounts are not emitted, as in core.
+ */
+export function txEvents(tx: TxRecord, nativeSac: Uint8Array): xdr.TransactionEvent[] {
+  if (tx.cache.txEvents) return tx.cache.txEvents;
+  const out: xdr.TransactionEvent[] = [];
+  if (tx.feeChargedBefore !== 0n) out.push(feeEvent(nativeSac, tx.feeSource, tx.feeChargedBefore));
+  if (tx.refund !== 0n) {
+    out.push(
+      feeEvent(
+        nativeSac,
+        tx.feeSource,
+        -tx.refund,
+        xdr.TransactionEventStage.transactionEventStageAfterAllTxs,
+      ),
+    );
+  }
+  return tx.cache.txEvents = out;
 }
 
 /** TransactionMeta v4 of an applied transaction. */
@@ -74,9 +105,10 @@ export function txMeta(tx: TxRecord, nativeSac: Uint8Array): xdr.TransactionMeta
       ext: xdr.ExtensionPoint.v0(),
       txChangesBefore: changesXdr(tx.seqChanges),
       operations,
-      txChangesAfter: changesXdr(tx.refundChanges ?? []),
+      // CAP-63: the refund is in the ledger's postTxApplyFeeProcessing, not here.
+      txChangesAfter: [],
       sorobanMeta,
-      events: [feeEvent(nativeSac, tx.feeSource, tx.feeCharged)],
+      events: txEvents(tx, nativeSac),
       diagnosticEvents: tx.diagnosticEvents,
     }),
   );
@@ -201,7 +233,7 @@ export function ledgerCloseMeta(
           result: resultPair(tx),
           feeProcessing: changesXdr(tx.feeChanges),
           txApplyProcessing: txMeta(tx, nativeSac),
-          postTxApplyFeeProcessing: [],
+          postTxApplyFeeProcessing: changesXdr(tx.refundChanges),
         })
       ),
       upgradesProcessing: [],

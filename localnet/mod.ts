@@ -7,7 +7,13 @@
  */
 import { Address, type Asset, contract, hash, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
 import { loadAccount, newAccount, withAccount } from "./accounts.ts";
-import { Chain, type LedgerCapacity, type NetworkSettings, type Snapshot } from "./ledger.ts";
+import {
+  Chain,
+  type FeeStatsWindows,
+  type LedgerCapacity,
+  type NetworkSettings,
+  type Snapshot,
+} from "./ledger.ts";
 import type { HostApi } from "./host_api.ts";
 import * as hostModule from "./host/mod.ts";
 import { methods } from "./rpc/methods.ts";
@@ -18,7 +24,7 @@ import type { FeeConfig } from "./fees.ts";
 import type { Handler } from "./rpc/methods.ts";
 import { accountKey } from "./util.ts";
 
-export type { Chain, LedgerCapacity, NetworkSettings } from "./ledger.ts";
+export type { Chain, FeeStatsWindows, LedgerCapacity, NetworkSettings } from "./ledger.ts";
 export type { HostApi } from "./host_api.ts";
 
 /** Options of {@link startLocalnet}. */
@@ -48,6 +54,11 @@ export interface LocalnetOptions {
   network?: Partial<NetworkSettings>;
   /** Fee configuration, rent rates included (default the public network's; see fees.ts). */
   fees?: Partial<FeeConfig>;
+  /**
+   * getFeeStats windows in ledgers (default stellar-rpc's 10 classic, 50 Soroban); more than
+   * 1,000 is refused, as stellar-rpc does since v25.1.0.
+   */
+  feeStatsWindows?: Partial<FeeStatsWindows>;
   /** Network passphrase (default Networks.STANDALONE). */
   networkPassphrase?: string;
   /** Log internal errors of RPC methods (default: to stderr). */
@@ -146,6 +157,7 @@ function start(opts: LocalnetOptions): Localnet {
     capacity: opts.capacity,
     network: opts.network,
     fees: opts.fees,
+    feeStatsWindows: opts.feeStatsWindows,
   });
   const hostname = opts.hostname ?? "127.0.0.1";
   const onError = opts.onError ??

@@ -81,6 +81,16 @@ export class EntryStore implements LedgerReader {
   }
 
   /**
+   * The stored record as stellar-core's query server sees it at closed ledger `ledger`: a
+   * temporary entry whose TTL ended before `ledger` is gone (not found), everything else is
+   * served (`stored` judges against the open ledger instead).
+   */
+  storedAt(key: string, ledger: number): StoredEntry | undefined {
+    const s = this.#map.get(key);
+    return s === undefined || (s.temporary && s.liveUntil! < ledger) ? undefined : s;
+  }
+
+  /**
    * Writes (or with `undefined` deletes) an entry that is already stamped with its
    * lastModifiedLedgerSeq, and returns the change. New contract data/code entries get the
    * minimum TTL of their durability.

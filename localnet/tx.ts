@@ -67,7 +67,16 @@ export interface TxRecord {
   feeBump?: { innerHash: string };
   successful: boolean;
   result: xdr.TransactionResult;
+  /** Final fee (after the refund): the result's `feeCharged`. */
   feeCharged: bigint;
+  /** Fee charged up front, in the ledger's fee processing (the CAP-67 `fee` charge event). */
+  feeChargedBefore: bigint;
+  /**
+   * Refund of the unused refundable resource fee (Soroban only). CAP-63: paid after every
+   * transaction of the ledger is applied (`postTxApplyFeeProcessing`), with a negative `fee`
+   * event at stage after-all-txs.
+   */
+  refund: bigint;
   /** Inclusion part of the charged fee (what getFeeStats reports). */
   inclusionFeeCharged: bigint;
   feeChanges: Change[];
@@ -82,7 +91,7 @@ export interface TxRecord {
     refundableFee: bigint;
     rentFee: bigint;
   };
-  /** The refund of the unused refundable resource fee (txChangesAfter). */
+  /** The refund's entry changes (the ledger's `postTxApplyFeeProcessing`; set at close). */
   refundChanges: Change[];
   /** Close time of its ledger (set when the ledger closes). */
   closeTime: bigint;
@@ -93,6 +102,7 @@ export interface TxRecord {
     envelopeBytes?: Uint8Array;
     metaB64?: string;
     meta?: xdr.TransactionMeta;
+    txEvents?: xdr.TransactionEvent[];
   };
 }
 
@@ -525,11 +535,23 @@ function validFootprintKey(k: xdr.LedgerKey): boolean {
   }
 }
 
+/** A transaction whose fee is charged and sequence number consumed, not yet applied. */
+export interface ChargedTx {
+  p: ParsedTx;
+  /** What was charged (the whole declared fee, or the fee source's balance if lower). */
+  fee: bigint;
+  /** Inclusion part of the charge. */
+  inclusion: bigint;
+  feeChanges: Change[];
+  seqChanges: Change[];
+}
+
 /**
- * Applies a validated transaction into the store; returns its record (ledger fields unset).
- * `inclusionFee` is what the ledger charges for inclusion (base fee, or the surge price).
+ * stellar-core's fee and sequence processing of one transaction (CAP-63: done for every
+ * transaction of the ledger, in application order, before any is applied). `inclusionFee` is
+ * what the ledger charges for inclusion (base fee, or the surge price).
  */
-export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxRecord {
+export function chargeTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): ChargedTx {
   const seq = ctx.ledgerSeq;
   const store = ctx.store;
   const opsCharged = BigInt(p.ops.length + (p.feeBump ? 1 : 0));
@@ -538,7 +560,6 @@ export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxR
     ? baseInclusion
     : (inclusionFee / BigInt(p.ops.length)) * opsCharged;
   const wanted = p.feeCharged - baseInclusion + inclusion;
-  // Fee, then sequence number (both survive an operation failure).
   const acc0 = loadAccount(store, p.feeSource)!;
   const fee = wanted > acc0.balance ? acc0.balance : wanted;
   const feeWriter = new Overlay(store);
@@ -548,7 +569,24 @@ export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxR
   const seqWriter = new Overlay(store);
   putAccount(seqWriter, p.source, withAccount(acc1, { seqNum: p.tx.seqNum }), seq);
   const seqChanges = commit(store, seqWriter, seq);
+  return { p, fee, inclusion, feeChanges, seqChanges };
+}
 
+/**
+ * Applies a validated transaction into the store (fee, sequence, operations); returns its
+ * record (ledger fields unset). The Soroban refund is computed but not paid: see
+ * {@link payRefund}. A ledger charges every transaction first ({@link chargeTx}) and applies
+ * them with {@link applyCharged}; this is both in one, for a lone transaction.
+ */
+export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxRecord {
+  return applyCharged(ctx, chargeTx(ctx, p, inclusionFee));
+}
+
+/** Runs the operations of a charged transaction atomically; returns its record. */
+export function applyCharged(ctx: TxContext, c: ChargedTx): TxRecord {
+  const { p, fee, inclusion, feeChanges, seqChanges } = c;
+  const seq = ctx.ledgerSeq;
+  const store = ctx.store;
   // Operations, atomically.
   const txView = new Overlay(store);
   const opWrites: Overlay[] = [];
@@ -589,23 +627,18 @@ export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxR
       opEvents[i] = [];
     }
   }
-  // Refund the unused refundable part of the declared resource fee (all of it on failure).
-  let charged = fee;
-  let refundChanges: Change[] = [];
+  // The unused refundable part of the declared resource fee (all of it on failure), as
+  // stellar-core's RefundableFeeTracker computes it. It is paid after the whole ledger is
+  // applied (payRefund), but the result already carries the final fee, as core's does.
+  let refund = 0n;
   let refundableCharged = 0n;
   if (p.soroban) {
     const declared = p.soroban.data.resourceFee;
     refundableCharged = ok ? sorobanOut?.refundableFee ?? 0n : 0n;
     const keep = inclusion + p.soroban.computedFee + refundableCharged;
-    const refund = fee > keep ? fee - keep : 0n;
-    if (refund > 0n && declared > 0n) {
-      const acc2 = loadAccount(store, p.feeSource)!;
-      const w = new Overlay(store);
-      putAccount(w, p.feeSource, withAccount(acc2, { balance: acc2.balance + refund }), seq);
-      refundChanges = commit(store, w, seq);
-      charged = fee - refund;
-    }
+    if (fee > keep && declared > 0n) refund = fee - keep;
   }
+  const charged = fee - refund;
   const inner = ok ? { tx_success: opResults } : { tx_failed: opResults };
   const result = xdr.TransactionResult.fromJson({
     fee_charged: charged.toString(),
@@ -632,8 +665,10 @@ export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxR
     successful: ok,
     result,
     feeCharged: charged,
+    feeChargedBefore: fee,
+    refund,
     inclusionFeeCharged: inclusion,
-    refundChanges,
+    refundChanges: [],
     feeChanges,
     seqChanges,
     opChanges,
@@ -650,6 +685,19 @@ export function applyTx(ctx: TxContext, p: ParsedTx, inclusionFee?: bigint): TxR
     closeTime: ctx.closeTime,
     cache: {},
   };
+}
+
+/**
+ * Pays a Soroban transaction's refund to its fee source (CAP-63: after every transaction of the
+ * ledger is applied); the changes are its `postTxApplyFeeProcessing`.
+ */
+export function payRefund(store: EntryStore, t: TxRecord, seq: number): void {
+  if (t.refund <= 0n) return;
+  const acc = loadAccount(store, t.feeSource);
+  if (!acc) return;
+  const w = new Overlay(store);
+  putAccount(w, t.feeSource, withAccount(acc, { balance: acc.balance + t.refund }), seq);
+  t.refundChanges = commit(store, w, seq);
 }
 
 /** Commits an overlay's writes into the store (stamped with `seq`), returning the changes. */

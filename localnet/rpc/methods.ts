@@ -6,7 +6,6 @@
  */
 import { xdr } from "@stellar/stellar-sdk";
 import {
-  CLASSIC_FEE_STATS_WINDOW,
   EVENTS_DEFAULT_LIMIT,
   EVENTS_MAX_LIMIT,
   EVENTS_SCAN_LIMIT,
@@ -15,7 +14,6 @@ import {
   MAX_LEDGER_ENTRY_KEYS,
   NODE_VERSION,
   PROTOCOL_VERSION,
-  SOROBAN_FEE_STATS_WINDOW,
   TXS_DEFAULT_LIMIT,
   TXS_MAX_LIMIT,
 } from "../constants.ts";
@@ -155,6 +153,7 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
       );
     }
     const entries: Obj[] = [];
+    const latest = chain.latest.sequence;
     keys.forEach((k, i) => {
       let key: xdr.LedgerKey;
       try {
@@ -164,7 +163,11 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
       }
       if (key.type === "ttl") throw invalidParams("ledger ttl entries cannot be queried directly");
       const canonical = key.toXdr("base64");
-      const s = chain.store.stored(canonical);
+      // As stellar-core's query server answers stellar-rpc (QueryServer::getLedgerEntry, at the
+      // latest closed ledger): a Soroban entry is live while its TTL reaches that ledger; an
+      // archived persistent entry is served with the placeholder `liveUntilLedgerSeq: 0`
+      // (stellar-rpc passes it on: state "archived"); an expired temporary one is not found.
+      const s = chain.store.storedAt(canonical, latest);
       if (!s) return;
       s.dataB64 ??= s.entry.data.toXdr("base64");
       const e: Obj = {
@@ -172,12 +175,12 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
         xdr: s.dataB64,
         lastModifiedLedgerSeq: s.entry.lastModifiedLedgerSeq,
       };
-      // An archived persistent entry is still served, with its past live-until ledger (how a
-      // client tells it needs a restore); expired temporary entries are gone.
-      if (s.liveUntil !== undefined) e.liveUntilLedgerSeq = s.liveUntil;
+      if (s.liveUntil !== undefined) e.liveUntilLedgerSeq = s.liveUntil >= latest ? s.liveUntil : 0;
+      // LedgerEntry.ext, as stellar-rpc 23+ serves it (`extXdr`).
+      e.extXdr = s.entry.ext.toXdr("base64");
       entries.push(e);
     });
-    return { entries, latestLedger: chain.latest.sequence };
+    return { entries, latestLedger: latest };
   });
 
   m.set("simulateTransaction", (params) => {
@@ -395,7 +398,7 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
         operationIndex: e.opIndex,
         transactionIndex: e.txIndex,
         txHash: e.txHash,
-        inSuccessfulContractCall: true,
+        inSuccessfulContractCall: e.inSuccessfulContractCall,
         topic: e.topics,
         value: e.value,
       })),
@@ -422,7 +425,8 @@ function ledgerInfo(chain: Chain, l: LedgerRecord): Obj {
 
 /**
  * getFeeStats as stellar-rpc computes it: the inclusion fees charged per operation in the last
- * 10 ledgers (classic) and 50 ledgers (Soroban); an empty window reports zeros.
+ * `chain.feeStatsWindows` ledgers (default 10 classic, 50 Soroban; at most 1,000 as
+ * stellar-rpc 25.1+ allows); an empty window reports zeros.
  */
 function feeStats(chain: Chain): Obj {
   const window = (n: number, soroban: boolean) => {
@@ -438,8 +442,8 @@ function feeStats(chain: Chain): Obj {
     return distribution(values, count);
   };
   return {
-    sorobanInclusionFee: window(SOROBAN_FEE_STATS_WINDOW, true),
-    inclusionFee: window(CLASSIC_FEE_STATS_WINDOW, false),
+    sorobanInclusionFee: window(chain.feeStatsWindows.soroban, true),
+    inclusionFee: window(chain.feeStatsWindows.classic, false),
     latestLedger: chain.latest.sequence,
   };
 }

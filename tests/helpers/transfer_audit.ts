@@ -7,7 +7,9 @@
  * And the depositors' side of it (the flash policy): in every `flash` transaction the keeper's
  * net movement in each watched asset (USDC and any lot assets passed in, from their SACs'
  * `transfer` events) is at most 0 — the keeper keeps nothing of a liquidation. Transaction fees
- * are not transfer events and do not count.
+ * do not count: since protocol 23 (CAP-67) every transaction has `fee` events on the native SAC
+ * (`["fee", payer]`, the charge, and the refund as a negative amount), which a watch on the XLM
+ * SAC receives — failed transactions' included — and which are not movements between holders.
  *
  * @module
  */
@@ -64,6 +66,8 @@ async function allEvents(server: rpc.Server, contractIds: string[], startLedger:
       cursor ? { filters, cursor, limit: 1000 } : { filters, startLedger, limit: 1000 },
     );
     for (const e of r.events ?? []) {
+      // A failed transaction moved nothing (only its fee events are served).
+      if (e.inSuccessfulContractCall === false) continue;
       out.push({
         ledger: e.ledger,
         txHash: e.txHash ?? "",
@@ -134,6 +138,7 @@ export function auditEvents(evs: AuditEvent[], vault: string, usdc?: string): Au
       }
       continue;
     }
+    // `fee` (CAP-67), `mint`, `burn`, `approve`…: not transfers between holders.
     if (e.topics[0] !== "transfer") continue;
     const [, from, to] = e.topics as string[];
     // Protocol 23 may carry a map {amount, to_muxed_id}; older ones an i128.

@@ -84,3 +84,30 @@ Deno.test("transfer audit: a flash in which the keeper gains any watched asset i
   assert.ok(!r.txs.some((t) => t.txHash === "xlm"), "XLM moves are not the vault's USDC");
   assert.equal(r.txs.find((t) => t.txHash === "paid")!.keeperNet[USDC], -2n);
 });
+
+Deno.test("transfer audit: CAP-67 fee events on the XLM SAC (charge, negative refund) are not transfers", () => {
+  const XLM = "CXLM";
+  const fee = (tx: string, who: string, amount: bigint) => ev(tx, XLM, ["fee", who], amount);
+  const r = auditEvents(
+    [
+      // A repaid flash whose keeper paid 200,000 stroops and got 150,000 back: no keeper gain,
+      // though the refund, read as a transfer, would be one.
+      fee("flash", "GKEEPER", 200_000n),
+      transfer("flash", VAULT, "GKEEPER", 100n),
+      ev("flash", XLM, ["transfer", "CPOOL", "GKEEPER", "native"], 900n),
+      ev("flash", XLM, ["transfer", "GKEEPER", "CLIQ", "native"], 900n),
+      transfer("flash", "GKEEPER", VAULT, 101n),
+      ev("flash", VAULT, ["flash", "GKEEPER"], [100n, 101n, 1n, "CLIQ"]),
+      fee("flash", "GKEEPER", -150_000n),
+      // A transaction with fee events only (e.g. a failed one): nothing moved.
+      fee("failed", "GKEEPER", 300_000n),
+      fee("failed", "GKEEPER", -290_000n),
+    ],
+    VAULT,
+    USDC,
+  );
+  assert.deepEqual(r.keeperGains, []);
+  assert.deepEqual(r.violations, []);
+  assert.deepEqual(r.txs.map((t) => t.txHash), ["flash"]);
+  assert.deepEqual(r.txs[0].keeperNet, { [USDC]: -1n, [XLM]: 0n });
+});

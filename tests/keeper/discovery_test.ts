@@ -117,3 +117,60 @@ Deno.test("BorrowerIndex: owners from pool events, auction bookkeeping, one requ
     await server.shutdown();
   }
 });
+
+Deno.test("BorrowerIndex: asks for the pool's events only and ignores CAP-67 fee events and other contracts", async () => {
+  const XLM_SAC = "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC";
+  const OTHER = "CAS3J7GYLGXMF6TDJBBYYSE3HQ6BBSMLNUQ34T6TZMYMW2EVH34XOWMA";
+  const [alice, carol, dave] = Array.from({ length: 3 }, () => Keypair.random().publicKey());
+  const i128 = (n: bigint) => nativeToScVal(n, { type: "i128" });
+  // What an RPC that ignored the filter would serve: each transaction's fee charge and refund
+  // on the native SAC (a failed one's too), and another contract's borrow-shaped event.
+  const events = [
+    { ...event(10, [sym("fee"), addr(carol)], i128(200_000n)), contractId: XLM_SAC },
+    event(10, [sym("borrow"), addr(ASSET), addr(alice)]),
+    { ...event(10, [sym("borrow"), addr(ASSET), addr(dave)]), contractId: OTHER },
+    { ...event(10, [sym("fee"), addr(carol)], i128(-150_000n)), contractId: XLM_SAC },
+    {
+      ...event(11, [sym("fee"), addr(dave)], i128(300_000n)),
+      contractId: XLM_SAC,
+      inSuccessfulContractCall: false,
+    },
+  ];
+  const requests: Record<string, unknown>[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const body = await req.json();
+    const ok = (result: unknown) => Response.json({ jsonrpc: "2.0", id: body.id, result });
+    if (body.method === "getHealth") {
+      return ok({
+        status: "healthy",
+        latestLedger: 20,
+        oldestLedger: 5,
+        ledgerRetentionWindow: 15,
+      });
+    }
+    if (body.method === "getEvents") {
+      requests.push(body.params);
+      const cursor = `${(20n << 32n).toString().padStart(19, "0")}-0000000000`;
+      return ok({
+        events: requests.length === 1 ? events : [],
+        cursor,
+        latestLedger: 20,
+        oldestLedger: 5,
+      });
+    }
+    if (body.method === "getLedgerEntries") return ok({ latestLedger: 20, entries: [] });
+    return Response.json({ jsonrpc: "2.0", id: body.id, error: { code: -32601, message: "nope" } });
+  });
+  const chain = new ChainRpc(`http://127.0.0.1:${server.addr.port}/rpc`, {
+    networkPassphrase: "Standalone Network ; February 2017",
+  });
+  try {
+    const index = new BorrowerIndex(POOL, {});
+    await index.sync(chain);
+    assert.deepEqual(requests[0].filters, [{ type: "contract", contractIds: [POOL] }]);
+    assert.deepEqual([...index.owners], [alice]);
+  } finally {
+    chain.close();
+    await server.shutdown();
+  }
+});

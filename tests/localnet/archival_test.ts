@@ -114,12 +114,25 @@ Deno.test("an archived persistent entry needs a restore; the restore works and k
     "SUCCESS",
   );
 
-  // Past its TTL (30 ledgers here) the counter entry is archived: still served, with its old
-  // live-until ledger, which is below the latest ledger.
+  // Past its TTL (30 ledgers here) the counter entry is archived: still served, with the
+  // placeholder live-until ledger 0 that stellar-core's query server gives archived entries and
+  // stellar-rpc passes on; and, as stellar-rpc 23+, its LedgerEntry extension.
   await node.closeLedgers(40);
   const le = await node.server.getLedgerEntries(counterKey(id, alice.publicKey()));
   assert.equal(le.entries.length, 1);
-  assert.ok(le.entries[0].liveUntilLedgerSeq! < le.latestLedger);
+  assert.equal(le.entries[0].liveUntilLedgerSeq, 0);
+  const raw = await (await fetch(node.rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "getLedgerEntries",
+      params: { keys: [counterKey(id, alice.publicKey()).toXdr("base64")] },
+    }),
+  })).json();
+  assert.equal(raw.result.entries[0].liveUntilLedgerSeq, 0);
+  assert.equal(raw.result.entries[0].extXdr, xdr.LedgerEntryExt.v0().toXdr("base64"));
 
   // Simulation answers with a restore preamble.
   const second = await inc(2);

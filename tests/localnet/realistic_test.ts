@@ -146,6 +146,30 @@ Deno.test("getFeeStats: an empty window reports zeros", async () => {
   }
 });
 
+Deno.test("getFeeStats windows: configurable, capped at 1,000 ledgers as stellar-rpc 25.1+", async () => {
+  // stellar-rpc's validator: positive, at most 1,000 ledgers, with its message.
+  await assert.rejects(
+    startTestNode({ feeStatsWindows: { soroban: 1001 } }),
+    /soroban-fee-stats-retention-window cannot exceed 1000 ledgers \(got 1001\)/,
+  );
+  await assert.rejects(startTestNode({ feeStatsWindows: { classic: 0 } }), /must be positive/);
+  // A 2-ledger classic window forgets a payment 2 ledgers later; the default 10 would not.
+  await using node = await startTestNode({ feeStatsWindows: { classic: 2, soroban: 1000 } });
+  const alice = await node.newAccount();
+  const tx = await payment(node, alice, (await node.newAccount()).publicKey());
+  assert.equal(
+    (await node.confirm((await node.server.sendTransaction(tx)).hash)).status,
+    "SUCCESS",
+  );
+  const fresh = await node.server.getFeeStats();
+  assert.equal(fresh.inclusionFee.transactionCount, "1");
+  assert.equal(fresh.inclusionFee.ledgerCount, 2);
+  await node.closeLedgers(2);
+  const later = await node.server.getFeeStats();
+  assert.equal(later.inclusionFee.transactionCount, "0");
+  assert.ok(later.sorobanInclusionFee.ledgerCount <= 1000);
+});
+
 Deno.test("a fee-bump transaction lands: the fee source pays, the inner source's sequence moves", async () => {
   await using node = await startTestNode();
   const alice = await node.newAccount();

@@ -160,8 +160,15 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
       await tx.signAndSend();
     }
   }
-  const all = await node.server.getEvents({ startLedger: start, filters: [] });
+  // The counters' events; every transaction also has its CAP-67 fee events on the native SAC
+  // (charge and refund: 12 here), which an unfiltered query serves too.
+  const mine = [{ contractIds: [c1, c2] }];
+  const all = await node.server.getEvents({ startLedger: start, filters: mine });
   assert.equal(all.events.length, 6);
+  const everything = await node.server.getEvents({ startLedger: start, filters: [] });
+  assert.equal(everything.events.length, 18);
+  const xlmSac = Asset.native().contractId(node.networkPassphrase);
+  assert.equal(everything.events.filter((e) => e.contractId?.contractId() === xlmSac).length, 12);
   // Ids increase and have the %019d-%010d shape.
   for (const e of all.events) assert.match(e.id, /^\d{19}-\d{10}$/);
   assert.deepEqual([...all.events.map((e) => e.id)].sort(), all.events.map((e) => e.id));
@@ -196,13 +203,15 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
     startLedger: start,
     filters: [{ topics: [["**"]] }],
   });
-  assert.equal(onlyZero.events.length, 6);
+  assert.equal(onlyZero.events.length, 18);
+  // users[1]'s counter events and the fee events it paid (topics [fee, users[1]]).
   const user1 = await node.server.getEvents({
     startLedger: start,
     filters: [{ topics: [["*", addrB64(users[1].publicKey())]] }],
   });
-  assert.equal(user1.events.length, 3);
-  assert.ok(user1.events.every((e) => e.contractId?.contractId() === c2));
+  assert.equal(user1.events.length, 9);
+  assert.equal(user1.events.filter((e) => e.contractId?.contractId() === c2).length, 3);
+  assert.equal(user1.events.filter((e) => e.contractId?.contractId() === xlmSac).length, 6);
   // OR across filters, AND inside one.
   const orAnd = await node.server.getEvents({
     startLedger: start,
@@ -216,10 +225,10 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
   assert.equal(system.events.length, 0);
 
   // Paging: limit 4, then the rest strictly after the cursor; always a cursor.
-  const p1 = await node.server.getEvents({ startLedger: start, filters: [], limit: 4 });
+  const p1 = await node.server.getEvents({ startLedger: start, filters: mine, limit: 4 });
   assert.equal(p1.events.length, 4);
   assert.equal(p1.cursor, p1.events[3].id);
-  const p2 = await node.server.getEvents({ cursor: p1.cursor, filters: [], limit: 4 });
+  const p2 = await node.server.getEvents({ cursor: p1.cursor, filters: mine, limit: 4 });
   assert.deepEqual(p2.events.map((e) => e.id), all.events.slice(4).map((e) => e.id));
   assert.ok(p2.cursor.length > 0);
   // The window cursor after an incomplete page returns nothing new until more events arrive.
@@ -227,7 +236,7 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
   assert.equal(p3.events.length, 0);
   const client = await node.clientFor<AnyClient>(c1, users[0]);
   await (await client.increment({ user: users[0].publicKey(), by: 9 })).signAndSend();
-  const p4 = await node.server.getEvents({ cursor: p2.cursor, filters: [] });
+  const p4 = await node.server.getEvents({ cursor: p2.cursor, filters: mine });
   assert.equal(p4.events.length, 1);
   assert.equal(scValToNative(p4.events[0].value), 15);
 
@@ -236,7 +245,7 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
   const one = await node.server.getEvents({
     startLedger: firstLedger,
     endLedger: firstLedger + 1,
-    filters: [],
+    filters: mine,
   });
   assert.equal(one.events.length, 1);
 
@@ -264,7 +273,8 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
     (e: { code: number; message: string }) =>
       e.code === -32602 && /maximum 5 contract IDs/.test(e.message),
   );
-  // Events of failed transactions are not stored.
+  // A failed transaction's operation events are discarded; its CAP-67 fee events (charge and
+  // refund) are stored, as stellar-rpc does, with inSuccessfulContractCall false.
   const beforeCount =
     (await node.server.getEvents({ startLedger: start, filters: [] })).events.length;
   const kp = users[1];
@@ -309,7 +319,9 @@ Deno.test("getEvents: type/contract/topic filters, * and **, exact length, pagin
   trimmed.sign(kp);
   const s = await node.server.sendTransaction(trimmed);
   assert.equal((await node.confirm(s.hash)).status, "FAILED");
-  const afterCount =
-    (await node.server.getEvents({ startLedger: start, filters: [] })).events.length;
-  assert.equal(afterCount, beforeCount);
+  const after = (await node.server.getEvents({ startLedger: start, filters: [] })).events;
+  assert.equal(after.length, beforeCount + 2);
+  const failed = after.filter((e) => e.txHash === s.hash);
+  assert.deepEqual(failed.map((e) => scValToNative(e.topic[0])), ["fee", "fee"]);
+  assert.ok(failed.every((e) => e.inSuccessfulContractCall === false));
 });

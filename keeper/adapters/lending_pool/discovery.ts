@@ -154,7 +154,11 @@ export class BorrowerIndex {
   }
 
   #apply(ev: RawEvent): void {
+    // Only the pool's own events of successful transactions. The request filters by the pool's
+    // id; this also holds against an RPC that serves more, e.g. the CAP-67 `fee` events every
+    // transaction has on the native SAC (failed transactions' included).
     if (ev.inSuccessfulContractCall === false) return;
+    if (ev.contractId && ev.contractId !== this.poolId) return;
     let topics: xdr.ScVal[];
     try {
       topics = ev.topic.map((t) => xdr.ScVal.fromXDR(t, "base64"));
