@@ -33,6 +33,7 @@ export interface Run {
 /** A mutable ledger the real host reads and writes through the FFI. */
 export class RealLedger {
   readonly entries = new Map<string, EntryWithTtl>();
+  readonly passphrase = PASSPHRASE;
   sequence = 1_000;
   timestamp = 1_800_000_000n;
 
@@ -93,21 +94,24 @@ export class RealLedger {
     }
   }
 
+  /** Preflights a host function with recorded auth (no apply). */
+  simulate(source: string, hostFunction: xdr.HostFunction, opts: { authV2?: boolean } = {}) {
+    return simulateInvoke({
+      hostFunction,
+      sourceAccount: Keypair.fromPublicKey(source).xdrAccountId(),
+      ledger: this.info(),
+      snapshot: (k) => this.get(k),
+      authV2: opts.authV2,
+    });
+  }
+
   /**
    * One transaction: simulate (recording footprint and auth), then apply with the simulated
    * footprint, auth and instruction budget; changes are written back when it succeeds. Throws
    * when the simulation fails (the error is in `sim`).
    */
   run(source: string, hostFunction: xdr.HostFunction, opts: { authV2?: boolean } = {}): Run {
-    const sourceAccount = Keypair.fromPublicKey(source).xdrAccountId();
-    const ledger = this.info();
-    const sim = simulateInvoke({
-      hostFunction,
-      sourceAccount,
-      ledger,
-      snapshot: (k) => this.get(k),
-      authV2: opts.authV2,
-    });
+    const sim = this.simulate(source, hostFunction, opts);
     if (!sim.ok || !sim.transactionData) {
       throw new Error(`simulation failed: ${sim.error?.text} ${sim.error?.debug}`);
     }
