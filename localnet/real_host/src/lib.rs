@@ -26,7 +26,7 @@ use soroban_env_host::e2e_invoke::{
 use soroban_env_host::fees::{compute_rent_fee, FeeConfiguration, RentFeeConfiguration};
 use soroban_env_host::storage::{EntryWithLiveUntil, SnapshotSource};
 use soroban_env_host::xdr::{
-    AccountId, ContractCostParamEntry, ContractCostParams, ContractCostType, DiagnosticEvent,
+    AccountId, ContractCostParamEntry, ContractDataDurability, ContractCostParams, ContractCostType, DiagnosticEvent,
     ExtensionPoint, Hash, HostFunction, LedgerEntry, LedgerKey, Limits, ReadXdr, ScError, ScErrorCode,
     ScErrorType, ScVal, SorobanAuthorizationEntry, SorobanResources, TtlEntry, WriteXdr,
 };
@@ -471,7 +471,8 @@ fn invoke(req: &Value) -> Res<Value> {
     let mut encoded_entries: Vec<Vec<u8>> = Vec::with_capacity(items.len());
     let mut encoded_ttls: Vec<Vec<u8>> = Vec::with_capacity(items.len());
     let mut code_entries: Vec<LedgerEntry> = vec![];
-    for (key, item) in keys.iter().zip(items) {
+    let read_only_len = resources.footprint.read_only.len();
+    for (i, (key, item)) in keys.iter().zip(items).enumerate() {
         let Some(Value::String(s)) = item.get("entry") else {
             continue;
         };
@@ -482,8 +483,16 @@ fn invoke(req: &Value) -> Res<Value> {
             code_entries.push(entry.clone());
         }
         if matches!(key, LedgerKey::ContractData(_) | LedgerKey::ContractCode(_)) {
-            let live_until = u32_of(item, "live_until")
+            let mut live_until = u32_of(item, "live_until")
                 .map_err(|_| "a contract entry in `entries` has no `live_until`".to_string())?;
+            // An entry being restored from the archive enters the host as stellar-core loads
+            // it: live again, with the TTL a restore gives (the host then charges it as new).
+            let restoring = i >= read_only_len && restored.contains(&((i - read_only_len) as u32));
+            if restoring && live_until < ledger.sequence_number {
+                live_until = ledger
+                    .min_live_until_ledger_checked(ContractDataDurability::Persistent)
+                    .ok_or("ledger sequence overflows")?;
+            }
             let key_bytes = key.to_xdr(Limits::none()).map_err(|e| e.to_string())?;
             let ttl = TtlEntry {
                 key_hash: Hash(Sha256::digest(&key_bytes).into()),
