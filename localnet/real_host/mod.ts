@@ -35,7 +35,8 @@ export {
 
 /** A ledger entry as the host sees it: the entry and, for contract data/code, its TTL. */
 export interface EntryWithTtl {
-  entry: xdr.LedgerEntry;
+  /** The entry, or its XDR in base64 (what the node stores; passed through without re-encoding). */
+  entry: xdr.LedgerEntry | string;
   /** Live-until ledger (contract data and code only). */
   liveUntil?: number;
 }
@@ -72,9 +73,14 @@ export interface InvokeInput {
 /** One footprint entry after the invocation. */
 export interface LedgerChange {
   readOnly: boolean;
-  key: xdr.LedgerKey;
-  /** New entry for read-write keys; null for a deleted (or read-only) entry. */
-  entry: xdr.LedgerEntry | null;
+  /** The key's XDR, base64 (how the node keys its store). */
+  keyXdr: string;
+  /** The key, decoded on first use. */
+  readonly key: xdr.LedgerKey;
+  /** New entry's XDR (base64) for read-write keys; null for a deleted (or read-only) entry. */
+  entryXdr: string | null;
+  /** The new entry, decoded on first use. */
+  readonly entry: xdr.LedgerEntry | null;
   oldSizeForRent: number;
   newSizeForRent: number;
   ttl?: { oldLiveUntil: number; newLiveUntil: number };
@@ -93,6 +99,16 @@ export interface InvokeOutput {
   memBytes: number;
   /** Rent fee (stroops) of the TTL and size changes. */
   rentFee: bigint;
+  /** Wall time inside the library: the host call, and the whole request (µs). */
+  timing: Timing;
+}
+
+/** Where a call's time went, measured inside the library. */
+export interface Timing {
+  /** The host entry point itself (µs). */
+  hostUs: number;
+  /** Request decoding + host + response encoding (µs). */
+  wrapperUs: number;
 }
 
 const b64 = (x: { toXdr(f: "base64"): string }) => x.toXdr("base64");
@@ -119,7 +135,7 @@ export function invokeHostFunction(input: InvokeInput): InvokeOutput {
     source_account: b64(input.sourceAccount),
     auth: input.auth.map(b64),
     entries: input.entries.map((e) =>
-      e ? { entry: b64(e.entry), live_until: e.liveUntil ?? null } : {}
+      e ? { entry: entryB64(e.entry), live_until: e.liveUntil ?? null } : {}
     ),
     prng_seed: hex32(input.prngSeed),
     diagnostics: input.diagnostics ?? false,
@@ -128,10 +144,16 @@ export function invokeHostFunction(input: InvokeInput): InvokeOutput {
     ok: typeof r.result === "string",
     result: r.result ? xdr.ScVal.fromXDR(r.result, "base64") : undefined,
     error: errorOf(r.error),
-    changes: ((r.changes ?? []) as Any[]).map((c) => ({
+    changes: ((r.changes ?? []) as Any[]).map((c): LedgerChange => ({
       readOnly: c.read_only,
-      key: xdr.LedgerKey.fromXDR(c.key, "base64"),
-      entry: c.entry ? xdr.LedgerEntry.fromXDR(c.entry, "base64") : null,
+      keyXdr: c.key,
+      get key() {
+        return xdr.LedgerKey.fromXDR(c.key, "base64");
+      },
+      entryXdr: c.entry ?? null,
+      get entry() {
+        return c.entry ? xdr.LedgerEntry.fromXDR(c.entry, "base64") : null;
+      },
       oldSizeForRent: c.old_size_for_rent,
       newSizeForRent: c.new_size_for_rent,
       ttl: c.ttl
@@ -145,6 +167,7 @@ export function invokeHostFunction(input: InvokeInput): InvokeOutput {
     cpuInsns: r.cpu_insns,
     memBytes: r.mem_bytes,
     rentFee: BigInt(r.rent_fee ?? 0),
+    timing: { hostUs: r.host_us ?? 0, wrapperUs: r.wrapper_us ?? 0 },
   };
 }
 
@@ -152,7 +175,7 @@ export function invokeHostFunction(input: InvokeInput): InvokeOutput {
 type Any = any;
 
 /** Ledger reads during simulation: the current entry and TTL of a key, or undefined. */
-export type Snapshot = (key: xdr.LedgerKey) => EntryWithTtl | undefined;
+export type Snapshot = (keyBase64: string) => EntryWithTtl | undefined;
 
 /** Inputs of {@link simulateInvoke}: what stellar-rpc's preflight takes. */
 export interface SimulateInput {
@@ -187,15 +210,36 @@ export interface SimulateOutput {
   memBytes: number;
   /** Entries the invocation would change. */
   modified: { before: xdr.LedgerEntry | null; after: xdr.LedgerEntry | null }[];
+  /** Wall time inside the library. */
+  timing: Timing;
 }
 
 function rawSnapshot(snapshot: Snapshot) {
   return (key: Uint8Array) => {
-    const found = snapshot(xdr.LedgerKey.fromXDR(key as Any));
-    return found
-      ? { entry: found.entry.toXDR() as Uint8Array, liveUntil: found.liveUntil }
-      : undefined;
+    const found = snapshot(toBase64(key));
+    if (!found) return undefined;
+    const entry = typeof found.entry === "string"
+      ? fromBase64(found.entry)
+      : found.entry.toXDR() as Uint8Array;
+    return { entry, liveUntil: found.liveUntil };
   };
+}
+
+const entryB64 = (e: xdr.LedgerEntry | string) => typeof e === "string" ? e : e.toXdr("base64");
+
+function toBase64(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i += 0x8000) {
+    s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  }
+  return btoa(s);
+}
+
+function fromBase64(s: string): Uint8Array {
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
 }
 
 function simRequest(input: {
@@ -241,6 +285,7 @@ export function simulateInvoke(input: SimulateInput): SimulateOutput {
       before: m.before ? xdr.LedgerEntry.fromXDR(m.before, "base64") : null,
       after: m.after ? xdr.LedgerEntry.fromXDR(m.after, "base64") : null,
     })),
+    timing: { hostUs: r.host_us ?? 0, wrapperUs: r.wrapper_us ?? 0 },
   };
 }
 

@@ -41,8 +41,9 @@ export class RealLedger {
     return ledgerInfo(PASSPHRASE, this.sequence, this.timestamp, over);
   }
 
-  get(key: xdr.LedgerKey): EntryWithTtl | undefined {
-    return this.entries.get(keyId(key));
+  /** The entry of a key (an xdr object or its base64 XDR). */
+  get(key: xdr.LedgerKey | string): EntryWithTtl | undefined {
+    return this.entries.get(typeof key === "string" ? key : keyId(key));
   }
 
   /** Creates (or replaces) a classic account with `balance` stroops. */
@@ -75,21 +76,20 @@ export class RealLedger {
       new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(g).xdrAccountId() }),
     );
     const e = this.get(key);
-    return e ? BigInt((e.entry.toJson() as Any).data.account.balance) : -1n;
+    return e ? BigInt((entryOf(e).toJson() as Any).data.account.balance) : -1n;
   }
 
-  /** Writes an invocation's changes back (new entries, deletions, TTL bumps). */
+  /** Writes an invocation's changes back (new entries, deletions, TTL bumps), as base64 XDR. */
   apply(out: InvokeOutput): void {
     for (const c of out.changes) {
-      const id = keyId(c.key);
-      const prev = this.entries.get(id);
+      const prev = this.entries.get(c.keyXdr);
       const liveUntil = c.ttl?.newLiveUntil ?? prev?.liveUntil;
       if (c.readOnly) {
-        if (prev && c.ttl) this.entries.set(id, { ...prev, liveUntil });
-      } else if (c.entry) {
-        this.entries.set(id, { entry: c.entry, liveUntil });
+        if (prev && c.ttl) this.entries.set(c.keyXdr, { ...prev, liveUntil });
+      } else if (c.entryXdr) {
+        this.entries.set(c.keyXdr, { entry: c.entryXdr, liveUntil });
       } else {
-        this.entries.delete(id);
+        this.entries.delete(c.keyXdr);
       }
     }
   }
@@ -100,7 +100,7 @@ export class RealLedger {
       hostFunction,
       sourceAccount: Keypair.fromPublicKey(source).xdrAccountId(),
       ledger: this.info(),
-      snapshot: (k) => this.get(k),
+      snapshot: (k) => this.entries.get(k),
       authV2: opts.authV2,
     });
   }
@@ -184,6 +184,11 @@ export class RealLedger {
     if (!r.out.ok) throw new Error(`SAC deploy failed: ${r.out.error?.debug}`);
     return Address.fromScVal(r.out.result!).toString();
   }
+}
+
+/** The entry of an {@link EntryWithTtl} as an xdr object. */
+export function entryOf(e: EntryWithTtl): xdr.LedgerEntry {
+  return typeof e.entry === "string" ? xdr.LedgerEntry.fromXDR(e.entry, "base64") : e.entry;
 }
 
 /** A contract call as a host function. */

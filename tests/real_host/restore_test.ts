@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Address, Keypair, nativeToScVal, scValToNative } from "@stellar/stellar-sdk";
 import { fixtureWasmSync } from "../fixtures/contracts/mod.ts";
 import { closeRealHost, invokeHostFunction } from "../../localnet/real_host/mod.ts";
-import { call, RealLedger } from "./ledger.ts";
+import { call, entryOf, RealLedger } from "./ledger.ts";
 
 Deno.test("real host: an archived entry is restored inside the invocation", () => {
   try {
@@ -22,7 +22,7 @@ Deno.test("real host: an archived entry is restored inside the invocation", () =
     // Archive the user's count entry: its TTL ran out (the snapshot still serves it with the
     // old live-until, as the hot archive does).
     const countId = [...l.entries.entries()].find(([, v]) => {
-      const j = JSON.stringify(v.entry.toJson());
+      const j = JSON.stringify(entryOf(v).toJson());
       return j.includes('"Count"') && j.includes(user);
     })![0];
     l.entries.get(countId)!.liveUntil = l.sequence - 1;

@@ -97,8 +97,16 @@ pub unsafe extern "C" fn vh_free(ptr: *mut u8, len: usize) {
 pub type SnapshotCallback = unsafe extern "C" fn(key: *const u8, key_len: usize) -> *const u8;
 
 unsafe fn respond(out_len: *mut usize, f: impl FnOnce() -> Res<Value>) -> *mut u8 {
+    let started = std::time::Instant::now();
     let value = match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => v,
+        Ok(Ok(mut v)) => {
+            // Time spent in the library (request parsing to response building), so the embedder
+            // can tell the host's cost from its own.
+            if let Value::Object(m) = &mut v {
+                m.insert("wrapper_us".into(), json!(started.elapsed().as_micros() as u64));
+            }
+            v
+        }
         Ok(Err(msg)) => json!({ "fatal": msg }),
         Err(panic) => {
             let msg = panic
@@ -522,6 +530,7 @@ fn invoke(req: &Value) -> Res<Value> {
     };
     let mut diagnostics = vec![];
     let enable_diagnostics = bool_of(req, "diagnostics");
+    let host_started = std::time::Instant::now();
     let outcome = e2e_invoke::invoke_host_function(
         &budget,
         enable_diagnostics,
@@ -538,10 +547,12 @@ fn invoke(req: &Value) -> Res<Value> {
         None,
         cache,
     );
+    let host_us = host_started.elapsed().as_micros() as u64;
     let cpu = budget.get_cpu_insns_consumed().unwrap_or(0);
     let mem = budget.get_mem_bytes_consumed().unwrap_or(0);
     let mut out = Map::new();
     out.insert("cpu_insns".into(), json!(cpu));
+    out.insert("host_us".into(), json!(host_us));
     out.insert("mem_bytes".into(), json!(mem));
     out.insert("diagnostic_events".into(), json!(diagnostics_json(&diagnostics)?));
     let result = match outcome {
@@ -672,6 +683,7 @@ fn simulate(req: &Value, cb: SnapshotCallback) -> Res<Value> {
                     bool_of(req, "auth_v2"),
                 ),
             };
+            let host_started = std::time::Instant::now();
             let r = simulate_invoke_host_function_op(
                 snapshot,
                 &config,
@@ -684,7 +696,9 @@ fn simulate(req: &Value, cb: SnapshotCallback) -> Res<Value> {
                 bool_of(req, "diagnostics"),
             )
             .map_err(|e| format!("simulation failed: {e:#}"))?;
+            let host_us = host_started.elapsed().as_micros() as u64;
             let mut out = Map::new();
+            out.insert("host_us".into(), json!(host_us));
             match &r.invoke_result {
                 Ok(v) => out.insert("result".into(), json!(b64(v)?)),
                 Err(e) => out.insert("error".into(), error_json(e)),
