@@ -21,6 +21,7 @@ const SYMBOLS = {
   vh_invoke: { parameters: ["buffer", "usize", "buffer"], result: "pointer" },
   vh_simulate: { parameters: ["buffer", "usize", "function", "buffer"], result: "pointer" },
   vh_default_cost_params: { parameters: ["buffer"], result: "pointer" },
+  vh_resource_fee: { parameters: ["buffer", "usize", "buffer"], result: "pointer" },
   vh_free: { parameters: ["pointer", "usize"], result: "void" },
 } as const;
 
@@ -77,6 +78,13 @@ export function callInvoke(request: unknown): Record<string, unknown> {
   const l = open();
   const body = encoder.encode(JSON.stringify(request));
   return take(l, l.symbols.vh_invoke(body, BigInt(body.length), outLen));
+}
+
+/** Calls `vh_resource_fee` with one JSON request. */
+export function callResourceFee(request: unknown): Record<string, unknown> {
+  const l = open();
+  const body = encoder.encode(JSON.stringify(request));
+  return take(l, l.symbols.vh_resource_fee(body, BigInt(body.length), outLen));
 }
 
 /** Answers a ledger read during simulation: the entry's XDR and live-until ledger, or none. */

@@ -1,5 +1,5 @@
 /**
- * The real Soroban host (crates.io `soroban-env-host` / `soroban-simulation` 28.0.2) called
+ * The real Soroban host (crates.io `soroban-env-host` / `soroban-simulation` 27.0.1) called
  * in-process through Deno FFI: {@link invokeHostFunction} is stellar-core's apply entry point
  * (`e2e_invoke::invoke_host_function`), {@link simulateInvoke} stellar-rpc's preflight.
  * Arguments and results are stellar-sdk `xdr` objects. Not yet wired into the node: the
@@ -8,7 +8,7 @@
  * @module
  */
 import { xdr } from "@stellar/stellar-sdk";
-import { callDefaultCostParams, callInvoke, callSimulate } from "./ffi.ts";
+import { callDefaultCostParams, callInvoke, callResourceFee, callSimulate } from "./ffi.ts";
 import {
   configJson,
   DEFAULT_NETWORK_SETTINGS,
@@ -326,4 +326,43 @@ export function simulateRestore(input: {
  */
 export function defaultCostParams(): { cpu: string; mem: string } {
   return callDefaultCostParams();
+}
+
+/** Declared resources of a Soroban transaction, as the fee schedule counts them. */
+export interface TransactionResources {
+  instructions: number;
+  diskReadEntries: number;
+  writeEntries: number;
+  diskReadBytes: number;
+  writeBytes: number;
+  contractEventsSizeBytes: number;
+  transactionSizeBytes: number;
+}
+
+/**
+ * The resource fee of declared resources, computed by the host's fee schedule
+ * (`fees::compute_transaction_resource_fee`, what stellar-core charges at validation).
+ */
+export function resourceFee(
+  resources: TransactionResources,
+  ledger: LedgerInfo,
+  settings: NetworkSettings = DEFAULT_NETWORK_SETTINGS,
+): { nonRefundable: bigint; refundable: bigint } {
+  const r = callResourceFee({
+    ledger: ledgerJson(ledger),
+    config: configJson(settings),
+    resources: {
+      instructions: resources.instructions,
+      disk_read_entries: resources.diskReadEntries,
+      write_entries: resources.writeEntries,
+      disk_read_bytes: resources.diskReadBytes,
+      write_bytes: resources.writeBytes,
+      contract_events_size_bytes: resources.contractEventsSizeBytes,
+      transaction_size_bytes: resources.transactionSizeBytes,
+    },
+  });
+  return {
+    nonRefundable: BigInt(r.non_refundable as number),
+    refundable: BigInt(r.refundable as number),
+  };
 }

@@ -10,6 +10,7 @@ import {
   invokeHostFunction,
   MISSING_LIBRARY_MESSAGE,
   RealHostError,
+  resourceFee,
 } from "../../localnet/real_host/mod.ts";
 import { RealLedger } from "./ledger.ts";
 
@@ -67,6 +68,28 @@ Deno.test("real host: malformed requests come back as RealHostError", () => {
     // The built-in cost model: one entry per cost type, non-empty XDR.
     const params = defaultCostParams();
     assert.ok(params.cpu.length > 100 && params.mem.length > 100);
+  } finally {
+    closeRealHost();
+  }
+});
+
+Deno.test("real host: resource fee from the host's fee schedule", () => {
+  try {
+    const l = new RealLedger();
+    const fee = resourceFee({
+      instructions: 1_000_000,
+      diskReadEntries: 1,
+      writeEntries: 1,
+      diskReadBytes: 0,
+      writeBytes: 1024,
+      contractEventsSizeBytes: 2048,
+      transactionSizeBytes: 1024,
+    }, l.info());
+    // 25/10k instructions + 6,250 per disk read + 10,000 per write + 3,500 per KiB written +
+    // ⌈(1,024 + 300) × 16,235 / 1,024⌉ history + 1,624 per KiB of bandwidth.
+    assert.equal(fee.nonRefundable, 2_500n + 6_250n + 10_000n + 3_500n + 20_992n + 1_624n);
+    // Events: 10,000 per KiB, refundable.
+    assert.equal(fee.refundable, 20_000n);
   } finally {
     closeRealHost();
   }

@@ -23,7 +23,10 @@ use soroban_env_host::budget::Budget;
 use soroban_env_host::e2e_invoke::{
     self, extract_rent_changes, RecordingInvocationAuthMode,
 };
-use soroban_env_host::fees::{compute_rent_fee, FeeConfiguration, RentFeeConfiguration};
+use soroban_env_host::fees::{
+    compute_rent_fee, compute_transaction_resource_fee, FeeConfiguration, RentFeeConfiguration,
+    TransactionResources,
+};
 use soroban_env_host::storage::{EntryWithLiveUntil, SnapshotSource};
 use soroban_env_host::xdr::{
     AccountId, ContractCostParamEntry, ContractDataDurability, ContractCostParams, ContractCostType, DiagnosticEvent,
@@ -76,6 +79,18 @@ pub unsafe extern "C" fn vh_simulate(
 #[no_mangle]
 pub unsafe extern "C" fn vh_default_cost_params(out_len: *mut usize) -> *mut u8 {
     respond(out_len, default_cost_params)
+}
+
+/// The resource fee of declared resources, as stellar-core charges it at validation:
+/// `{"non_refundable": n, "refundable": n}` (the refundable part covers events; rent is added to
+/// it from `vh_invoke`'s `rent_fee`).
+///
+/// # Safety
+/// As [`vh_invoke`].
+#[no_mangle]
+pub unsafe extern "C" fn vh_resource_fee(req: *const u8, req_len: usize, out_len: *mut usize) -> *mut u8 {
+    let input = std::slice::from_raw_parts(req, req_len);
+    respond(out_len, || resource_fee(&parse(input)?))
 }
 
 /// Releases a buffer returned by this library.
@@ -322,6 +337,24 @@ fn builtin_cost_params() -> Res<(ContractCostParams, ContractCostParams)> {
         Ok(ContractCostParams(v.try_into().map_err(|_| "too many cost types".to_string())?))
     };
     Ok((to(cpu)?, to(mem)?))
+}
+
+fn resource_fee(req: &Value) -> Res<Value> {
+    let ledger = ledger_info(req)?;
+    let config = network_config(req, &ledger)?;
+    let r = field(req, "resources")?;
+    let resources = TransactionResources {
+        instructions: u32_of(r, "instructions")?,
+        disk_read_entries: u32_of(r, "disk_read_entries")?,
+        write_entries: u32_of(r, "write_entries")?,
+        disk_read_bytes: u32_of(r, "disk_read_bytes")?,
+        write_bytes: u32_of(r, "write_bytes")?,
+        contract_events_size_bytes: u32_of(r, "contract_events_size_bytes")?,
+        transaction_size_bytes: u32_of(r, "transaction_size_bytes")?,
+    };
+    let (non_refundable, refundable) =
+        compute_transaction_resource_fee(&resources, &config.fee_configuration);
+    Ok(json!({ "non_refundable": non_refundable, "refundable": refundable }))
 }
 
 fn default_cost_params() -> Res<Value> {
