@@ -8,13 +8,13 @@
  *
  * @module
  */
-import { Address, Keypair, nativeToScVal, xdr } from "@stellar/stellar-sdk";
+import { Address, Keypair, nativeToScVal } from "@stellar/stellar-sdk";
 import { COUNTER_SPEC } from "../tests/fixtures/contracts/counter/spec.ts";
 import { fixtureWasmSync } from "../tests/fixtures/contracts/mod.ts";
 import { encodeArgs } from "../localnet/host/mod.ts";
 import * as home from "../tests/host/fixture.ts";
 import { call, RealLedger } from "../tests/real_host/ledger.ts";
-import { invokeHostFunction, RealHostError } from "../localnet/real_host/mod.ts";
+import { RealHostError } from "../localnet/real_host/mod.ts";
 import { callInvoke } from "../localnet/real_host/ffi.ts";
 
 const seconds = Number(Deno.args[0] ?? 2);
@@ -113,7 +113,6 @@ const requestBytes = JSON.stringify({
     return e ? { entry: e.entry, live_until: e.liveUntil } : {};
   }),
 }).length + 600;
-void invokeHostFunction;
 
 // --- The home-made host ----------------------------------------------------------------------
 console.log("\nhome-made host (localnet/host, TypeScript):");
