@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { Keypair, xdr } from "@stellar/stellar-sdk";
 import { closeRealHost, REAL_HOST_PROTOCOL } from "../../localnet/real_host/mod.ts";
 import { RealLedger } from "./ledger.ts";
+import { BLEND_WASM_NAMES, loadBlendWasm } from "../../localnet/protocols/blend/wasm.ts";
 
 function wasmFiles(): URL[] {
   const out: URL[] = [];
@@ -48,6 +49,32 @@ Deno.test("real host: uploads every Wasm we ship", () => {
       }
       const out = l.apply1(deployer, hf, sim.transactionData, sim.auth);
       if (!out.ok) refused.push(`${f.pathname}: apply: ${out.error?.debug}`);
+    }
+    assert.deepEqual(refused, []);
+  } finally {
+    closeRealHost();
+  }
+});
+
+Deno.test("real host: uploads Blend v2's Rust-built Wasm (protocol-22 era) at protocol 27", async () => {
+  const blend = await loadBlendWasm();
+  try {
+    const l = new RealLedger();
+    const deployer = Keypair.random().publicKey();
+    l.account(deployer, 1_000_0000000n);
+    const refused: string[] = [];
+    for (const name of BLEND_WASM_NAMES) {
+      const wasm = blend.wasm[name] as Uint8Array<ArrayBuffer>;
+      const protocol = envMetaProtocol(wasm);
+      assert.ok(protocol >= 20 && protocol <= REAL_HOST_PROTOCOL, `${name}: ${protocol}`);
+      const hf = xdr.HostFunction.hostFunctionTypeUploadContractWasm(wasm);
+      const sim = l.simulate(deployer, hf);
+      if (!sim.ok || !sim.transactionData) {
+        refused.push(`${name}: ${sim.error?.debug}`);
+        continue;
+      }
+      const out = l.apply1(deployer, hf, sim.transactionData, sim.auth);
+      if (!out.ok) refused.push(`${name}: apply: ${out.error?.debug}`);
     }
     assert.deepEqual(refused, []);
   } finally {
