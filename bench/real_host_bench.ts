@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { Address, Keypair, nativeToScVal } from "@stellar/stellar-sdk";
+import { Address, Asset, authorizeEntry, Keypair, nativeToScVal } from "@stellar/stellar-sdk";
 import { COUNTER_SPEC } from "../tests/fixtures/contracts/counter/spec.ts";
 import { fixtureWasmSync } from "../tests/fixtures/contracts/mod.ts";
-import { encodeArgs } from "../localnet/host/mod.ts";
+import { encodeArgs, sacCodec } from "../localnet/host/mod.ts";
 import * as home from "../tests/host/fixture.ts";
 import { call, RealLedger } from "../tests/real_host/ledger.ts";
 import { RealHostError } from "../localnet/real_host/mod.ts";
@@ -93,6 +93,37 @@ const realBoth = await measure("simulate + apply counter.increment", () => {
   real.run(u, incFn(u));
 });
 
+// The native SAC: a transfer under source-account auth, and one signed by the sender (ed25519
+// verified by the host) with another account as the transaction's source.
+const userKeys = Array.from({ length: 16 }, () => Keypair.random());
+for (const k of userKeys) real.account(k.publicKey(), 1_000_000_0000000n);
+const realXlm = real.deploySac(admin, Asset.native());
+const xfer = (from: string, to: string) =>
+  call(realXlm, "transfer", [
+    new Address(from).toScVal(),
+    new Address(to).toScVal(),
+    nativeToScVal(1n, { type: "i128" }),
+  ]);
+const realSacSource = await measure("simulate + apply SAC transfer (source auth)", () => {
+  const from = users[i++ % users.length];
+  const r = real.run(from, xfer(from, users[i % users.length]));
+  if (!r.out.ok) throw new Error(r.out.error?.debug);
+});
+const realSacSigned = await measure(
+  "simulate + sign + apply SAC transfer (address auth)",
+  async () => {
+    const from = userKeys[i++ % userKeys.length];
+    const fn = xfer(from.publicKey(), users[i % users.length]);
+    const sim = real.simulate(admin, fn);
+    if (!sim.ok) throw new Error(sim.error?.debug);
+    const auth = await Promise.all(
+      sim.auth.map((a) => authorizeEntry(a, from, real.sequence + 10, real.passphrase)),
+    );
+    const out = real.apply1(admin, fn, sim.transactionData!, auth);
+    if (!out.ok) throw new Error(out.error?.debug);
+  },
+);
+
 // The wrapper's fixed cost: a request refused while parsing (JSON + FFI + one allocation).
 await measure("FFI round trip (request refused at parse)", () => {
   try {
@@ -141,6 +172,28 @@ const homeBoth = await measure("simulate + apply counter.increment", () => {
   if (!r.ok) throw new Error(r.errorString);
 });
 
+const hXlm = l.deploySac(Asset.native());
+const homeSacSource = await measure("simulate + apply SAC transfer (source auth)", () => {
+  const from = hUsers[i++ % hUsers.length].publicKey();
+  const to = hUsers[i % hUsers.length].publicKey();
+  const a = encodeArgs(sacCodec, "transfer", [from, to, 1n]);
+  const sim = home.simulate(l, from, hXlm, "transfer", a);
+  const r = home.apply(l, from, hXlm, "transfer", a, sim.auth, sim);
+  if (!r.ok) throw new Error(r.errorString);
+});
+const homeSacSigned = await measure(
+  "simulate + sign + apply SAC transfer (address auth)",
+  async () => {
+    const from = hUsers[i++ % hUsers.length];
+    const to = hUsers[i % hUsers.length].publicKey();
+    const a = encodeArgs(sacCodec, "transfer", [from.publicKey(), to, 1n]);
+    const sim = home.simulate(l, hAdmin.publicKey(), hXlm, "transfer", a);
+    const auth = await home.signEntries(sim.auth, [from], l.sequence + 10);
+    const r = home.apply(l, hAdmin.publicKey(), hXlm, "transfer", a, auth, sim);
+    if (!r.ok) throw new Error(r.errorString);
+  },
+);
+
 // --- A sidecar's floor: one request/response over pipes ----------------------------------------
 // `cat` echoes what it reads: the cost of moving one apply-sized request to another process and
 // a response of the same size back, with nothing done in between.
@@ -169,6 +222,8 @@ const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 console.log(`  simulate counter.get          ${ratio(realGet, homeGet)}`);
 console.log(`  simulate counter.increment    ${ratio(realSim, homeSim)}`);
 console.log(`  simulate + apply increment    ${ratio(realBoth, homeBoth)}`);
+console.log(`  SAC transfer, source auth     ${ratio(realSacSource, homeSacSource)}`);
+console.log(`  SAC transfer, signed          ${ratio(realSacSigned, homeSacSigned)}`);
 console.log(`  apply only (real)             ${realApply.toFixed(0)} /s`);
 console.log(
   `  a sidecar would add ≥ ${(1e6 / pipeRate).toFixed(0)} µs per host call ` +

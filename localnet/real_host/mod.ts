@@ -190,6 +190,10 @@ export interface SimulateInput {
   authV2?: boolean;
   /** Record auth for the root invocation only. */
   disableNonRootAuth?: boolean;
+  /**
+   * 32 bytes; default random, as stellar-rpc does: recorded nonces come from it, so a fixed seed
+   * would record the same nonce again once the first one is used (`Error(Auth, ExistingValue)`).
+   */
   prngSeed?: Uint8Array;
   diagnostics?: boolean;
   /** stellar-rpc's default resource adjustments (instructions ×1.04 + 50k, …); default on. */
@@ -264,7 +268,7 @@ export function simulateInvoke(input: SimulateInput): SimulateOutput {
     auth: input.auth ? input.auth.map(b64) : null,
     auth_v2: input.authV2 ?? false,
     disable_non_root_auth: input.disableNonRootAuth ?? false,
-    prng_seed: hex32(input.prngSeed ?? new Uint8Array(32)),
+    prng_seed: hex32(input.prngSeed ?? crypto.getRandomValues(new Uint8Array(32))),
     diagnostics: input.diagnostics ?? false,
   }, rawSnapshot(input.snapshot)) as Record<string, Any>;
   return {

@@ -59,6 +59,7 @@ Deno.test("real host: simulation records the footprint and address auth (v1 and 
   try {
     const { l, admin, user, counter } = setup();
     // `admin` sends a transaction that increments `user`'s counter: `user` must sign.
+    const nonces = new Set<string>();
     for (const v2 of [false, true]) {
       const sim = simulateInvoke({
         hostFunction: call(counter, "increment", incArgs(user, 3)),
@@ -74,6 +75,8 @@ Deno.test("real host: simulation records the footprint and address auth (v1 and 
       const arm = v2 ? "address_v2" : "address";
       assert.deepEqual(Object.keys(creds), [arm]);
       assert.equal(creds[arm].address, user);
+      // Each simulation records a fresh nonce (random PRNG seed, as stellar-rpc).
+      nonces.add(String((creds[arm] as unknown as { nonce: string }).nonce));
       const fn = (auth.root_invocation.function as Record<string, { function_name: string }>)
         .contract_fn;
       assert.equal(fn.function_name, "increment");
@@ -91,6 +94,7 @@ Deno.test("real host: simulation records the footprint and address auth (v1 and 
       assert.ok(data.resourceFee > 0n);
       assert.ok(data.resources.instructions > sim.cpuInsns, "stellar-rpc's instruction margin");
     }
+    assert.equal(nonces.size, 2);
   } finally {
     closeRealHost();
   }
