@@ -2,7 +2,7 @@
 //!
 //! Every entry point takes one JSON request (UTF-8 bytes) whose XDR parts are base64 strings and
 //! returns one JSON response in a buffer the caller releases with [`vh_free`]. JSON keeps the ABI
-//! to four functions and lets a request grow fields without a new symbol; the XDR inside is what
+//! to five functions and lets a request grow fields without a new symbol; the XDR inside is what
 //! stellar-core and stellar-rpc hand the host. Nothing panics across the boundary: every entry
 //! point runs under `catch_unwind` and turns a panic into `{"fatal": "..."}`.
 //!
@@ -10,8 +10,11 @@
 //!   `InvokeHostFunctionOp` (enforcing footprint and auth, entries of the footprint passed in).
 //! - `vh_simulate`: `soroban_simulation`'s preflight as stellar-rpc calls it, reading ledger
 //!   entries through a C callback the embedder answers synchronously (see [`SnapshotCallback`]).
+//! - `vh_resource_fee`: the fee schedule (`fees::compute_transaction_resource_fee`).
 //! - `vh_default_cost_params`: the host's built-in cost model as `ContractCostParams` XDR, for a
 //!   node that has no network config entries yet.
+//!
+//! The request/response fields are documented in README.md.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
@@ -19,28 +22,27 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
+use soroban_env_host::budget::AsBudget;
 use soroban_env_host::budget::Budget;
-use soroban_env_host::e2e_invoke::{
-    self, extract_rent_changes, RecordingInvocationAuthMode,
-};
+use soroban_env_host::e2e_invoke::{self, extract_rent_changes, RecordingInvocationAuthMode};
 use soroban_env_host::fees::{
     compute_rent_fee, compute_transaction_resource_fee, FeeConfiguration, RentFeeConfiguration,
     TransactionResources,
 };
 use soroban_env_host::storage::{EntryWithLiveUntil, SnapshotSource};
 use soroban_env_host::xdr::{
-    AccountId, ContractCostParamEntry, ContractDataDurability, ContractCostParams, ContractCostType, DiagnosticEvent,
-    ExtensionPoint, Hash, HostFunction, LedgerEntry, LedgerKey, Limits, ReadXdr, ScError, ScErrorCode,
-    ScErrorType, ScVal, SorobanAuthorizationEntry, SorobanResources, TtlEntry, WriteXdr,
+    AccountId, ContractCostParamEntry, ContractCostParams, ContractCostType,
+    ContractDataDurability, DiagnosticEvent, ExtensionPoint, Hash, HostFunction, LedgerEntry,
+    LedgerKey, Limits, ReadXdr, ScError, ScErrorCode, ScErrorType, ScVal,
+    SorobanAuthorizationEntry, SorobanResources, TtlEntry, WriteXdr,
 };
-use soroban_env_host::budget::AsBudget;
 use soroban_env_host::{CompilationContext, ErrorHandler, HostError, LedgerInfo, ModuleCache, Val};
-use std::cell::RefCell;
 use soroban_simulation::simulation::{
     simulate_extend_ttl_op, simulate_invoke_host_function_op, simulate_restore_op,
     SimulationAdjustmentConfig,
 };
 use soroban_simulation::NetworkConfig;
+use std::cell::RefCell;
 
 type Res<T> = Result<T, String>;
 
@@ -88,7 +90,11 @@ pub unsafe extern "C" fn vh_default_cost_params(out_len: *mut usize) -> *mut u8 
 /// # Safety
 /// As [`vh_invoke`].
 #[no_mangle]
-pub unsafe extern "C" fn vh_resource_fee(req: *const u8, req_len: usize, out_len: *mut usize) -> *mut u8 {
+pub unsafe extern "C" fn vh_resource_fee(
+    req: *const u8,
+    req_len: usize,
+    out_len: *mut usize,
+) -> *mut u8 {
     let input = std::slice::from_raw_parts(req, req_len);
     respond(out_len, || resource_fee(&parse(input)?))
 }
@@ -100,7 +106,7 @@ pub unsafe extern "C" fn vh_resource_fee(req: *const u8, req_len: usize, out_len
 #[no_mangle]
 pub unsafe extern "C" fn vh_free(ptr: *mut u8, len: usize) {
     if !ptr.is_null() {
-        drop(Box::from_raw(std::slice::from_raw_parts_mut(ptr, len)));
+        drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)));
     }
 }
 
@@ -118,7 +124,10 @@ unsafe fn respond(out_len: *mut usize, f: impl FnOnce() -> Res<Value>) -> *mut u
             // Time spent in the library (request parsing to response building), so the embedder
             // can tell the host's cost from its own.
             if let Value::Object(m) = &mut v {
-                m.insert("wrapper_us".into(), json!(started.elapsed().as_micros() as u64));
+                m.insert(
+                    "wrapper_us".into(),
+                    json!(started.elapsed().as_micros() as u64),
+                );
             }
             v
         }
@@ -147,7 +156,9 @@ fn parse(input: &[u8]) -> Res<Value> {
 }
 
 fn field<'a>(v: &'a Value, name: &str) -> Res<&'a Value> {
-    v.get(name).filter(|x| !x.is_null()).ok_or_else(|| format!("missing field `{name}`"))
+    v.get(name)
+        .filter(|x| !x.is_null())
+        .ok_or_else(|| format!("missing field `{name}`"))
 }
 
 fn u64_of(v: &Value, name: &str) -> Res<u64> {
@@ -173,7 +184,9 @@ fn bool_of(v: &Value, name: &str) -> bool {
 }
 
 fn str_of<'a>(v: &'a Value, name: &str) -> Res<&'a str> {
-    field(v, name)?.as_str().ok_or_else(|| format!("field `{name}` is not a string"))
+    field(v, name)?
+        .as_str()
+        .ok_or_else(|| format!("field `{name}` is not a string"))
 }
 
 fn xdr_of<T: ReadXdr>(v: &Value, name: &str) -> Res<T> {
@@ -187,7 +200,9 @@ fn xdr_list<T: ReadXdr>(v: &Value, name: &str) -> Res<Vec<T>> {
         Some(Value::Array(items)) => items
             .iter()
             .map(|i| {
-                let s = i.as_str().ok_or_else(|| format!("`{name}` holds a non-string"))?;
+                let s = i
+                    .as_str()
+                    .ok_or_else(|| format!("`{name}` holds a non-string"))?;
                 T::from_xdr_base64(s, Limits::none())
                     .map_err(|e| format!("an item of `{name}` is not valid XDR: {e}"))
             })
@@ -198,7 +213,7 @@ fn xdr_list<T: ReadXdr>(v: &Value, name: &str) -> Res<Vec<T>> {
 
 fn hex32(v: &Value, name: &str) -> Res<[u8; 32]> {
     let s = str_of(v, name)?;
-    if s.len() != 64 {
+    if s.len() != 64 || !s.is_ascii() {
         return Err(format!("field `{name}` is not 32 bytes of hex"));
     }
     let mut out = [0u8; 32];
@@ -210,7 +225,8 @@ fn hex32(v: &Value, name: &str) -> Res<[u8; 32]> {
 }
 
 fn b64<T: WriteXdr>(v: &T) -> Res<String> {
-    v.to_xdr_base64(Limits::none()).map_err(|e| format!("XDR encoding failed: {e}"))
+    v.to_xdr_base64(Limits::none())
+        .map_err(|e| format!("XDR encoding failed: {e}"))
 }
 
 /// The host returns the result as `ScVal` XDR; JSON carries it as base64.
@@ -281,7 +297,8 @@ fn cost_params(c: &Value) -> Res<(ContractCostParams, ContractCostParams)> {
         }
         _ => {
             // Probing the model builds ~170 budgets: do it once per process.
-            static BUILTIN: OnceLock<Res<(ContractCostParams, ContractCostParams)>> = OnceLock::new();
+            static BUILTIN: OnceLock<Res<(ContractCostParams, ContractCostParams)>> =
+                OnceLock::new();
             BUILTIN.get_or_init(builtin_cost_params).clone()
         }
     }
@@ -330,11 +347,22 @@ fn builtin_cost_params() -> Res<(ContractCostParams, ContractCostParams)> {
         if cl < 0 || ml < 0 {
             return Err(format!("cost model probe of {ty:?} is not linear"));
         }
-        cpu.push(ContractCostParamEntry { ext: ExtensionPoint::V0, const_term: c0, linear_term: cl });
-        mem.push(ContractCostParamEntry { ext: ExtensionPoint::V0, const_term: m0, linear_term: ml });
+        cpu.push(ContractCostParamEntry {
+            ext: ExtensionPoint::V0,
+            const_term: c0,
+            linear_term: cl,
+        });
+        mem.push(ContractCostParamEntry {
+            ext: ExtensionPoint::V0,
+            const_term: m0,
+            linear_term: ml,
+        });
     }
     let to = |v: Vec<ContractCostParamEntry>| -> Res<ContractCostParams> {
-        Ok(ContractCostParams(v.try_into().map_err(|_| "too many cost types".to_string())?))
+        Ok(ContractCostParams(
+            v.try_into()
+                .map_err(|_| "too many cost types".to_string())?,
+        ))
     };
     Ok((to(cpu)?, to(mem)?))
 }
@@ -453,7 +481,10 @@ fn module_cache(
         let (compiler, cache) = slot.as_ref().unwrap();
         for e in entries {
             if let soroban_env_host::xdr::LedgerEntryData::ContractCode(code) = &e.data {
-                if !cache.contains_module(&code.hash).map_err(|e| format!("{e:?}"))? {
+                if !cache
+                    .contains_module(&code.hash)
+                    .map_err(|e| format!("{e:?}"))?
+                {
                     cache
                         .parse_and_cache_module_simple(compiler, protocol, code.code.as_slice())
                         .map_err(|e| format!("cannot compile a contract's Wasm: {e:?}"))?;
@@ -484,7 +515,11 @@ fn invoke(req: &Value) -> Res<Value> {
     let restored: Vec<u32> = match req.get("restored_rw_entry_indices") {
         Some(Value::Array(a)) => a
             .iter()
-            .map(|x| x.as_u64().map(|n| n as u32).ok_or("bad restored index".to_string()))
+            .map(|x| {
+                x.as_u64()
+                    .map(|n| n as u32)
+                    .ok_or("bad restored index".to_string())
+            })
             .collect::<Res<_>>()?,
         _ => vec![],
     };
@@ -559,7 +594,11 @@ fn invoke(req: &Value) -> Res<Value> {
     let cache = if bool_of(req, "no_module_cache") {
         None
     } else {
-        Some(module_cache(&config, ledger.protocol_version, &code_entries)?)
+        Some(module_cache(
+            &config,
+            ledger.protocol_version,
+            &code_entries,
+        )?)
     };
     let mut diagnostics = vec![];
     let enable_diagnostics = bool_of(req, "diagnostics");
@@ -587,7 +626,10 @@ fn invoke(req: &Value) -> Res<Value> {
     out.insert("cpu_insns".into(), json!(cpu));
     out.insert("host_us".into(), json!(host_us));
     out.insert("mem_bytes".into(), json!(mem));
-    out.insert("diagnostic_events".into(), json!(diagnostics_json(&diagnostics)?));
+    out.insert(
+        "diagnostic_events".into(),
+        json!(diagnostics_json(&diagnostics)?),
+    );
     let result = match outcome {
         // Budget exhaustion or an internal error outside the invocation proper.
         Err(e) => {
@@ -628,7 +670,11 @@ fn invoke(req: &Value) -> Res<Value> {
         }));
     }
     let rent_changes = extract_rent_changes(&result.ledger_changes);
-    let rent_fee = compute_rent_fee(&rent_changes, &config.rent_fee_configuration, ledger.sequence_number);
+    let rent_fee = compute_rent_fee(
+        &rent_changes,
+        &config.rent_fee_configuration,
+        ledger.sequence_number,
+    );
     let events: Vec<String> = result
         .encoded_contract_events
         .iter()
@@ -710,7 +756,9 @@ fn simulate(req: &Value, cb: SnapshotCallback) -> Res<Value> {
             let host_fn: HostFunction = xdr_of(req, "host_function")?;
             let source: AccountId = xdr_of(req, "source_account")?;
             let auth_mode = match req.get("auth") {
-                Some(Value::Array(_)) => RecordingInvocationAuthMode::Enforcing(xdr_list(req, "auth")?),
+                Some(Value::Array(_)) => {
+                    RecordingInvocationAuthMode::Enforcing(xdr_list(req, "auth")?)
+                }
                 _ => RecordingInvocationAuthMode::recording(
                     bool_of(req, "disable_non_root_auth"),
                     bool_of(req, "auth_v2"),
@@ -736,12 +784,18 @@ fn simulate(req: &Value, cb: SnapshotCallback) -> Res<Value> {
                 Ok(v) => out.insert("result".into(), json!(b64(v)?)),
                 Err(e) => out.insert("error".into(), error_json(e)),
             };
-            out.insert("auth".into(), json!(r.auth.iter().map(b64).collect::<Res<Vec<_>>>()?));
+            out.insert(
+                "auth".into(),
+                json!(r.auth.iter().map(b64).collect::<Res<Vec<_>>>()?),
+            );
             out.insert(
                 "events".into(),
                 json!(r.contract_events.iter().map(b64).collect::<Res<Vec<_>>>()?),
             );
-            out.insert("diagnostic_events".into(), json!(diagnostics_json(&r.diagnostic_events)?));
+            out.insert(
+                "diagnostic_events".into(),
+                json!(diagnostics_json(&r.diagnostic_events)?),
+            );
             out.insert(
                 "transaction_data".into(),
                 match &r.transaction_data {
