@@ -63,7 +63,7 @@ export interface InvokeInput {
   settings?: NetworkSettings;
   /** One item per footprint key, read-only keys first: the entry, or undefined if none. */
   entries: (EntryWithTtl | undefined)[];
-  /** 32 bytes: stellar-core derives it from the tx set hash and the operation's index. */
+  /** 32 bytes, one per operation (stellar-core derives it from the transaction set's hash). */
   prngSeed: Uint8Array;
   diagnostics?: boolean;
   /** Instruction limit (default: the declared `resources.instructions`). */
