@@ -52,3 +52,21 @@ Deno.test("real host: a Wasm declaring a protocol above the ledger's is refused"
     closeRealHost();
   }
 });
+
+Deno.test("real host: the AssemblyScript fixture built for protocol 27 (checked_u256) returns the sum", async () => {
+  const wasm = await Deno.readFile(
+    new URL("../fixtures/contracts/wasm/checked_u256.wasm", import.meta.url),
+  );
+  try {
+    const l = new RealLedger();
+    const g = Keypair.random().publicKey();
+    l.account(g, 1_000_0000000n);
+    const c = l.deploy(g, wasm, []);
+    const u256 = (v: bigint) => nativeToScVal(v, { type: "u256" });
+    const sum = l.run(g, call(c, "add", [u256(1n << 200n), u256(7n)]));
+    assert.ok(sum.out.ok, sum.out.error?.debug);
+    assert.equal(scValToNative(sum.out.result!), (1n << 200n) + 7n);
+  } finally {
+    closeRealHost();
+  }
+});
