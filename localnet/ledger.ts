@@ -39,6 +39,7 @@ import {
   RETENTION_WINDOW_LEDGERS,
   SOROBAN_FEE_STATS_WINDOW,
   TOTAL_COINS,
+  TX_LIMITS,
 } from "./constants.ts";
 import { cursorString, type EventRecord, type EventSource, TX_INDEX_MAX } from "./events.ts";
 import type { HostApi } from "./host_api.ts";
@@ -128,7 +129,14 @@ export interface ChainOptions {
   fees?: Partial<FeeConfig>;
   /** getFeeStats windows in ledgers (default stellar-rpc's 10 and 50; at most 1,000 each). */
   feeStatsWindows?: Partial<FeeStatsWindows>;
+  /** Ledger protocol version (default {@link PROTOCOL_VERSION}; 27 with the real host). */
+  protocolVersion?: number;
+  /** Per-transaction Soroban limits (default {@link TX_LIMITS}). */
+  txLimits?: TxLimits;
 }
+
+/** Per-transaction Soroban limits (declared resources above them are txSOROBAN_INVALID). */
+export type TxLimits = { readonly [K in keyof typeof TX_LIMITS]: number };
 
 /** getFeeStats windows, in ledgers (stellar-rpc's `*-fee-stats-retention-window`). */
 export interface FeeStatsWindows {
@@ -206,6 +214,7 @@ const EMPTY_TX_SET = (() => {
  * list, ext v0) without building XDR objects: closing 200,000 empty ledgers must be fast.
  */
 function headerBytes(l: {
+  protocolVersion?: number;
   sequence: number;
   closeTime: bigint;
   prevHash: Uint8Array;
@@ -216,7 +225,7 @@ function headerBytes(l: {
 }): Uint8Array {
   const b = new Uint8Array(324);
   const v = new DataView(b.buffer);
-  v.setUint32(0, PROTOCOL_VERSION);
+  v.setUint32(0, l.protocolVersion ?? PROTOCOL_VERSION);
   b.set(l.prevHash, 4);
   b.set(l.txSetHash, 36);
   v.setBigUint64(68, l.closeTime);
@@ -252,6 +261,8 @@ class Ledger implements LedgerRecord {
   /** Whether this ledger changes the simulated bucket-list hash (transactions or effects). */
   readonly #changes: boolean;
   #hashes?: LedgerHashes;
+  /** Protocol written into the header (the chain's; inherited from the previous ledger). */
+  readonly protocolVersion: number;
 
   constructor(
     readonly sequence: number,
@@ -261,7 +272,9 @@ class Ledger implements LedgerRecord {
     txs: TxRecord[],
     events: EventRecord[],
     changes: boolean,
+    protocolVersion?: number,
   ) {
+    this.protocolVersion = protocolVersion ?? prev?.protocolVersion ?? PROTOCOL_VERSION;
     this.#prev = prev;
     this.txs = txs;
     this.events = events;
@@ -270,8 +283,8 @@ class Ledger implements LedgerRecord {
   }
 
   /** Genesis: no previous ledger. */
-  static genesis(closeTime: bigint): Ledger {
-    const g = new Ledger(1, closeTime, 0n, null, [], [], true);
+  static genesis(closeTime: bigint, protocolVersion = PROTOCOL_VERSION): Ledger {
+    const g = new Ledger(1, closeTime, 0n, null, [], [], true, protocolVersion);
     g.#compute(ZERO_HASH, ZERO_HASH);
     return g;
   }
@@ -326,6 +339,7 @@ class Ledger implements LedgerRecord {
       bucket = sha256(prevBucket, this.resultsHash, seqBytes);
     }
     const fields = {
+      protocolVersion: this.protocolVersion,
       sequence: this.sequence,
       closeTime: this.closeTime,
       prevHash,
@@ -353,6 +367,8 @@ export class Chain implements EventSource {
   txIndex = new Map<string, TxRecord>();
   eventLedgers: number[] = [];
   host: HostApi | undefined;
+  /** Ledger protocol version (reported by the RPC, written into headers, given to the host). */
+  readonly protocolVersion: number;
   /** Ledger time added per closed ledger (seconds). */
   readonly closeSeconds: number;
   /** Ledgers of history kept. */
@@ -397,6 +413,8 @@ export class Chain implements EventSource {
       ...opts.network,
     };
     this.store.fees = { ...FEE_CONFIG, ...opts.fees };
+    this.protocolVersion = opts.protocolVersion ?? PROTOCOL_VERSION;
+    this.store.limits = opts.txLimits ?? TX_LIMITS;
     this.store.ttl = {
       minPersistent: this.network.minPersistentTtl,
       minTemporary: this.network.minTemporaryTtl,
@@ -417,7 +435,7 @@ export class Chain implements EventSource {
       }),
     );
     const closeTime = BigInt(Math.floor(Date.now() / 1000));
-    this.ledgers.push(Ledger.genesis(closeTime));
+    this.ledgers.push(Ledger.genesis(closeTime, this.protocolVersion));
     this.store.currentLedger = 2;
   }
 
@@ -464,7 +482,7 @@ export class Chain implements EventSource {
       timestamp: closeTime ?? this.#open.closeTime ?? this.pendingCloseTime(),
       networkPassphrase: this.passphrase,
       networkId: this.networkId,
-      protocolVersion: PROTOCOL_VERSION,
+      protocolVersion: this.protocolVersion,
       maxEntryTtl: this.network.maxEntryTtl,
       baseReserve: Number(BASE_RESERVE),
       minTempTtl: this.network.minTemporaryTtl,

@@ -16,6 +16,9 @@ import {
 } from "./ledger.ts";
 import type { HostApi } from "./host_api.ts";
 import * as hostModule from "./host/mod.ts";
+import { acquireRealHost, realHostApi, releaseRealHost } from "./real_host/node_host.ts";
+import { REAL_HOST_PROTOCOL } from "./real_host/config.ts";
+import { P27_SETTINGS, p27FeeConfig } from "./network_settings.ts";
 import { methods } from "./rpc/methods.ts";
 import { normalizeEvent } from "./soroban.ts";
 import { invalidParams } from "./rpc/errors.ts";
@@ -61,9 +64,43 @@ export interface LocalnetOptions {
   feeStatsWindows?: Partial<FeeStatsWindows>;
   /** Network passphrase (default Networks.STANDALONE). */
   networkPassphrase?: string;
+  /**
+   * The Soroban host: "ours" (default: the home-made host in `localnet/host/`, protocol 23) or
+   * "real" (crates.io soroban-env-host through FFI, `localnet/real_host/`, protocol 27 with its
+   * fee schedule and limits; opt-in while it is being wired, see localnet/README.md).
+   */
+  host?: HostBackend;
   /** Log internal errors of RPC methods (default: to stderr). */
   onError?: (method: string, e: unknown) => void;
 }
+
+/** Which Soroban host a node runs (see {@link LocalnetOptions.host}). */
+export type HostBackend = "ours" | "real";
+
+/** The host named by `VIGIL_HOST` ("ours" | "real"), or undefined when unset or unreadable. */
+export function hostFromEnv(): HostBackend | undefined {
+  let v: string | undefined;
+  try {
+    v = Deno.env.get("VIGIL_HOST");
+  } catch {
+    return undefined; // no env permission: the default
+  }
+  if (v === undefined || v === "") return undefined;
+  if (v !== "ours" && v !== "real") {
+    throw new Error(`VIGIL_HOST must be "ours" or "real", not "${v}"`);
+  }
+  return v;
+}
+
+/** Protocol 27's per-transaction limits (the public network's CONFIG_SETTING values). */
+const P27_TX_LIMITS = {
+  instructions: P27_SETTINGS.txMaxInstructions.value,
+  diskReadBytes: P27_SETTINGS.txMaxDiskReadBytes.value,
+  writeBytes: P27_SETTINGS.txMaxWriteBytes.value,
+  readEntries: P27_SETTINGS.txMaxFootprintEntries.value,
+  writeEntries: P27_SETTINGS.txMaxWriteEntries.value,
+  txSizeBytes: P27_SETTINGS.txMaxSizeBytes.value,
+};
 
 /** A running local node. */
 export interface Localnet {
@@ -149,15 +186,22 @@ export function startLocalnet(opts: LocalnetOptions = {}): Promise<Localnet> {
 
 function start(opts: LocalnetOptions): Localnet {
   const passphrase = opts.networkPassphrase ?? Networks.STANDALONE;
-  const host: HostApi = hostModule;
+  const real = (opts.host ?? "ours") === "real";
+  if (opts.host !== undefined && opts.host !== "ours" && opts.host !== "real") {
+    throw new Error(`host must be "ours" or "real", not "${opts.host}"`);
+  }
+  const host: HostApi = real ? realHostApi : hostModule;
+  let released = false;
+  if (real) acquireRealHost();
   const ledgerMs = opts.ledgerMs ?? 1000;
   const chain = new Chain(passphrase, host, {
     closeSeconds: opts.closeSeconds ?? Math.max(1, Math.round(ledgerMs / 1000)),
     retentionLedgers: opts.retentionLedgers,
     capacity: opts.capacity,
     network: opts.network,
-    fees: opts.fees,
+    fees: real ? { ...p27FeeConfig(), ...opts.fees } : opts.fees,
     feeStatsWindows: opts.feeStatsWindows,
+    ...(real ? { protocolVersion: REAL_HOST_PROTOCOL, txLimits: P27_TX_LIMITS } : {}),
   });
   const hostname = opts.hostname ?? "127.0.0.1";
   const onError = opts.onError ??
@@ -418,6 +462,10 @@ function start(opts: LocalnetOptions): Localnet {
       if (autoClose !== undefined) clearTimeout(autoClose);
       autoClose = undefined;
       await server.shutdown();
+      if (real && !released) {
+        released = true;
+        releaseRealHost();
+      }
     },
   };
   return localnet;

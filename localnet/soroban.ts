@@ -21,6 +21,7 @@ import type { HostApi } from "./host_api.ts";
 import type { AuthMode, LedgerInfo, LedgerReader } from "./host/types.ts";
 import type { Overlay } from "./store.ts";
 import { fromB64, muxedToG, sha256, toB64, toHex } from "./util.ts";
+import { applyRealInvoke, isRealHost, simulateReal } from "./real_host/node_host.ts";
 
 /** What applying one Soroban op produced. */
 export interface SorobanOpOutcome {
@@ -244,6 +245,39 @@ export function applySorobanOp(
         return trapped([diagnosticError("Context", "InternalError", "contract host not loaded")]);
       }
       const op = body.invokeHostFunctionOp;
+      if (isRealHost(ctx.host)) {
+        // stellar-core's apply: the real host restores the entries the tx lists (CAP-66).
+        // PRNG seed: core derives it from the tx set hash; here from the ledger and the op.
+        const seed = sha256(
+          new TextEncoder().encode(
+            `${ctx.ledgerSeq}:${source}:${
+              op.hostFunction.toXdr("base64")
+            }:${soroban.data.resourceFee}`,
+          ),
+        );
+        return applyRealInvoke(
+          ctx,
+          view,
+          op,
+          source,
+          soroban,
+          budget,
+          seed,
+          (code, diags, msg) => ({
+            ok: false,
+            result: { op_inner: { invoke_host_function: code } },
+            events: [],
+            diagnosticEvents: msg
+              ? [
+                ...diags,
+                code === "entry_archived"
+                  ? diagnosticError("Storage", "InvalidAction", msg)
+                  : diagnosticError("Budget", "ExceededLimit", msg),
+              ]
+              : diags,
+          }),
+        );
+      }
       // An archived entry in the footprint: the transaction cannot use it until restored.
       const archived = [...soroban.readOnly, ...soroban.readWrite].filter(isArchived);
       if (archived.length > 0) {
@@ -592,6 +626,9 @@ export function simulateEnvelope(
       };
     }
     const fp = ext.sorobanData.resources.footprint;
+    if (isRealHost(ctx.host)) {
+      return simulateReal(ctx.reader, ctx.hostLedger, source, body, "", fp);
+    }
     let writeBytes = 0;
     if (body.type === "restoreFootprint") {
       for (const k of fp.readWrite) {
@@ -652,6 +689,25 @@ export function simulateEnvelope(
     return { transactionData: data.toXdr("base64"), minResourceFee: fee.toString(), events: [] };
   }
 
+  if (isRealHost(ctx.host)) {
+    try {
+      return simulateReal(
+        ctx.reader,
+        ctx.hostLedger,
+        source,
+        body,
+        authMode,
+        undefined,
+        instructionLeeway,
+      );
+    } catch (e) {
+      return {
+        error: `HostError: Error(Context, InternalError)\n\nhost failure: ${
+          (e as Error)?.message ?? e
+        }`,
+      };
+    }
+  }
   if (!ctx.host) return { error: "contract host not loaded" };
   const inv = body.invokeHostFunctionOp;
   let res;

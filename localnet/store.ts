@@ -12,7 +12,7 @@
  */
 import type { xdr } from "@stellar/stellar-sdk";
 import type { LedgerReader } from "./host/types.ts";
-import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "./constants.ts";
+import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL, TX_LIMITS } from "./constants.ts";
 import { FEE_CONFIG, type FeeConfig } from "./fees.ts";
 
 /** One stored entry. */
@@ -48,6 +48,8 @@ export class EntryStore implements LedgerReader {
   currentLedger = 0;
   /** The node's fee configuration (rent rates included). */
   fees: FeeConfig = FEE_CONFIG;
+  /** Per-transaction Soroban limits (declared resources above them are refused). */
+  limits: { readonly [K in keyof typeof TX_LIMITS]: number } = TX_LIMITS;
 
   #expired(s: StoredEntry): boolean {
     return s.liveUntil !== undefined && s.liveUntil < this.currentLedger;

@@ -354,13 +354,14 @@ function validateV1(
       result: txCode("tx_soroban_invalid", BigInt(BASE_FEE) + declaredFee),
       diagnostic: msg,
     });
+    const limits = ctx.store.limits ?? TX_LIMITS;
     if (
-      res.instructions > TX_LIMITS.instructions || res.diskReadBytes > TX_LIMITS.diskReadBytes ||
-      res.writeBytes > TX_LIMITS.writeBytes ||
-      readOnly.length + readWrite.length > TX_LIMITS.readEntries ||
-      readWrite.length > TX_LIMITS.writeEntries
+      res.instructions > limits.instructions || res.diskReadBytes > limits.diskReadBytes ||
+      res.writeBytes > limits.writeBytes ||
+      readOnly.length + readWrite.length > limits.readEntries ||
+      readWrite.length > limits.writeEntries
     ) return invalid("transaction resources exceed network config limits");
-    if (envelopeB64.length * 3 / 4 > TX_LIMITS.txSizeBytes && !bump) {
+    if (envelopeB64.length * 3 / 4 > limits.txSizeBytes && !bump) {
       return invalid("transaction size exceeds network config limit");
     }
     const all = [...res.footprint.readOnly, ...res.footprint.readWrite];

@@ -117,15 +117,17 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
   m.set("getNetwork", () => ({
     friendbotUrl: ctx.friendbotUrl,
     passphrase: chain.passphrase,
-    protocolVersion: PROTOCOL_VERSION,
+    protocolVersion: chain.protocolVersion,
   }));
 
   m.set("getVersionInfo", () => ({
-    version: NODE_VERSION,
+    version: chain.protocolVersion === PROTOCOL_VERSION
+      ? NODE_VERSION
+      : NODE_VERSION.replace(/^\d+/, String(chain.protocolVersion)),
     commitHash: "0000000000000000000000000000000000000000",
     buildTimestamp: "2026-01-01T00:00:00",
     captiveCoreVersion: "vigil-localnet (no stellar-core)",
-    protocolVersion: PROTOCOL_VERSION,
+    protocolVersion: chain.protocolVersion,
   }));
 
   m.set("getFeeStats", () => feeStats(chain));
@@ -135,7 +137,7 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
     return {
       id: chain.hashHex(l),
       sequence: l.sequence,
-      protocolVersion: PROTOCOL_VERSION,
+      protocolVersion: chain.protocolVersion,
       closeTime: l.closeTime.toString(),
       headerXdr: chain.headerB64(l),
       metadataXdr: chain.metaB64(l),

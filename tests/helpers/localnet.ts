@@ -12,7 +12,12 @@
  * @module
  */
 import { contract, Keypair, rpc } from "@stellar/stellar-sdk";
-import { type Localnet, type LocalnetOptions, startLocalnet } from "../../localnet/mod.ts";
+import {
+  hostFromEnv,
+  type Localnet,
+  type LocalnetOptions,
+  startLocalnet,
+} from "../../localnet/mod.ts";
 
 /** A test node. */
 export interface TestNode extends Localnet, AsyncDisposable {
@@ -36,12 +41,20 @@ export interface TestNode extends Localnet, AsyncDisposable {
 
 /**
  * Starts a node for a test: free port, no ledger timer unless `ledgerMs` is given (a ledger
- * then closes `autoCloseMs`, default 100 ms, after a transaction is queued).
+ * then closes `autoCloseMs`, default 100 ms, after a transaction is queued). The Soroban host is
+ * `opts.host`, else `VIGIL_HOST`, else the default ("ours").
  */
 export async function startTestNode(
   opts: Omit<LocalnetOptions, "port"> = {},
 ): Promise<TestNode> {
-  const net = await startLocalnet({ ...opts, port: 0, ledgerMs: opts.ledgerMs ?? 0 });
+  // VIGIL_HOST=real runs a suite on the real Soroban host (opt-in, see localnet/README.md).
+  const host = opts.host ?? hostFromEnv();
+  const net = await startLocalnet({
+    ...opts,
+    ...(host ? { host } : {}),
+    port: 0,
+    ledgerMs: opts.ledgerMs ?? 0,
+  });
   const server = new rpc.Server(net.rpcUrl, { allowHttp: true });
   const clientOptions = (contractId: string, signer?: Keypair): contract.ClientOptions => ({
     contractId,

@@ -1,0 +1,465 @@
+/**
+ * The real Soroban host behind the node's {@link HostApi} (opt-in: `startLocalnet({ host:
+ * "real" })`). Three paths, as in stellar-core and stellar-rpc:
+ *
+ * - {@link applyRealInvoke}: an `InvokeHostFunctionOp` of a transaction, through `vh_invoke`
+ *   with the declared footprint, auth and instructions (stellar-core's apply);
+ * - {@link simulateReal}: `simulateTransaction`, through `vh_simulate` (stellar-rpc's preflight,
+ *   automatic restore listed in the tx data's v1 extension, no `restorePreamble`);
+ * - `invokeHostFunction` of the {@link HostApi} (the in-process `invoke`/`view`/`deployWasm`):
+ *   a recording-mode simulation whose modified entries are written directly.
+ *
+ * @module
+ */
+import { Address, Keypair, xdr } from "@stellar/stellar-sdk";
+import type { HostApi } from "../host_api.ts";
+import * as ours from "../host/mod.ts";
+import type {
+  HostErrorInfo as NodeHostError,
+  InvokeRequest,
+  InvokeResult,
+  LedgerInfo as NodeLedgerInfo,
+  LedgerReader,
+} from "../host/types.ts";
+import { eventsFee, FEE_CONFIG, type FeeConfig } from "../fees.ts";
+import { P27_SETTINGS } from "../network_settings.ts";
+import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "../constants.ts";
+import type { OpResultJson } from "../classic.ts";
+import {
+  closeRealHost,
+  type HostErrorInfo,
+  invokeHostFunction,
+  type LedgerInfo,
+  type NetworkSettings,
+  REAL_HOST_PROTOCOL,
+  simulateExtendTtl,
+  simulateInvoke,
+  type SimulateOutput,
+  simulateRestore,
+} from "./mod.ts";
+import type { Overlay } from "../store.ts";
+import { sha256, toHex } from "../util.ts";
+
+/** A {@link HostApi} backed by the real host (marked so the ledger layer takes its paths). */
+export interface RealHostApi extends HostApi {
+  readonly real: true;
+}
+
+/** Whether `host` is the real host's adapter. */
+export function isRealHost(host: HostApi | undefined): host is RealHostApi {
+  return (host as { real?: boolean } | undefined)?.real === true;
+}
+
+/** The real host's network settings from the node's fee configuration (protocol 27's limits). */
+export function settingsOf(fees: FeeConfig = FEE_CONFIG): NetworkSettings {
+  return {
+    txMaxInstructions: P27_SETTINGS.txMaxInstructions.value,
+    txMemoryLimit: P27_SETTINGS.txMemoryLimit.value,
+    fee: {
+      perInstructionIncrement: fees.perInstructionIncrement,
+      perDiskReadEntry: fees.perDiskReadEntry,
+      perWriteEntry: fees.perWriteEntry,
+      perDiskRead1kb: fees.perDiskRead1kb,
+      perWrite1kb: fees.perWrite1kb,
+      perHistorical1kb: fees.perHistorical1kb,
+      perContractEvent1kb: fees.perEvent1kb,
+      perTransactionSize1kb: fees.perTxSize1kb,
+    },
+    rent: {
+      perRent1kb: fees.rentPer1kb,
+      persistentRentRateDenominator: fees.persistentRentDenominator,
+      temporaryRentRateDenominator: fees.temporaryRentDenominator,
+    },
+  };
+}
+
+/** The node's ledger facts as the real host's `LedgerInfo`. */
+export function realLedger(l: NodeLedgerInfo): LedgerInfo {
+  return {
+    protocolVersion: REAL_HOST_PROTOCOL,
+    sequenceNumber: l.sequence,
+    timestamp: l.timestamp,
+    networkId: l.networkId,
+    baseReserve: l.baseReserve ?? 5_000_000,
+    minTempEntryTtl: l.minTempTtl ?? MIN_TEMPORARY_TTL,
+    minPersistentEntryTtl: l.minPersistentTtl ?? MIN_PERSISTENT_TTL,
+    maxEntryTtl: l.maxEntryTtl,
+  };
+}
+
+/** The fee configuration kept on the node's EntryStore (or the default). */
+function feesOf(src: unknown): FeeConfig {
+  return (src as { fees?: FeeConfig } | undefined)?.fees ?? FEE_CONFIG;
+}
+
+/** A snapshot callback over a reader: live entries, and archived ones with their old TTL. */
+function snapshotOf(reader: LedgerReader) {
+  return (k: string) => {
+    const e = reader.get(k);
+    return e ? { entry: e, liveUntil: reader.liveUntil?.(k) } : undefined;
+  };
+}
+
+const ERROR_TYPES: Record<string, string> = {
+  contract: "Contract",
+  wasmVm: "WasmVm",
+  wasm_vm: "WasmVm",
+  context: "Context",
+  storage: "Storage",
+  object: "Object",
+  crypto: "Crypto",
+  events: "Events",
+  budget: "Budget",
+  value: "Value",
+  auth: "Auth",
+};
+
+const camel = (s: string) =>
+  s.split("_").map((w) => w ? w[0].toUpperCase() + w.slice(1) : w).join("");
+
+/** A real-host error as the node's `{type, code}` (e.g. Contract/1, Budget/ExceededLimit). */
+export function nodeError(e: HostErrorInfo | undefined): NodeHostError {
+  const json = e?.scError?.toJson() as Record<string, unknown> | undefined;
+  if (!json) return { type: "Context", code: "InternalError", message: e?.debug ?? "" };
+  const [k, v] = Object.entries(json)[0];
+  return {
+    type: ERROR_TYPES[k] ?? camel(k),
+    code: typeof v === "number" ? v : camel(String(v)),
+    message: e?.debug ?? e?.text ?? "",
+  };
+}
+
+/** stellar-rpc's simulation error string: `HostError: Error(Contract, #1)` and the debug text. */
+function errorString(e: HostErrorInfo | undefined): string {
+  const n = nodeError(e);
+  const code = typeof n.code === "number" ? `#${n.code}` : n.code;
+  return `HostError: Error(${n.type}, ${code})\n\n${e?.debug ?? ""}`;
+}
+
+/** The LedgerKey of an entry a contract can change. */
+export function keyOfEntry(e: xdr.LedgerEntry): xdr.LedgerKey {
+  const d = e.data;
+  switch (d.type) {
+    case "account":
+      return xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: d.account.accountId }));
+    case "trustline":
+      return xdr.LedgerKey.trustline(
+        new xdr.LedgerKeyTrustLine({ accountId: d.trustLine.accountId, asset: d.trustLine.asset }),
+      );
+    case "contractData":
+      return xdr.LedgerKey.contractData(
+        new xdr.LedgerKeyContractData({
+          contract: d.contractData.contract,
+          key: d.contractData.key,
+          durability: d.contractData.durability,
+        }),
+      );
+    case "contractCode":
+      return xdr.LedgerKey.contractCode(
+        new xdr.LedgerKeyContractCode({ hash: d.contractCode.hash }),
+      );
+    default:
+      throw new Error(`entry type ${d.type} cannot change in a contract call`);
+  }
+}
+
+function simulateForDirect(req: InvokeRequest): SimulateOutput {
+  return simulateInvoke({
+    hostFunction: req.hostFunction,
+    sourceAccount: Keypair.fromPublicKey(req.source).xdrAccountId(),
+    ledger: realLedger(req.ledger),
+    settings: settingsOf(feesOf(req.reader)),
+    snapshot: snapshotOf(req.reader),
+    auth: req.mode === "enforce" ? req.auth : undefined,
+    disableNonRootAuth: req.mode === "record",
+    diagnostics: true,
+  });
+}
+
+/**
+ * A recording-mode run on the real simulation, as the node's {@link InvokeResult}: the
+ * in-process API applies its modified entries directly (no fees, no footprint).
+ */
+export function invokeDirect(req: InvokeRequest): InvokeResult {
+  const sim = simulateForDirect(req);
+  if (!sim.ok) {
+    return {
+      ok: false,
+      error: nodeError(sim.error),
+      errorString: errorString(sim.error),
+      events: [],
+      diagnosticEvents: sim.diagnosticEvents,
+      changes: new Map(),
+      readOnly: [],
+      readWrite: [],
+      auth: [],
+      resources: { instructions: sim.cpuInsns, diskReadBytes: 0, writeBytes: 0 },
+    };
+  }
+  const changes = new Map<string, xdr.LedgerEntry | null>();
+  for (const m of sim.modified) {
+    const e = m.after ?? m.before;
+    if (!e) continue;
+    changes.set(keyOfEntry(e).toXdr("base64"), m.after);
+  }
+  const fp = sim.transactionData?.resources.footprint;
+  return {
+    ok: true,
+    returnValue: sim.result,
+    events: sim.events,
+    diagnosticEvents: sim.diagnosticEvents,
+    changes,
+    readOnly: fp?.readOnly.map((k) => k.toXdr("base64")) ?? [],
+    readWrite: fp?.readWrite.map((k) => k.toXdr("base64")) ?? [],
+    auth: sim.auth,
+    resources: {
+      instructions: sim.transactionData?.resources.instructions ?? sim.cpuInsns,
+      diskReadBytes: sim.transactionData?.resources.diskReadBytes ?? 0,
+      writeBytes: sim.transactionData?.resources.writeBytes ?? 0,
+    },
+  };
+}
+
+let users = 0;
+
+/** A node starts using the real host (see {@link releaseRealHost}). */
+export function acquireRealHost(): void {
+  users++;
+}
+
+/**
+ * A node stops using the real host: the last one closes the library and its callback, so a
+ * test that closes its node leaves no FFI resource open (the library reopens on the next call).
+ */
+export function releaseRealHost(): void {
+  if (users > 0 && --users === 0) closeRealHost();
+}
+
+/** The real host as the node's {@link HostApi}. */
+export const realHostApi: RealHostApi = {
+  real: true,
+  invokeHostFunction: invokeDirect,
+  deployStellarAsset({ reader, ledger, asset }) {
+    const res = invokeDirect({
+      reader,
+      ledger,
+      source: Keypair.master(ledger.networkPassphrase).publicKey(),
+      hostFunction: xdr.HostFunction.hostFunctionTypeCreateContractV2(
+        new xdr.CreateContractArgsV2({
+          contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAsset(
+            asset.toXDRObject() as never,
+          ),
+          executable: xdr.ContractExecutable.contractExecutableStellarAsset(),
+          constructorArgs: [],
+        }),
+      ),
+      auth: [],
+      mode: "record_allow_nonroot",
+    });
+    if (!res.ok) throw new Error(`SAC deploy failed: ${res.errorString}`);
+    return { contractId: Address.fromScVal(res.returnValue!).toString(), changes: res.changes };
+  },
+  // Specs come from the Wasm's contractspecv0 (or the SAC's interface): no host involved.
+  specFor: ours.specFor,
+  encodeArgs: ours.encodeArgs,
+  decodeResult: ours.decodeResult,
+};
+
+/** What {@link applyRealInvoke} returns (the ledger layer's SorobanOpOutcome). */
+export interface RealApplyOutcome {
+  ok: boolean;
+  result: OpResultJson;
+  events: xdr.ContractEvent[];
+  diagnosticEvents: xdr.DiagnosticEvent[];
+  returnValue?: xdr.ScVal;
+  ttlExtensions?: Map<string, number>;
+  restored?: Map<string, number>;
+  refundableFee?: bigint;
+  rentFee?: bigint;
+}
+
+/** The archived entries a transaction restores (tx data ext v1), as read-write indices. */
+export function restoredIndices(data: xdr.SorobanTransactionData): number[] {
+  const ext = data.ext.toJson() as { v1?: { archived_soroban_entries: number[] } };
+  return ext.v1?.archived_soroban_entries ?? [];
+}
+
+/**
+ * Applies an `InvokeHostFunctionOp` on the real host into `view`, as stellar-core does: the
+ * footprint's entries go in (archived ones only when the transaction lists them for restore),
+ * the host enforces footprint, auth and the declared instructions; rent comes from the host, the
+ * events fee from the node's schedule, both paid from the refundable budget.
+ */
+export function applyRealInvoke(
+  ctx: { ledgerSeq: number; hostLedger: NodeLedgerInfo; store?: unknown },
+  view: Overlay,
+  op: xdr.InvokeHostFunctionOp,
+  source: string,
+  soroban: { data: xdr.SorobanTransactionData; readOnly: string[]; readWrite: string[] },
+  budget: bigint,
+  prngSeed: Uint8Array,
+  fail: (code: string, diags: xdr.DiagnosticEvent[], msg?: string) => RealApplyOutcome,
+): RealApplyOutcome {
+  const store = ctx.store as { archived?(k: string): boolean } | undefined;
+  const archived = (k: string) => store?.archived?.(k) ?? false;
+  const restore = new Set(restoredIndices(soroban.data));
+  // Archived entries not listed for restore: core refuses before running the host.
+  const unlisted = [
+    ...soroban.readOnly.filter(archived),
+    ...soroban.readWrite.filter((k, i) => archived(k) && !restore.has(i)),
+  ];
+  if (unlisted.length > 0) {
+    return fail(
+      "entry_archived",
+      [],
+      `trying to access an archived contract entry (${unlisted.length} in the footprint); restore it first`,
+    );
+  }
+  const keys = [...soroban.readOnly, ...soroban.readWrite];
+  const out = invokeHostFunction({
+    hostFunction: op.hostFunction,
+    resources: soroban.data.resources,
+    restoredRwEntryIndices: [...restore],
+    sourceAccount: Keypair.fromPublicKey(source).xdrAccountId(),
+    auth: op.auth,
+    ledger: realLedger(ctx.hostLedger),
+    settings: settingsOf(feesOf(ctx.store)),
+    entries: keys.map((k) => {
+      const e = view.get(k);
+      return e ? { entry: e, liveUntil: view.liveUntil(k) } : undefined;
+    }),
+    prngSeed,
+    diagnostics: true,
+  });
+  if (!out.ok) {
+    const err = nodeError(out.error);
+    const code = err.type === "Budget" && err.code === "ExceededLimit"
+      ? "resource_limit_exceeded"
+      : "trapped";
+    return fail(code, out.diagnosticEvents);
+  }
+  const returnValue = out.result ?? xdr.ScVal.scvVoid();
+  let eventBytes = returnValue.toXdr().length;
+  for (const e of out.events) eventBytes += e.toXdr().length;
+  const refundable = out.rentFee + eventsFee(eventBytes, feesOf(ctx.store));
+  if (refundable > budget) {
+    return fail(
+      "insufficient_refundable_fee",
+      out.diagnosticEvents,
+      `refundable resource fee ${refundable} exceeds the transaction's refundable budget ${budget}`,
+    );
+  }
+  const ttlExtensions = new Map<string, number>();
+  const restored = new Map<string, number>();
+  const rwIndex = new Map(soroban.readWrite.map((k, i) => [k, i]));
+  for (const c of out.changes) {
+    if (!c.readOnly) {
+      const before = view.get(c.keyXdr);
+      if (c.entryXdr === null) {
+        if (before) view.delete(c.keyXdr);
+      } else if (!before || before.toXdr("base64") !== c.entryXdr) {
+        view.set(c.keyXdr, c.entry!);
+      }
+    }
+    if (c.ttl) {
+      const i = rwIndex.get(c.keyXdr);
+      if (i !== undefined && restore.has(i)) restored.set(c.keyXdr, c.ttl.newLiveUntil);
+      else ttlExtensions.set(c.keyXdr, c.ttl.newLiveUntil);
+    }
+  }
+  const successHash = sha256(
+    new xdr.InvokeHostFunctionSuccessPreImage({ returnValue, events: out.events }).toXdr(),
+  );
+  return {
+    ok: true,
+    result: { op_inner: { invoke_host_function: { success: toHex(successHash) } } },
+    events: out.events,
+    diagnosticEvents: out.diagnosticEvents,
+    returnValue,
+    ttlExtensions,
+    restored,
+    refundableFee: refundable,
+    rentFee: out.rentFee,
+  };
+}
+
+/** simulateTransaction's result (stellar-rpc shape). */
+export interface RealSimulation {
+  error?: string;
+  events?: string[];
+  transactionData?: string;
+  minResourceFee?: string;
+  results?: { xdr: string; auth: string[] }[];
+}
+
+/**
+ * stellar-rpc's preflight on the real simulation: `InvokeHostFunction` (record or enforce auth,
+ * automatic restore in the tx data's v1 extension) or the restore/extend preflights.
+ */
+export function simulateReal(
+  reader: LedgerReader,
+  ledger: NodeLedgerInfo,
+  source: string,
+  body: xdr.OperationBody,
+  authMode: string,
+  footprint: xdr.LedgerFootprint | undefined,
+  instructionLeeway = 0,
+): RealSimulation {
+  const l = realLedger(ledger);
+  const settings = settingsOf(feesOf(reader));
+  const snapshot = snapshotOf(reader);
+  if (body.type === "extendFootprintTtl" || body.type === "restoreFootprint") {
+    const data = body.type === "extendFootprintTtl"
+      ? simulateExtendTtl({
+        ledger: l,
+        settings,
+        snapshot,
+        keys: footprint!.readOnly,
+        extendTo: body.extendFootprintTtlOp.extendTo,
+      })
+      : simulateRestore({ ledger: l, settings, snapshot, keys: footprint!.readWrite });
+    return {
+      transactionData: data.toXdr("base64"),
+      minResourceFee: data.resourceFee.toString(),
+      events: [],
+    };
+  }
+  const inv = (body as xdr.OperationBody & { type: "invokeHostFunction" }).invokeHostFunctionOp;
+  const sim = simulateInvoke({
+    hostFunction: inv.hostFunction,
+    sourceAccount: Keypair.fromPublicKey(source).xdrAccountId(),
+    ledger: l,
+    settings,
+    snapshot,
+    auth: authMode === "enforce" ? inv.auth : undefined,
+    disableNonRootAuth: authMode === "record",
+    diagnostics: true,
+  });
+  const events = sim.diagnosticEvents.map((e) => e.toXdr("base64"));
+  if (!sim.ok || !sim.transactionData) return { error: errorString(sim.error), events };
+  let data = sim.transactionData;
+  if (instructionLeeway > 0) {
+    // stellar-rpc's resourceConfig.instructionLeeway: more instructions, and their fee.
+    const r = data.resources;
+    data = new xdr.SorobanTransactionData({
+      ext: data.ext,
+      resources: new xdr.SorobanResources({
+        footprint: r.footprint,
+        instructions: r.instructions + instructionLeeway,
+        diskReadBytes: r.diskReadBytes,
+        writeBytes: r.writeBytes,
+      }),
+      resourceFee: data.resourceFee +
+        (BigInt(instructionLeeway) * settings.fee.perInstructionIncrement + 9_999n) / 10_000n,
+    });
+  }
+  return {
+    transactionData: data.toXdr("base64"),
+    minResourceFee: data.resourceFee.toString(),
+    results: [{
+      xdr: (sim.result ?? xdr.ScVal.scvVoid()).toXdr("base64"),
+      auth: sim.auth.map((a) => a.toXdr("base64")),
+    }],
+    events,
+  };
+}
