@@ -192,7 +192,6 @@ function start(opts: LocalnetOptions): Localnet {
   }
   const host: HostApi = real ? realHostApi : hostModule;
   let released = false;
-  if (real) acquireRealHost();
   const ledgerMs = opts.ledgerMs ?? 1000;
   const chain = new Chain(passphrase, host, {
     closeSeconds: opts.closeSeconds ?? Math.max(1, Math.round(ledgerMs / 1000)),
@@ -468,5 +467,7 @@ function start(opts: LocalnetOptions): Localnet {
       }
     },
   };
+  // Counted only once nothing above can throw: close() releases it.
+  if (real) acquireRealHost();
   return localnet;
 }

@@ -1,0 +1,69 @@
+/**
+ * End to end over JSON-RPC, the node on each Soroban host ("ours" and "real"): counter
+ * increments built, simulated, signed, sent and confirmed with stellar-sdk per second — one
+ * client sending one transaction at a time, and `clients` accounts sending concurrently (ledgers
+ * close 100 ms after a transaction is queued, as in the tests).
+ *
+ * Run: `deno run -A bench/host_rpc_bench.ts [transactions-per-case] [clients]`
+ *
+ * @module
+ */
+import {
+  Address,
+  type Keypair,
+  nativeToScVal,
+  Operation,
+  rpc,
+  TransactionBuilder,
+} from "@stellar/stellar-sdk";
+import { type HostBackend } from "../localnet/mod.ts";
+import { startTestNode, type TestNode } from "../tests/helpers/localnet.ts";
+import { deployFixture } from "../tests/fixtures/contracts/mod.ts";
+
+const count = Number(Deno.args[0] ?? 40);
+const clients = Number(Deno.args[1] ?? 8);
+
+async function incrementOnce(node: TestNode, id: string, kp: Keypair): Promise<void> {
+  const acc = await node.server.getAccount(kp.publicKey());
+  const tx = new TransactionBuilder(acc, { fee: "100", networkPassphrase: node.networkPassphrase })
+    .addOperation(Operation.invokeContractFunction({
+      contract: id,
+      function: "increment",
+      args: [new Address(kp.publicKey()).toScVal(), nativeToScVal(1, { type: "u32" })],
+    }))
+    .setTimeout(60)
+    .build();
+  const sim = await node.server.simulateTransaction(tx);
+  if (rpc.Api.isSimulationError(sim)) throw new Error(sim.error);
+  const ready = rpc.assembleTransaction(tx, sim).build();
+  ready.sign(kp);
+  const sent = await node.server.sendTransaction(ready);
+  if (sent.status !== "PENDING") throw new Error(JSON.stringify(sent));
+  const got = await node.confirm(sent.hash);
+  if (got.status !== "SUCCESS") throw new Error(JSON.stringify(got));
+}
+
+async function bench(host: HostBackend): Promise<void> {
+  await using node = await startTestNode({ host, autoCloseMs: 100 });
+  const admin = await node.newAccount();
+  const id = await deployFixture(node, "counter", { admin: admin.publicKey() });
+  const kps = await Promise.all(Array.from({ length: clients }, () => node.newAccount()));
+  // Warm-up: each account's count entry exists, the module is cached.
+  await Promise.all(kps.map((kp) => incrementOnce(node, id, kp)));
+  let t0 = performance.now();
+  for (let i = 0; i < count; i++) await incrementOnce(node, id, kps[0]);
+  const serial = count / ((performance.now() - t0) / 1000);
+  t0 = performance.now();
+  const per = Math.ceil(count / clients);
+  await Promise.all(kps.map(async (kp) => {
+    for (let i = 0; i < per; i++) await incrementOnce(node, id, kp);
+  }));
+  const parallel = (per * clients) / ((performance.now() - t0) / 1000);
+  console.log(
+    `${host.padEnd(5)} 1 client: ${serial.toFixed(1)} tx/s   ${clients} clients: ${
+      parallel.toFixed(1)
+    } tx/s`,
+  );
+}
+
+for (const host of ["ours", "real"] as const) await bench(host);
