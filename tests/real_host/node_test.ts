@@ -19,6 +19,7 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { hostFromEnv, startLocalnet } from "../../localnet/mod.ts";
 import { fixtureWasmSync } from "../fixtures/contracts/mod.ts";
 
 const SHORT = { minPersistentTtl: 30, minTemporaryTtl: 10, maxEntryTtl: 10_000 };
@@ -176,4 +177,28 @@ Deno.test("real host node: an archived entry simulates without restorePreamble a
   assert.equal(got.status, "SUCCESS", JSON.stringify(got));
   assert.equal(scValToNative((got as rpc.Api.GetSuccessfulTransactionResponse).returnValue!), 7);
   assert.ok(!node.chain.store.archived(key.toXdr("base64")), "restored");
+});
+
+Deno.test("host option: VIGIL_HOST picks the host, anything but ours/real is refused", async () => {
+  const before = Deno.env.get("VIGIL_HOST");
+  try {
+    Deno.env.set("VIGIL_HOST", "real");
+    assert.equal(hostFromEnv(), "real");
+    Deno.env.set("VIGIL_HOST", "ours");
+    assert.equal(hostFromEnv(), "ours");
+    Deno.env.delete("VIGIL_HOST");
+    assert.equal(hostFromEnv(), undefined);
+    Deno.env.set("VIGIL_HOST", "rust");
+    assert.throws(() => hostFromEnv(), /VIGIL_HOST must be "ours" or "real"/);
+  } finally {
+    if (before === undefined) Deno.env.delete("VIGIL_HOST");
+    else Deno.env.set("VIGIL_HOST", before);
+  }
+  await assert.rejects(
+    startLocalnet({ port: 0, host: "rust" as never }),
+    /host must be "ours" or "real"/,
+  );
+  // The default stays the home-made host at protocol 23.
+  await using node = await startTestNode({ host: "ours" });
+  assert.equal((await node.server.getVersionInfo()).protocolVersion, 23);
 });
