@@ -25,6 +25,7 @@ import { eventsFee, FEE_CONFIG, type FeeConfig } from "../fees.ts";
 import { P27_SETTINGS } from "../network_settings.ts";
 import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "../constants.ts";
 import type { OpResultJson } from "../classic.ts";
+import { hostErrorString, type HostEvent } from "../host/events.ts";
 import {
   closeRealHost,
   type HostErrorInfo,
@@ -129,11 +130,38 @@ export function nodeError(e: HostErrorInfo | undefined): NodeHostError {
   };
 }
 
-/** stellar-rpc's simulation error string: `HostError: Error(Contract, #1)` and the debug text. */
-function errorString(e: HostErrorInfo | undefined): string {
+/** A diagnostic event as the home-made host's event-log formatter takes it. */
+function hostEventOf(d: xdr.DiagnosticEvent): HostEvent {
+  const ev = d.event;
+  const id = ev.contractId as unknown;
+  const raw = id === null || id === undefined
+    ? null
+    : id instanceof Uint8Array
+    ? id
+    : (id as { value?: Uint8Array }).value ?? null;
+  const body = ev.body.v0;
+  return {
+    contractId: raw,
+    diagnostic: ev.type.name === "diagnostic",
+    topics: body.topics,
+    data: body.data,
+    failed: !d.inSuccessfulContractCall,
+  };
+}
+
+/**
+ * stellar-rpc's simulation error string: `HostError: Error(Contract, #1)`, then the event log
+ * newest first (from the diagnostic events), as the host prints it.
+ */
+function errorString(e: HostErrorInfo | undefined, diags: xdr.DiagnosticEvent[] = []): string {
   const n = nodeError(e);
-  const code = typeof n.code === "number" ? `#${n.code}` : n.code;
-  return `HostError: Error(${n.type}, ${code})\n\n${e?.debug ?? ""}`;
+  let events: HostEvent[] = [];
+  try {
+    events = diags.map(hostEventOf);
+  } catch {
+    // An event the formatter cannot read: the error line alone.
+  }
+  return hostErrorString(n.type, n.code, events);
 }
 
 /** The LedgerKey of an entry a contract can change. */
@@ -186,7 +214,7 @@ export function invokeDirect(req: InvokeRequest): InvokeResult {
     return {
       ok: false,
       error: nodeError(sim.error),
-      errorString: errorString(sim.error),
+      errorString: errorString(sim.error, sim.diagnosticEvents),
       events: [],
       diagnosticEvents: sim.diagnosticEvents,
       changes: new Map(),
@@ -436,7 +464,9 @@ export function simulateReal(
     diagnostics: true,
   });
   const events = sim.diagnosticEvents.map((e) => e.toXdr("base64"));
-  if (!sim.ok || !sim.transactionData) return { error: errorString(sim.error), events };
+  if (!sim.ok || !sim.transactionData) {
+    return { error: errorString(sim.error, sim.diagnosticEvents), events };
+  }
   let data = sim.transactionData;
   if (instructionLeeway > 0) {
     // stellar-rpc's resourceConfig.instructionLeeway: more instructions, and their fee.
