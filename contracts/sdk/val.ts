@@ -92,9 +92,16 @@ export function expectAddress(v: u64): u64 {
   return expectTag(v, TAG_ADDRESS_OBJ);
 }
 
-/** Structural equality of two Vals (objects compared by value, as the host orders them). */
+/**
+ * Structural equality of two Vals (objects compared by value, as the host orders them). Two
+ * small values are equal exactly when their bits are (the host keeps every value in its canonical
+ * form), and the real host refuses `obj_cmp` of two non-objects (`Error(Value, UnexpectedType)`),
+ * so it is asked only when one side is an object.
+ */
 export function valEq(a: u64, b: u64): bool {
-  return a == b || env.obj_cmp(a, b) == 0;
+  if (a == b) return true;
+  if (tagOf(a) < TAG_U64_OBJ && tagOf(b) < TAG_U64_OBJ) return false;
+  return env.obj_cmp(a, b) == 0;
 }
 
 // --- symbols
