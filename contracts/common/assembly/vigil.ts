@@ -129,7 +129,14 @@ export function acceptAdmin(): void {
 
 /** Admin auth: no admin from now on (and no proposal); every admin function is Unauthorized. */
 export function renounceAdmin(): void {
-  const admin = requireAdmin();
+  dropAdmin(requireAdmin());
+}
+
+/**
+ * Removes `admin`, already authorized by the caller in this frame (the real host refuses a second
+ * `require_auth` of the same address in one frame: `Error(Auth, ExistingValue)`).
+ */
+export function dropAdmin(admin: u64): void {
   del(keyAdmin(), INSTANCE);
   if (has(keyPendingAdmin(), INSTANCE)) del(keyPendingAdmin(), INSTANCE);
   adminEvent("admin_renounced", admin);

@@ -19,7 +19,7 @@ import * as E from "../../common/assembly/vigil";
 import {
   acceptAdmin, add, adminOrVoid, F_EXECUTORS, F_POOLS, F_ROUTERS, F_SLIPPAGE, F_TOKENS,
   initAdmin, MAX_SLIPPAGE_BPS, mulDiv, mulDivCeil, pendingAdminOrVoid, policySchema,
-  proposeAdmin, renounceAdmin, requireAdmin, sub,
+  proposeAdmin, dropAdmin, requireAdmin, sub,
 } from "../../common/assembly/vigil";
 
 /** Shares of the first deposit locked forever in the vault's own record. */
@@ -479,14 +479,15 @@ export function accept_admin(): u64 {
 
 /** Admin: no admin from now on; what is still queued is dropped, so nothing changes any more. */
 export function renounce_admin(): u64 {
-  requireAdmin();
+  // Authorized once: the admin is dropped below without a second require_auth.
+  const admin = requireAdmin();
   settle(keyPendingPolicy(), pendingPolicySchema(), keyPolicy());
   settle(keyPendingConfig(), pendingConfigSchema(), keyConfig());
   const any = has(keyPendingPolicy(), INSTANCE) || has(keyPendingConfig(), INSTANCE);
   if (has(keyPendingPolicy(), INSTANCE)) del(keyPendingPolicy(), INSTANCE);
   if (has(keyPendingConfig(), INSTANCE)) del(keyPendingConfig(), INSTANCE);
   if (any) event("pending_cancelled", VOID, VOID);
-  renounceAdmin();
+  dropAdmin(admin);
   bumpInstance();
   return VOID;
 }
