@@ -57,7 +57,7 @@ const TEST_SPECS_MODULE = new URL("../tests/fixtures/contracts/specs.ts", import
  * The second table: test-only contracts (fixtures the tests deploy: counter, payer, the scripted
  * executor, fake venues, the host probe…) and their specs. Sources in
  * `tests/fixtures/contracts/<name>/`, built with the same SDK and steps into
- * `tests/fixtures/contracts/wasm/<name>.wasm`; never deployed by `deploy_net.ts`. Loaded on
+ * `contracts/wasm/fixtures/<name>.wasm`; never deployed by `deploy_net.ts`. Loaded on
  * demand (a computed specifier), so the program's module graph — `deploy_net.ts`, the market
  * scenario, a compiled binary — never includes test code.
  */
@@ -74,7 +74,7 @@ const ALLOWED_FEATURES = binaryen.Features.MutableGlobals | binaryen.Features.Si
 export const WASM_DIR = new URL("./wasm/", import.meta.url);
 
 /** Directory of the committed test-fixture Wasm files. */
-export const TEST_WASM_DIR = new URL("../tests/fixtures/contracts/wasm/", import.meta.url);
+export const TEST_WASM_DIR = new URL("./wasm/fixtures/", import.meta.url);
 
 const ROOT = new URL("./", import.meta.url);
 

@@ -1,7 +1,7 @@
 /**
  * What is deployed is what the source says: rebuilding each contract from its AssemblyScript
  * sources reproduces the committed `contracts/wasm/<name>.wasm` byte for byte, and each
- * test-fixture contract its committed `tests/fixtures/contracts/wasm/<name>.wasm`.
+ * test-fixture contract its committed `contracts/wasm/fixtures/<name>.wasm`.
  * (After changing a contract, a fixture or the SDK: `deno task build:contracts`, then commit the
  * Wasm.)
  */

@@ -9,7 +9,7 @@ import { hash } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { CHECKED_U256_PROTOCOL } from "../fixtures/contracts/checked_u256/spec.ts";
 
-const WASM = new URL("../fixtures/contracts/wasm/checked_u256.wasm", import.meta.url);
+const WASM = new URL("../../contracts/wasm/fixtures/checked_u256.wasm", import.meta.url);
 
 Deno.test("a protocol-27 Wasm is refused at upload by the protocol-23 host, and nothing is stored", async () => {
   await using node = await startTestNode();

@@ -11,7 +11,7 @@ import { BLEND_WASM_NAMES, loadBlendWasm } from "../../localnet/protocols/blend/
 
 function wasmFiles(): URL[] {
   const out: URL[] = [];
-  for (const dir of ["../../contracts/wasm/", "../fixtures/contracts/wasm/"]) {
+  for (const dir of ["../../contracts/wasm/", "../../contracts/wasm/fixtures/"]) {
     const base = new URL(dir, import.meta.url);
     for (const f of Deno.readDirSync(base)) {
       if (f.name.endsWith(".wasm")) out.push(new URL(f.name, base));
