@@ -13,7 +13,6 @@
 import { parseArgs } from "node:util";
 import { startDevNetwork, writeOutFile } from "./demo/chain.ts";
 import { loadDexWasm } from "./localnet/protocols/dex/deploy.ts";
-import { hostFromEnv } from "./localnet/mod.ts";
 import { DEMO_HELP, runDemo } from "./demo/mod.ts";
 import { runKeeper } from "./keeper/main.ts";
 import { DEPLOY_HELP, runDeploy } from "./contracts/deploy_cli.ts";
@@ -34,10 +33,6 @@ Options of "localnet":
   --port <n>        JSON-RPC port (default 8000; RPC at http://127.0.0.1:<port>/rpc)
   --host <addr>     interface to listen on (default 127.0.0.1)
   --ledger-ms <n>   ledger close interval in milliseconds (default 1000; 0 = only on demand)
-  --soroban-host <h>
-                    ours (the home-made host, protocol 23; default) or real (crates.io
-                    soroban-env-host 27 through FFI, protocol 27; opt-in, see localnet/README.md);
-                    default from VIGIL_HOST
   --scenario <s>    base (dev chain + Vigil's vault and registry; default) or market (adds the
                     lending pool, oracle, DEX routers, allocation vault and borrowers, and the
                     control method localnet_shock)
@@ -63,7 +58,6 @@ export async function runLocalnet(argv: string[]): Promise<void> {
       out: { type: "string", default: "localnet.json" },
       scenario: { type: "string", default: "base" },
       "protocol-wasm": { type: "string" },
-      "soroban-host": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -83,10 +77,6 @@ export async function runLocalnet(argv: string[]): Promise<void> {
   if (values.scenario !== "base" && values.scenario !== "market") {
     throw new Error(`invalid --scenario ${values.scenario} (base or market)`);
   }
-  const sorobanHost = values["soroban-host"] ?? hostFromEnv() ?? "ours";
-  if (sorobanHost !== "ours" && sorobanHost !== "real") {
-    throw new Error(`invalid --soroban-host ${sorobanHost} (ours or real)`);
-  }
   const wasmDir = values["protocol-wasm"];
   if (wasmDir !== undefined && values.scenario !== "market") {
     throw new Error("--protocol-wasm needs --scenario market (the DEX venues are part of it)");
@@ -99,7 +89,6 @@ export async function runLocalnet(argv: string[]): Promise<void> {
     ledgerMs,
     market: values.scenario === "market",
     dexWasm,
-    host: sorobanHost,
   });
   if (dexWasm) console.log(`localnet: DEX venues deployed from ${dexWasm.source}`);
   const dev = out;

@@ -16,7 +16,7 @@ import {
   TransactionBuilder,
 } from "@stellar/stellar-sdk";
 import { Chain } from "../localnet/ledger.ts";
-import * as host from "../localnet/host/mod.ts";
+import { realHostApi as host } from "../localnet/real_host/node_host.ts";
 import { loadAccount } from "../localnet/accounts.ts";
 
 const LEDGERS = Number(Deno.args[0] ?? 200_000);

@@ -1,18 +1,15 @@
 /**
- * The real Soroban host through FFI (`localnet/real_host/`) against the home-made host
- * (`localnet/host/`, what `bench/host_bench.ts` measures), in one process on the same machine:
- * simulations/s and invocations/s of the counter fixture's `increment`, their ratio, the FFI
- * wrapper's own cost, and a pipe round trip (the floor of a sidecar process design).
+ * The real Soroban host through FFI (`localnet/real_host/`): simulations/s and invocations/s of
+ * the counter fixture's `increment` and of SAC transfers, their ratio to the home-made host this
+ * node ran before issue 22 (figures recorded below), the FFI wrapper's own cost, and a pipe round
+ * trip (the floor of a sidecar process design).
  *
  * Run: `deno run -A bench/real_host_bench.ts [seconds-per-case]`
  *
  * @module
  */
 import { Address, Asset, authorizeEntry, Keypair, nativeToScVal } from "@stellar/stellar-sdk";
-import { COUNTER_SPEC } from "../tests/fixtures/contracts/counter/spec.ts";
 import { fixtureWasmSync } from "../tests/fixtures/contracts/mod.ts";
-import { encodeArgs, sacCodec } from "../localnet/host/mod.ts";
-import * as home from "../tests/host/fixture.ts";
 import { call, RealLedger } from "../tests/real_host/ledger.ts";
 import { RealHostError } from "../localnet/real_host/mod.ts";
 import { callInvoke } from "../localnet/real_host/ffi.ts";
@@ -145,54 +142,15 @@ const requestBytes = JSON.stringify({
   }),
 }).length + 600;
 
-// --- The home-made host ----------------------------------------------------------------------
-console.log("\nhome-made host (localnet/host, TypeScript):");
-const l = new home.MemLedger();
-const hAdmin = Keypair.random();
-const hUsers = Array.from({ length: 64 }, () => Keypair.random());
-l.account(hAdmin.publicKey(), 1_000_000_0000000n);
-for (const u of hUsers) l.account(u.publicKey(), 1_000_000_0000000n);
-const hCounter = l.deploy("counter", { admin: hAdmin.publicKey() }, hAdmin.publicKey());
-const getArgs = encodeArgs(COUNTER_SPEC, "get", [hUsers[0].publicKey()]);
-const homeGet = await measure("simulate counter.get (read-only)", () => {
-  const r = home.simulate(l, hAdmin.publicKey(), hCounter, "get", getArgs);
-  if (!r.ok) throw new Error(r.errorString);
-});
-const homeSim = await measure("simulate counter.increment", () => {
-  const u = hUsers[i++ % hUsers.length].publicKey();
-  const a = encodeArgs(COUNTER_SPEC, "increment", { user: u, by: 1 });
-  const r = home.simulate(l, u, hCounter, "increment", a);
-  if (!r.ok) throw new Error(r.errorString);
-});
-const homeBoth = await measure("simulate + apply counter.increment", () => {
-  const u = hUsers[i++ % hUsers.length].publicKey();
-  const a = encodeArgs(COUNTER_SPEC, "increment", { user: u, by: 1 });
-  const sim = home.simulate(l, u, hCounter, "increment", a);
-  const r = home.apply(l, u, hCounter, "increment", a, sim.auth, sim);
-  if (!r.ok) throw new Error(r.errorString);
-});
-
-const hXlm = l.deploySac(Asset.native());
-const homeSacSource = await measure("simulate + apply SAC transfer (source auth)", () => {
-  const from = hUsers[i++ % hUsers.length].publicKey();
-  const to = hUsers[i % hUsers.length].publicKey();
-  const a = encodeArgs(sacCodec, "transfer", [from, to, 1n]);
-  const sim = home.simulate(l, from, hXlm, "transfer", a);
-  const r = home.apply(l, from, hXlm, "transfer", a, sim.auth, sim);
-  if (!r.ok) throw new Error(r.errorString);
-});
-const homeSacSigned = await measure(
-  "simulate + sign + apply SAC transfer (address auth)",
-  async () => {
-    const from = hUsers[i++ % hUsers.length];
-    const to = hUsers[i % hUsers.length].publicKey();
-    const a = encodeArgs(sacCodec, "transfer", [from.publicKey(), to, 1n]);
-    const sim = home.simulate(l, hAdmin.publicKey(), hXlm, "transfer", a);
-    const auth = await home.signEntries(sim.auth, [from], l.sequence + 10);
-    const r = home.apply(l, hAdmin.publicKey(), hXlm, "transfer", a, auth, sim);
-    if (!r.ok) throw new Error(r.errorString);
-  },
-);
+// --- Before: the home-made host --------------------------------------------------------------
+// The TypeScript host (`localnet/host/`, deleted in issue 22) measured by this bench on the same
+// 2-core machine before it was removed (2026-11-27 18:08, 2 s per case, load average 0.9; see
+// localnet/real_host/README.md). Kept as the "before" of the ratios below.
+const homeGet = 52_019;
+const homeSim = 29_028;
+const homeBoth = 12_957;
+const homeSacSource = 24_415;
+const homeSacSigned = 799;
 
 // --- A sidecar's floor: one request/response over pipes ----------------------------------------
 // `cat` echoes what it reads: the cost of moving one apply-sized request to another process and
@@ -217,7 +175,7 @@ reader.releaseLock();
 await child.stdout.cancel();
 await child.status;
 
-console.log("\nratios (real / home-made):");
+console.log("\nratios (real / home-made host as measured before its removal):");
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 console.log(`  simulate counter.get          ${ratio(realGet, homeGet)}`);
 console.log(`  simulate counter.increment    ${ratio(realSim, homeSim)}`);

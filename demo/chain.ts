@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type HostBackend, hostFromEnv, type Localnet, startLocalnet } from "../localnet/mod.ts";
+import { type Localnet, startLocalnet } from "../localnet/mod.ts";
 import { type DevAccount, type DevChain, setupDevChain } from "../localnet/dev_setup.ts";
 import { deployMarket, type Market, registerShock } from "../localnet/scenarios/market.ts";
 import type { DexWasm } from "../localnet/protocols/dex/deploy.ts";
@@ -58,8 +58,6 @@ export interface DevNetworkOptions {
   vigilConfig?: VigilConfig;
   /** The market's DEX Wasm (default Vigil's Soroswap-ABI contracts; `--protocol-wasm DIR`). */
   dexWasm?: DexWasm;
-  /** The node's Soroban host (default `VIGIL_HOST`, else "ours"; `--soroban-host real`). */
-  host?: HostBackend;
 }
 
 /**
@@ -81,7 +79,6 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
     port: opts.port,
     hostname: opts.hostname,
     ledgerMs: opts.ledgerMs,
-    host: opts.host ?? hostFromEnv(),
   });
   try {
     const dev = await setupDevChain(net, { accounts: opts.accounts });

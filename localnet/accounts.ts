@@ -4,7 +4,7 @@
  * @module
  */
 import { StrKey, xdr } from "@stellar/stellar-sdk";
-import type { LedgerReader } from "./host/types.ts";
+import type { LedgerReader } from "./host_api.ts";
 import { BASE_RESERVE } from "./constants.ts";
 import { accountKey, publicKeyXdr, trustlineKey } from "./util.ts";
 

@@ -1,12 +1,14 @@
 /**
  * Network constants of the local node: protocol version, fees, reserves, Soroban limits and
- * TTLs. Values follow mainnet's settings for protocol 23 where one exists.
+ * TTLs. Values follow the public network's settings at protocol 27 (`network_settings.ts`, with
+ * their sources) where one exists.
  *
  * @module
  */
+import { P27_SETTINGS } from "./network_settings.ts";
 
-/** Protocol reported and written into headers (protocol-23 XDR only: Blend's SDK pins it). */
-export const PROTOCOL_VERSION = 23;
+/** Protocol reported and written into headers: the real host's (`real_host/`), 27. */
+export const PROTOCOL_VERSION = 27;
 /** Base fee per operation (stroops). */
 export const BASE_FEE = 100;
 /** Base reserve (stroops): minimum balance = (2 + numSubEntries) × BASE_RESERVE. */
@@ -45,12 +47,13 @@ export const MIN_TEMPORARY_TTL = 17_280;
 
 /** Per-transaction Soroban limits (declared resources above them are txSOROBAN_INVALID). */
 export const TX_LIMITS = {
-  instructions: 100_000_000,
-  diskReadBytes: 200_000,
-  writeBytes: 132_096,
-  readEntries: 100,
-  writeEntries: 50,
-  txSizeBytes: 132_096,
+  instructions: P27_SETTINGS.txMaxInstructions.value,
+  diskReadBytes: P27_SETTINGS.txMaxDiskReadBytes.value,
+  writeBytes: P27_SETTINGS.txMaxWriteBytes.value,
+  // The node's `readEntries` bounds the whole footprint (read-only + read-write).
+  readEntries: P27_SETTINGS.txMaxFootprintEntries.value,
+  writeEntries: P27_SETTINGS.txMaxWriteEntries.value,
+  txSizeBytes: P27_SETTINGS.txMaxSizeBytes.value,
 } as const;
 
 /** getEvents: ledgers scanned per request and page sizes. */

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { p27FeeConfig } from "./network_settings.ts";
 
 /** Fee configuration (stroops). Defaults are the public network's published figures. */
 export interface FeeConfig {
@@ -43,20 +44,11 @@ export interface FeeConfig {
   temporaryRentDenominator: bigint;
 }
 
-/** The node's fee configuration (mainnet figures from the Stellar docs' fee table). */
-export const FEE_CONFIG: FeeConfig = {
-  perInstructionIncrement: 25n,
-  perDiskReadEntry: 6_250n,
-  perWriteEntry: 10_000n,
-  perDiskRead1kb: 1_786n,
-  perWrite1kb: 11_539n,
-  perHistorical1kb: 16_235n,
-  perTxSize1kb: 1_624n,
-  perEvent1kb: 10_000n,
-  rentPer1kb: 11_539n,
-  persistentRentDenominator: 1_402n,
-  temporaryRentDenominator: 2_804n,
-};
+/**
+ * The node's fee configuration: the public network's at protocol 27 (`network_settings.ts`,
+ * SLP-4's schedule; rent at the network's sampled state size).
+ */
+export const FEE_CONFIG: FeeConfig = p27FeeConfig();
 
 /** rs-soroban-env's TX_BASE_RESULT_SIZE: history stores the result next to the envelope. */
 export const TX_BASE_RESULT_SIZE = 300;

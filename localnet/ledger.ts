@@ -43,7 +43,7 @@ import {
 } from "./constants.ts";
 import { cursorString, type EventRecord, type EventSource, TX_INDEX_MAX } from "./events.ts";
 import type { HostApi } from "./host_api.ts";
-import type { LedgerInfo } from "./host/types.ts";
+import type { LedgerInfo } from "./host_api.ts";
 import { ledgerCloseMeta, resultSetHash, txEvents, txSetHash, txSetOf } from "./meta.ts";
 import { EntryStore, type StoredEntry } from "./store.ts";
 import { FEE_CONFIG, type FeeConfig } from "./fees.ts";

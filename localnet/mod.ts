@@ -15,10 +15,8 @@ import {
   type Snapshot,
 } from "./ledger.ts";
 import type { HostApi } from "./host_api.ts";
-import * as hostModule from "./host/mod.ts";
+import { specOfWasm } from "./spec/mod.ts";
 import { acquireRealHost, realHostApi, releaseRealHost } from "./real_host/node_host.ts";
-import { REAL_HOST_PROTOCOL } from "./real_host/config.ts";
-import { P27_SETTINGS, p27FeeConfig } from "./network_settings.ts";
 import { methods } from "./rpc/methods.ts";
 import { normalizeEvent } from "./soroban.ts";
 import { invalidParams } from "./rpc/errors.ts";
@@ -64,43 +62,9 @@ export interface LocalnetOptions {
   feeStatsWindows?: Partial<FeeStatsWindows>;
   /** Network passphrase (default Networks.STANDALONE). */
   networkPassphrase?: string;
-  /**
-   * The Soroban host: "ours" (default: the home-made host in `localnet/host/`, protocol 23) or
-   * "real" (crates.io soroban-env-host through FFI, `localnet/real_host/`, protocol 27 with its
-   * fee schedule and limits; opt-in while it is being wired, see localnet/README.md).
-   */
-  host?: HostBackend;
   /** Log internal errors of RPC methods (default: to stderr). */
   onError?: (method: string, e: unknown) => void;
 }
-
-/** Which Soroban host a node runs (see {@link LocalnetOptions.host}). */
-export type HostBackend = "ours" | "real";
-
-/** The host named by `VIGIL_HOST` ("ours" | "real"), or undefined when unset or unreadable. */
-export function hostFromEnv(): HostBackend | undefined {
-  let v: string | undefined;
-  try {
-    v = Deno.env.get("VIGIL_HOST");
-  } catch {
-    return undefined; // no env permission: the default
-  }
-  if (v === undefined || v === "") return undefined;
-  if (v !== "ours" && v !== "real") {
-    throw new Error(`VIGIL_HOST must be "ours" or "real", not "${v}"`);
-  }
-  return v;
-}
-
-/** Protocol 27's per-transaction limits (the public network's CONFIG_SETTING values). */
-const P27_TX_LIMITS = {
-  instructions: P27_SETTINGS.txMaxInstructions.value,
-  diskReadBytes: P27_SETTINGS.txMaxDiskReadBytes.value,
-  writeBytes: P27_SETTINGS.txMaxWriteBytes.value,
-  readEntries: P27_SETTINGS.txMaxFootprintEntries.value,
-  writeEntries: P27_SETTINGS.txMaxWriteEntries.value,
-  txSizeBytes: P27_SETTINGS.txMaxSizeBytes.value,
-};
 
 /** A running local node. */
 export interface Localnet {
@@ -186,11 +150,7 @@ export function startLocalnet(opts: LocalnetOptions = {}): Promise<Localnet> {
 
 function start(opts: LocalnetOptions): Localnet {
   const passphrase = opts.networkPassphrase ?? Networks.STANDALONE;
-  const real = (opts.host ?? "ours") === "real";
-  if (opts.host !== undefined && opts.host !== "ours" && opts.host !== "real") {
-    throw new Error(`host must be "ours" or "real", not "${opts.host}"`);
-  }
-  const host: HostApi = real ? realHostApi : hostModule;
+  const host: HostApi = realHostApi;
   let released = false;
   const ledgerMs = opts.ledgerMs ?? 1000;
   const chain = new Chain(passphrase, host, {
@@ -198,9 +158,8 @@ function start(opts: LocalnetOptions): Localnet {
     retentionLedgers: opts.retentionLedgers,
     capacity: opts.capacity,
     network: opts.network,
-    fees: real ? { ...p27FeeConfig(), ...opts.fees } : opts.fees,
+    fees: opts.fees,
     feeStatsWindows: opts.feeStatsWindows,
-    ...(real ? { protocolVersion: REAL_HOST_PROTOCOL, txLimits: P27_TX_LIMITS } : {}),
   });
   const hostname = opts.hostname ?? "127.0.0.1";
   const onError = opts.onError ??
@@ -347,7 +306,7 @@ function start(opts: LocalnetOptions): Localnet {
         const isScVals = Array.isArray(args) && args.length > 0 &&
           args.every((a) => a instanceof Object && typeof (a as xdr.ScVal).toXDR === "function");
         const constructorArgs = !args ? [] : isScVals ? args as xdr.ScVal[] : host.encodeArgs(
-          new contract.Spec(hostModule.specOfWasm(wasm)),
+          new contract.Spec(specOfWasm(wasm)),
           "__constructor",
           args as unknown[],
         );
@@ -461,13 +420,13 @@ function start(opts: LocalnetOptions): Localnet {
       if (autoClose !== undefined) clearTimeout(autoClose);
       autoClose = undefined;
       await server.shutdown();
-      if (real && !released) {
+      if (!released) {
         released = true;
         releaseRealHost();
       }
     },
   };
   // Counted only once nothing above can throw: close() releases it.
-  if (real) acquireRealHost();
+  acquireRealHost();
   return localnet;
 }

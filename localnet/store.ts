@@ -11,7 +11,7 @@
  * @module
  */
 import type { xdr } from "@stellar/stellar-sdk";
-import type { LedgerReader } from "./host/types.ts";
+import type { LedgerReader } from "./host_api.ts";
 import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL, TX_LIMITS } from "./constants.ts";
 import { FEE_CONFIG, type FeeConfig } from "./fees.ts";
 

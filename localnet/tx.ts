@@ -14,7 +14,7 @@ import { applyClassicOp, checkClassicOp, type OpResultJson, thresholdLevel } fro
 import { BASE_FEE, TX_LIMITS } from "./constants.ts";
 import { nonRefundableFee } from "./fees.ts";
 import type { HostApi } from "./host_api.ts";
-import type { LedgerInfo } from "./host/types.ts";
+import type { LedgerInfo } from "./host_api.ts";
 import { verifyEd25519 } from "./sig.ts";
 import { applySorobanOp, type SorobanOpOutcome } from "./soroban.ts";
 import { type Change, type EntryStore, Overlay } from "./store.ts";

@@ -1,6 +1,6 @@
 /**
- * The real Soroban host behind the node's {@link HostApi} (opt-in: `startLocalnet({ host:
- * "real" })`). Three paths, as in stellar-core and stellar-rpc:
+ * The real Soroban host behind the node's {@link HostApi}. Three paths, as in stellar-core and
+ * stellar-rpc:
  *
  * - {@link applyRealInvoke}: an `InvokeHostFunctionOp` of a transaction, through `vh_invoke`
  *   with the declared footprint, auth and instructions (stellar-core's apply);
@@ -13,19 +13,19 @@
  */
 import { Address, Keypair, xdr } from "@stellar/stellar-sdk";
 import type { HostApi } from "../host_api.ts";
-import * as ours from "../host/mod.ts";
+import { decodeResult, encodeArgs, specFor } from "../spec/mod.ts";
 import type {
   HostErrorInfo as NodeHostError,
   InvokeRequest,
   InvokeResult,
   LedgerInfo as NodeLedgerInfo,
   LedgerReader,
-} from "../host/types.ts";
+} from "../host_api.ts";
 import { eventsFee, FEE_CONFIG, type FeeConfig } from "../fees.ts";
 import { P27_SETTINGS } from "../network_settings.ts";
 import { MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "../constants.ts";
 import type { OpResultJson } from "../classic.ts";
-import { hostErrorString, type HostEvent } from "../host/events.ts";
+import { hostErrorString, type HostEvent } from "./error_string.ts";
 import {
   closeRealHost,
   type HostErrorInfo,
@@ -288,9 +288,9 @@ export const realHostApi: RealHostApi = {
     return { contractId: Address.fromScVal(res.returnValue!).toString(), changes: res.changes };
   },
   // Specs come from the Wasm's contractspecv0 (or the SAC's interface): no host involved.
-  specFor: ours.specFor,
-  encodeArgs: ours.encodeArgs,
-  decodeResult: ours.decodeResult,
+  specFor,
+  encodeArgs,
+  decodeResult,
 };
 
 /** What {@link applyRealInvoke} returns (the ledger layer's SorobanOpOutcome). */

@@ -200,7 +200,6 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
       env,
       authMode,
       leeway,
-      ((p.transaction as string).length * 3) / 4,
     );
     return { ...res, latestLedger };
   });

@@ -12,12 +12,7 @@
  * @module
  */
 import { contract, Keypair, rpc } from "@stellar/stellar-sdk";
-import {
-  hostFromEnv,
-  type Localnet,
-  type LocalnetOptions,
-  startLocalnet,
-} from "../../localnet/mod.ts";
+import { type Localnet, type LocalnetOptions, startLocalnet } from "../../localnet/mod.ts";
 
 /** A test node. */
 export interface TestNode extends Localnet, AsyncDisposable {
@@ -41,17 +36,13 @@ export interface TestNode extends Localnet, AsyncDisposable {
 
 /**
  * Starts a node for a test: free port, no ledger timer unless `ledgerMs` is given (a ledger
- * then closes `autoCloseMs`, default 100 ms, after a transaction is queued). The Soroban host is
- * `opts.host`, else `VIGIL_HOST`, else the default ("ours").
+ * then closes `autoCloseMs`, default 100 ms, after a transaction is queued).
  */
 export async function startTestNode(
   opts: Omit<LocalnetOptions, "port"> = {},
 ): Promise<TestNode> {
-  // VIGIL_HOST=real runs a suite on the real Soroban host (opt-in, see localnet/README.md).
-  const host = opts.host ?? hostFromEnv();
   const net = await startLocalnet({
     ...opts,
-    ...(host ? { host } : {}),
     port: 0,
     ledgerMs: opts.ledgerMs ?? 0,
   });

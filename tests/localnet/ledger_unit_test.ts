@@ -14,12 +14,14 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import * as host from "../../localnet/host/mod.ts";
+import { realHostApi as host, realLedger, settingsOf } from "../../localnet/real_host/node_host.ts";
+import { closeRealHost, resourceFee } from "../../localnet/real_host/mod.ts";
+import fc from "fast-check";
 import { Chain } from "../../localnet/ledger.ts";
 import { resultPair, txMetaB64, txSetOf } from "../../localnet/meta.ts";
-import { simulateEnvelope, sorobanDataB64 } from "../../localnet/soroban.ts";
+import { simulateEnvelope } from "../../localnet/soroban.ts";
 import { fixtureWasm } from "../fixtures/contracts/mod.ts";
-import { eventsFee, nonRefundableFee, rentFee } from "../../localnet/fees.ts";
+import { eventsFee, FEE_CONFIG, nonRefundableFee } from "../../localnet/fees.ts";
 import { cursorString, parseCursor, toid } from "../../localnet/events.ts";
 import { loadAccount } from "../../localnet/accounts.ts";
 import { sha256, toHex } from "../../localnet/util.ts";
@@ -170,6 +172,7 @@ Deno.test("Soroban transactions go into the parallel phase; its hash matches the
   assert.deepEqual(meta.type === "v4" ? meta.v4.sorobanMeta?.returnValue?.toJson() : null, {
     u32: 2,
   });
+  closeRealHost(); // the FFI library and its callback, opened by the direct calls
 });
 
 Deno.test("classic result codes: low reserve, already exists, malformed, invalid limit", () => {
@@ -241,69 +244,59 @@ Deno.test("classic result codes: low reserve, already exists, malformed, invalid
   assert.equal(loadAccount(chain.store, a.publicKey())!.numSubEntries, 0);
 });
 
-Deno.test("fee schedule: rs-soroban-env's formulas with the published fee configuration", () => {
-  const base = {
-    instructions: 1_000_000,
-    diskReadEntries: 1,
-    writeEntries: 2,
-    diskReadBytes: 1000,
-    writeBytes: 500,
-    txSizeBytes: 800,
-  };
-  // 2500 + 1×6250 + 2×10000 + ceil(1000×1786/1024) + ceil(500×11539/1024)
-  //   + history ceil((800+300)×16235/1024) + bandwidth ceil(800×1624/1024)
-  assert.equal(
-    nonRefundableFee(base),
-    2500n + 6250n + 20_000n + 1745n + 5635n + 17_440n + 1269n,
-  );
-  // Bigger envelopes cost more (history and bandwidth).
-  assert.ok(nonRefundableFee({ ...base, txSizeBytes: 1800 }) > nonRefundableFee(base));
-  // Events: 10,000 per KiB, refundable.
-  assert.equal(eventsFee(1024), 10_000n);
-  // Rent of a new 100-byte persistent entry for the minimum TTL (2,073,600 ledgers), plus the
-  // TTL entry write: ceil(100×11539×2073600 / (1024×1402)) + 10000 + ceil(48×11539/1024).
-  const rent = rentFee([{
-    persistent: true,
-    code: false,
-    oldSize: 0,
-    newSize: 100,
-    oldLiveUntil: 0,
-    newLiveUntil: 1000 + 2_073_600 - 1,
-  }], 1000);
-  assert.equal(rent, 1_666_653n + 10_000n + 541n);
-  // Temporary entries pay half the rate; code a third.
-  const temp = rentFee([{
-    persistent: false,
-    code: false,
-    oldSize: 0,
-    newSize: 100,
-    oldLiveUntil: 0,
-    newLiveUntil: 1000 + 2_073_600 - 1,
-  }], 1000);
-  assert.equal(temp, 833_327n + 10_000n + 541n);
-});
-
-Deno.test("simulation's hand-assembled SorobanTransactionData equals the SDK encoding", () => {
-  const k = (n: number) =>
-    xdr.LedgerKey.account(
-      new xdr.LedgerKeyAccount({
-        accountId: xdr.PublicKey.publicKeyTypeEd25519(new Uint8Array(32).fill(n)),
-      }),
+Deno.test("fee schedule: the node's non-refundable and events fees equal the real host's (protocol 27)", () => {
+  // stellar-core validates a transaction's declared fee with the host's
+  // `compute_transaction_resource_fee`; the node's TS formulas must give the same stroops for the
+  // same resources under the same (protocol-27) settings, whatever the resources.
+  const ledger = realLedger(new Chain(Networks.STANDALONE, host).hostLedger());
+  const settings = settingsOf(FEE_CONFIG);
+  try {
+    fc.assert(
+      fc.property(
+        fc.record({
+          instructions: fc.integer({ min: 0, max: 400_000_000 }),
+          diskReadEntries: fc.integer({ min: 0, max: 200 }),
+          writeEntries: fc.integer({ min: 0, max: 200 }),
+          diskReadBytes: fc.integer({ min: 0, max: 200_000 }),
+          writeBytes: fc.integer({ min: 0, max: 132_096 }),
+          txSizeBytes: fc.integer({ min: 100, max: 132_096 }),
+          eventBytes: fc.integer({ min: 0, max: 16_384 }),
+        }),
+        (r) => {
+          const fromHost = resourceFee(
+            {
+              ...r,
+              contractEventsSizeBytes: r.eventBytes,
+              transactionSizeBytes: r.txSizeBytes,
+            },
+            ledger,
+            settings,
+          );
+          assert.equal(nonRefundableFee(r), fromHost.nonRefundable, JSON.stringify(r));
+          assert.equal(eventsFee(r.eventBytes), fromHost.refundable, JSON.stringify(r));
+        },
+      ),
+      { numRuns: 200 },
     );
-  const ro = [k(1), k(2)];
-  const rw = [k(3)];
-  const sdk = new xdr.SorobanTransactionData({
-    ext: xdr.SorobanTransactionDataExt.v0(),
-    resources: new xdr.SorobanResources({
-      footprint: new xdr.LedgerFootprint({ readOnly: ro, readWrite: rw }),
-      instructions: 123_456,
-      diskReadBytes: 789,
-      writeBytes: 1011,
-    }),
-    resourceFee: 98_765n,
-  }).toXdr("base64");
-  const b64 = (keys: xdr.LedgerKey[]) => keys.map((x) => x.toXdr("base64"));
-  assert.equal(sorobanDataB64(b64(ro), b64(rw), 123_456, 789, 1011, 98_765n), sdk);
+    // One by hand, protocol 27's schedule (SLP-4): 1M instructions at 7 per 10k, a disk read
+    // at 1,563, two writes at 2,500, 1000 B read at 447/KB, 500 B written at 875/KB, history
+    // (800 + 300 B) at 4,059/KB, bandwidth 800 B at 406/KB.
+    assert.equal(
+      nonRefundableFee({
+        instructions: 1_000_000,
+        diskReadEntries: 1,
+        writeEntries: 2,
+        diskReadBytes: 1000,
+        writeBytes: 500,
+        txSizeBytes: 800,
+      }),
+      700n + 1563n + 5000n + 437n + 428n + 4361n + 318n,
+    );
+    // Events and the return value: 5,000 per KB, refundable.
+    assert.equal(eventsFee(1024), 5_000n);
+  } finally {
+    closeRealHost();
+  }
 });
 
 Deno.test("event cursors: TOID layout and round trip", () => {

@@ -16,7 +16,7 @@ import {
   deployBlendMarket,
 } from "../../localnet/protocols/blend/deploy.ts";
 import { BLEND_MANIFEST, loadBlendWasm } from "../../localnet/protocols/blend/wasm.ts";
-import { wasmCustomSections } from "../../localnet/host/wasm.ts";
+import { wasmCustomSections } from "../../localnet/spec/mod.ts";
 import { stellarAsset } from "../../contracts/oracle/spec.ts";
 
 const E7 = 10_000_000n;

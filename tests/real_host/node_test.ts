@@ -1,5 +1,5 @@
 /**
- * The node on the real Soroban host (`host: "real"`), over JSON-RPC with stellar-sdk: protocol 27
+ * The node on the real Soroban host, over JSON-RPC with stellar-sdk: protocol 27
  * reported everywhere, the counter uploaded, created and incremented by transactions, a SAC
  * transfer with its CAP-67 fee charge and refund, an archived entry restored automatically
  * (CAP-66: no restorePreamble, the tx data's v1 extension), a memo refused, the in-process API.
@@ -19,7 +19,6 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { hostFromEnv, startLocalnet } from "../../localnet/mod.ts";
 import { fixtureWasmSync } from "../fixtures/contracts/mod.ts";
 
 const SHORT = { minPersistentTtl: 30, minTemporaryTtl: 10, maxEntryTtl: 10_000 };
@@ -71,7 +70,7 @@ const increment = (id: string, user: string, by: number) =>
   });
 
 Deno.test("real host node: protocol 27 in getVersionInfo, getNetwork, getLatestLedger, headers", async () => {
-  await using node = await startTestNode({ host: "real" });
+  await using node = await startTestNode();
   const version = await node.server.getVersionInfo();
   assert.equal(version.protocolVersion, 27);
   assert.equal((await node.server.getNetwork()).protocolVersion, 27);
@@ -87,7 +86,7 @@ Deno.test("real host node: protocol 27 in getVersionInfo, getNetwork, getLatestL
 });
 
 Deno.test("real host node: counter uploaded, created and incremented by transactions; memo refused", async () => {
-  await using node = await startTestNode({ host: "real" });
+  await using node = await startTestNode();
   const admin = await node.newAccount();
   const id = await deployCounter(node, admin);
   assert.match(id, /^C[A-Z2-7]{55}$/);
@@ -116,7 +115,7 @@ Deno.test("real host node: counter uploaded, created and incremented by transact
 });
 
 Deno.test("real host node: a SAC transfer carries the fee charge and refund events", async () => {
-  await using node = await startTestNode({ host: "real" });
+  await using node = await startTestNode();
   const sac = await node.deployAsset(Asset.native());
   const alice = await node.newAccount();
   const bob = await node.newAccount();
@@ -144,7 +143,7 @@ Deno.test("real host node: a SAC transfer carries the fee charge and refund even
 });
 
 Deno.test("real host node: an archived entry simulates without restorePreamble and is restored when sent", async () => {
-  await using node = await startTestNode({ host: "real", network: SHORT });
+  await using node = await startTestNode({ network: SHORT });
   const admin = await node.newAccount();
   const id = await deployCounter(node, admin);
   await run(node, admin, increment(id, admin.publicKey(), 5));
@@ -177,28 +176,4 @@ Deno.test("real host node: an archived entry simulates without restorePreamble a
   assert.equal(got.status, "SUCCESS", JSON.stringify(got));
   assert.equal(scValToNative((got as rpc.Api.GetSuccessfulTransactionResponse).returnValue!), 7);
   assert.ok(!node.chain.store.archived(key.toXdr("base64")), "restored");
-});
-
-Deno.test("host option: VIGIL_HOST picks the host, anything but ours/real is refused", async () => {
-  const before = Deno.env.get("VIGIL_HOST");
-  try {
-    Deno.env.set("VIGIL_HOST", "real");
-    assert.equal(hostFromEnv(), "real");
-    Deno.env.set("VIGIL_HOST", "ours");
-    assert.equal(hostFromEnv(), "ours");
-    Deno.env.delete("VIGIL_HOST");
-    assert.equal(hostFromEnv(), undefined);
-    Deno.env.set("VIGIL_HOST", "rust");
-    assert.throws(() => hostFromEnv(), /VIGIL_HOST must be "ours" or "real"/);
-  } finally {
-    if (before === undefined) Deno.env.delete("VIGIL_HOST");
-    else Deno.env.set("VIGIL_HOST", before);
-  }
-  await assert.rejects(
-    startLocalnet({ port: 0, host: "rust" as never }),
-    /host must be "ours" or "real"/,
-  );
-  // The default stays the home-made host at protocol 23.
-  await using node = await startTestNode({ host: "ours" });
-  assert.equal((await node.server.getVersionInfo()).protocolVersion, 23);
 });

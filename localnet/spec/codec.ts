@@ -17,9 +17,45 @@
  *
  * @module
  */
-import { Address, nativeToScVal, xdr } from "@stellar/stellar-sdk";
-import { compareScVal } from "./xdr_fast.ts";
-import { addressFromScAddress, scAddressFromString } from "./keys.ts";
+import { Address, nativeToScVal, StrKey, xdr } from "@stellar/stellar-sdk";
+import { compareScVal } from "./scval_order.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+const scAddrCache = new Map<string, xdr.ScAddress>();
+const strCache = new WeakMap<xdr.ScAddress, string>();
+
+/** ScAddress of a "G…"/"C…"/"M…" strkey (cached). Throws on an invalid address. */
+export function scAddressFromString(s: string): xdr.ScAddress {
+  let a = scAddrCache.get(s);
+  if (a === undefined) {
+    a = Address.fromString(s).toScAddress() as xdr.ScAddress;
+    if (scAddrCache.size > 100_000) scAddrCache.clear();
+    scAddrCache.set(s, a);
+    strCache.set(a, s);
+  }
+  return a;
+}
+
+/** Strkey of an ScAddress (cached per object). */
+export function addressFromScAddress(a: xdr.ScAddress): string {
+  let s = strCache.get(a);
+  if (s === undefined) {
+    switch (a.type) {
+      case "scAddressTypeAccount":
+        s = StrKey.encodeEd25519PublicKey((a as Any).accountId.ed25519.value);
+        break;
+      case "scAddressTypeContract":
+        s = StrKey.encodeContract((a as Any).contractId.value);
+        break;
+      default:
+        s = Address.fromScAddress(a as Any).toString();
+    }
+    strCache.set(a, s);
+  }
+  return s;
+}
 
 /** A spec type in stellar-xdr JSON form (as `contracts/sdk.ts` `TypeDef`). */
 export type TypeJson = string | Record<string, unknown>;
@@ -47,9 +83,6 @@ export interface FnCodec {
   /** Whether the output is `Result<_, E>`. */
   isResult: boolean;
 }
-
-// deno-lint-ignore no-explicit-any
-type Any = any;
 
 const MASK64 = (1n << 64n) - 1n;
 
