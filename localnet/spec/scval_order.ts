@@ -9,6 +9,33 @@ import type { xdr } from "@stellar/stellar-sdk";
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
+/** The numeric ScValType of each ScVal arm (stellar-xdr `SCValType`). */
+const SCV_TYPE: Record<string, number> = {
+  scvBool: 0,
+  scvVoid: 1,
+  scvError: 2,
+  scvU32: 3,
+  scvI32: 4,
+  scvU64: 5,
+  scvI64: 6,
+  scvTimepoint: 7,
+  scvDuration: 8,
+  scvU128: 9,
+  scvI128: 10,
+  scvU256: 11,
+  scvI256: 12,
+  scvBytes: 13,
+  scvString: 14,
+  scvSymbol: 15,
+  scvVec: 16,
+  scvMap: 17,
+  scvAddress: 18,
+  scvContractInstance: 19,
+  scvLedgerKeyContractInstance: 20,
+  scvLedgerKeyNonce: 21,
+  scvExecutableTag: 22,
+};
+
 // ---------------------------------------------------------------------------------------------
 // Ordering: the host's total order on values (the derived Ord of the XDR ScVal), used to keep
 // ScMap keys sorted as the real host requires.
@@ -41,8 +68,8 @@ export function compareScAddress(a: xdr.ScAddress, b: xdr.ScAddress): number {
  * (numbers numerically, byte strings lexicographically, vecs/maps element-wise then by length).
  */
 export function compareScVal(a: xdr.ScVal, b: xdr.ScVal): number {
-  const ta = (a as Any).switch().value as number;
-  const tb = (b as Any).switch().value as number;
+  const ta = SCV_TYPE[a.type];
+  const tb = SCV_TYPE[b.type];
   if (ta !== tb) return ta < tb ? -1 : 1;
   const x = a as Any;
   const y = b as Any;

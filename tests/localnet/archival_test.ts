@@ -1,9 +1,10 @@
 /**
  * Expiry and archival over JSON-RPC, on a node whose network settings make entries expire
  * within a few ledgers: a SAC allowance (temporary) expires and disappears; a persistent entry
- * (and the contract's instance and code) archives, a transaction touching it fails, simulation
- * returns a restore preamble, the RestoreFootprint transaction restores it with rent, and the
- * call then works on the old value; ExtendFootprintTtl keeps an entry alive and charges rent.
+ * (and the contract's instance and code) archives; simulation lists it for automatic restore
+ * (CAP-66: tx data ext v1, no preamble), a transaction that drops that list fails, the one as
+ * simulated restores it inside the call and works on the old value; an explicit RestoreFootprint
+ * restores with rent; ExtendFootprintTtl keeps an entry alive and charges rent.
  */
 import assert from "node:assert/strict";
 import {
@@ -13,6 +14,7 @@ import {
   nativeToScVal,
   Operation,
   rpc,
+  SorobanDataBuilder,
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
@@ -134,41 +136,87 @@ Deno.test("an archived persistent entry needs a restore; the restore works and k
   assert.equal(raw.result.entries[0].liveUntilLedgerSeq, 0);
   assert.equal(raw.result.entries[0].extXdr, xdr.LedgerEntryExt.v0().toXdr("base64"));
 
-  // Simulation answers with a restore preamble.
+  // Protocol 23+ (CAP-66): simulation gives no restore preamble; the transaction data's v1
+  // extension lists the archived read-write entry, which the invocation itself restores.
   const second = await inc(2);
   const sim2 = await node.server.simulateTransaction(second);
-  assert.ok(rpc.Api.isSimulationRestore(sim2), "expected a restorePreamble");
-  // Sending the call anyway: it is included and fails on the archived entry.
-  const blind = await send(node, rpc.assembleTransaction(second, sim2).build(), alice);
+  assert.ok(rpc.Api.isSimulationSuccess(sim2), JSON.stringify(sim2));
+  assert.ok(!rpc.Api.isSimulationRestore(sim2), "no restorePreamble at protocol 27");
+  const data2 = sim2.transactionData.build();
+  const rwKeys = data2.resources.footprint.readWrite.map((k) => k.toXdr("base64"));
+  const archivedIndex = rwKeys.indexOf(counterKey(id, alice.publicKey()).toXdr("base64"));
+  assert.ok(archivedIndex >= 0, "the counter entry is in the read-write footprint");
+  // The contract's instance and code archived with it (same TTL settings): all three are
+  // restored, each listed by its read-write index.
+  const listed = (data2.ext.toJson() as { v1: { archived_soroban_entries: number[] } }).v1
+    .archived_soroban_entries;
+  assert.ok(listed.includes(archivedIndex), JSON.stringify(listed));
+  assert.equal(listed.length, 3, JSON.stringify(listed));
+  // Sent without the extension (a client that drops it): included, and fails on the archived
+  // entry, as stellar-core refuses an archived entry the transaction does not restore.
+  const stripped = new xdr.SorobanTransactionData({
+    ext: xdr.SorobanTransactionDataExt.v0(),
+    resources: data2.resources,
+    resourceFee: data2.resourceFee,
+  });
+  const blind = await send(
+    node,
+    rpc.assembleTransaction(second, sim2).setSorobanData(stripped).build(),
+    alice,
+  );
   assert.equal(blind.status, "FAILED");
   if (blind.status === "FAILED") {
     assert.deepEqual(blind.resultXdr.result.toJson(), {
       tx_failed: [{ op_inner: { invoke_host_function: "entry_archived" } }],
     });
   }
-  // The restore transaction from the preamble.
-  const preamble = (sim2 as rpc.Api.SimulateTransactionRestoreResponse).restorePreamble;
-  assert.ok(BigInt(preamble.minResourceFee) > 0n);
+  // Sent as simulated: restored inside the invocation, on the value kept in the archive.
+  // (The failed one consumed its sequence number: the same call, built and simulated again.)
+  const again = await inc(2);
+  const simA = await node.server.simulateTransaction(again);
+  assert.ok(rpc.Api.isSimulationSuccess(simA), JSON.stringify(simA));
+  const auto = await send(node, rpc.assembleTransaction(again, simA).build(), alice);
+  assert.equal(auto.status, "SUCCESS");
+  assert.deepEqual(auto.status === "SUCCESS" && auto.returnValue?.toJson(), { u32: 7 });
+  const live = await node.server.getLedgerEntries(counterKey(id, alice.publicKey()));
+  assert.ok(live.entries[0].liveUntilLedgerSeq! > live.latestLedger);
+
+  // The explicit RestoreFootprint operation still works (what a restorePreamble describes),
+  // simulated as stellar-rpc does it.
+  await node.closeLedgers(40);
+  // The keys to restore: what a simulation lists (counter entry, instance, code again).
+  const probe = await node.server.simulateTransaction(await inc(2));
+  assert.ok(rpc.Api.isSimulationSuccess(probe), JSON.stringify(probe));
+  const probeData = probe.transactionData.build();
+  const toRestore = (probeData.ext.toJson() as { v1: { archived_soroban_entries: number[] } }).v1
+    .archived_soroban_entries.map((i) => probeData.resources.footprint.readWrite[i]);
+  assert.equal(toRestore.length, 3);
   const acc = await node.server.getAccount(alice.publicKey());
-  const restore = new TransactionBuilder(acc, {
-    fee: (100n + BigInt(preamble.minResourceFee)).toString(),
+  const restoreDraft = new TransactionBuilder(acc, {
+    fee: "100",
     networkPassphrase: node.networkPassphrase,
   })
-    .setSorobanData(preamble.transactionData.build())
+    .setSorobanData(
+      new SorobanDataBuilder().setReadWrite(toRestore).build(),
+    )
     .addOperation(Operation.restoreFootprint({}))
     .setTimeout(60)
     .build();
-  const restored = await send(node, restore, alice);
+  const simR = await node.server.simulateTransaction(restoreDraft);
+  assert.ok(rpc.Api.isSimulationSuccess(simR), JSON.stringify(simR));
+  assert.ok(BigInt(simR.minResourceFee) > 0n);
+  const restored = await send(node, rpc.assembleTransaction(restoreDraft, simR).build(), alice);
   assert.equal(restored.status, "SUCCESS");
   const after = await node.server.getLedgerEntries(counterKey(id, alice.publicKey()));
   assert.ok(after.entries[0].liveUntilLedgerSeq! > after.latestLedger);
-  // Now the call works, on the value kept in the archive.
+  // Now the call needs no restore.
   const third = await inc(2);
   const sim3 = await node.server.simulateTransaction(third);
   assert.ok(rpc.Api.isSimulationSuccess(sim3) && !rpc.Api.isSimulationRestore(sim3));
+  assert.deepEqual(sim3.transactionData.build().ext.toJson(), "v0");
   const ok = await send(node, rpc.assembleTransaction(third, sim3).build(), alice);
   assert.equal(ok.status, "SUCCESS");
-  assert.deepEqual(ok.status === "SUCCESS" && ok.returnValue?.toJson(), { u32: 7 });
+  assert.deepEqual(ok.status === "SUCCESS" && ok.returnValue?.toJson(), { u32: 9 });
 });
 
 Deno.test("ExtendFootprintTtl keeps an entry alive and charges rent for the extension", async () => {

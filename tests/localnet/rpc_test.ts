@@ -58,14 +58,14 @@ Deno.test("getNetwork, getHealth, getVersionInfo, getFeeStats, getLatestLedger d
   await using node = await startTestNode();
   const net = await node.server.getNetwork();
   assert.equal(net.passphrase, node.networkPassphrase);
-  assert.equal(net.protocolVersion, 23);
+  assert.equal(net.protocolVersion, 27);
   assert.equal(net.friendbotUrl, node.friendbotUrl);
   const health = await node.server.getHealth();
   assert.equal(health.status, "healthy");
   await node.closeLedgers(3);
   const latest = await node.server.getLatestLedger();
   assert.equal(latest.sequence, 4);
-  assert.equal(latest.protocolVersion, 23);
+  assert.equal(latest.protocolVersion, 27);
   // v17 decodes both XDRs: check they are the right header and chain to the previous one.
   assert.equal(latest.headerXdr.ledgerSeq, 4);
   assert.equal(latest.metadataXdr.type, "v2");
@@ -77,7 +77,7 @@ Deno.test("getNetwork, getHealth, getVersionInfo, getFeeStats, getLatestLedger d
     prev.ledgers[0].hash,
   );
   const v = await node.server.getVersionInfo();
-  assert.equal(v.protocolVersion, 23);
+  assert.equal(v.protocolVersion, 27);
   const fees = await node.server.getFeeStats();
   assert.equal(typeof fees.sorobanInclusionFee.p50, "string");
   assert.equal(fees.latestLedger, 4);

@@ -1,6 +1,6 @@
 /**
  * Compatibility with `@stellar/stellar-sdk` 14.4.3 (the copy the Blend SDK pins): its RPC
- * client and contract.Client decode everything the node serves (protocol-23 XDR only).
+ * client and contract.Client decode everything the node serves (at protocol 27: meta V4, fee events).
  */
 import assert from "node:assert/strict";
 import { startTestNode } from "../helpers/localnet.ts";
@@ -56,7 +56,7 @@ Deno.test("SDK 14.4.3: Client.from, read, write, events, transactions, ledgers d
   // The remaining read methods of the issue's list decode with v14's parsers as well.
   assert.equal((await server.getNetwork()).passphrase, node.networkPassphrase);
   assert.equal((await server.getHealth()).status, "healthy");
-  assert.equal((await server.getVersionInfo()).protocolVersion, 23);
+  assert.equal((await server.getVersionInfo()).protocolVersion, 27);
   assert.equal(typeof (await server.getFeeStats()).sorobanInclusionFee.p50, "string");
   assert.equal((await server.getAccount(kp.publicKey())).accountId(), kp.publicKey());
   // Raw XDR of a ledger close meta and header decode with v14's types.
