@@ -1,8 +1,8 @@
 /**
- * The Soroban resource-fee schedule, with rs-soroban-env's formulas
- * (`soroban-env-host/src/fees.rs`: `compute_transaction_resource_fee`, `compute_rent_fee`) and
- * the public network's fee-configuration numbers as published in the Stellar docs' "Resource
- * Limits & Fees" table.
+ * The Soroban resource-fee schedule the node validates submissions with: rs-soroban-env's
+ * `compute_transaction_resource_fee` (checked equal to the host's own, stroop for stroop, in
+ * `tests/localnet/ledger_unit_test.ts`) over the public network's protocol-27 configuration
+ * (`network_settings.ts`). Rent is not computed here: the host computes it (`real_host/`).
  *
  * - **Non-refundable** (checked at submission against the declared `resourceFee`): CPU
  *   instructions, disk-read entries (classic entries in the footprint — since protocol 23 live
@@ -52,10 +52,6 @@ export const FEE_CONFIG: FeeConfig = p27FeeConfig();
 
 /** rs-soroban-env's TX_BASE_RESULT_SIZE: history stores the result next to the envelope. */
 export const TX_BASE_RESULT_SIZE = 300;
-/** rs-soroban-env's TTL_ENTRY_SIZE: bytes written per TTL extension. */
-export const TTL_ENTRY_SIZE = 48;
-/** Contract code rent is divided by this (rs-soroban-env CODE_ENTRY_RENT_DISCOUNT_FACTOR). */
-const CODE_ENTRY_RENT_DISCOUNT = 3n;
 
 /** Resources a non-refundable fee is computed from. */
 export interface FeeResources {
@@ -88,54 +84,4 @@ export function nonRefundableFee(r: FeeResources, c: FeeConfig = FEE_CONFIG): bi
 /** Refundable fee of contract events and the return value (`bytes` of their XDR). */
 export function eventsFee(bytes: number, c: FeeConfig = FEE_CONFIG): bigint {
   return per(bytes, c.perEvent1kb, 1024n);
-}
-
-/** One entry's rent-relevant change (rs-soroban-env LedgerEntryRentChange). */
-export interface RentChange {
-  persistent: boolean;
-  code: boolean;
-  /** 0 for a new entry */
-  oldSize: number;
-  newSize: number;
-  /** 0 for a new entry */
-  oldLiveUntil: number;
-  newLiveUntil: number;
-}
-
-function rentFor(persistent: boolean, size: number, ledgers: number, c: FeeConfig): bigint {
-  const denom = 1024n * (persistent ? c.persistentRentDenominator : c.temporaryRentDenominator);
-  return ceilDiv(BigInt(size) * c.rentPer1kb * BigInt(ledgers), denom);
-}
-
-/** Rent of `changes` applied in ledger `ledgerSeq` (rs-soroban-env `compute_rent_fee`). */
-export function rentFee(
-  changes: RentChange[],
-  ledgerSeq: number,
-  c: FeeConfig = FEE_CONFIG,
-): bigint {
-  let fee = 0n;
-  let extended = 0;
-  for (const e of changes) {
-    const isNew = e.oldSize === 0 && e.oldLiveUntil === 0;
-    let f = 0n;
-    const before = isNew ? ledgerSeq - 1 : e.oldLiveUntil;
-    if (e.newLiveUntil > before) f += rentFor(e.persistent, e.newSize, e.newLiveUntil - before, c);
-    if (!isNew && e.newSize > e.oldSize && e.oldLiveUntil >= ledgerSeq) {
-      f += rentFor(e.persistent, e.newSize - e.oldSize, e.oldLiveUntil - ledgerSeq + 1, c);
-    }
-    if (e.code) f = ceilDiv(f, CODE_ENTRY_RENT_DISCOUNT);
-    fee += f;
-    if (e.oldLiveUntil < e.newLiveUntil) extended++;
-  }
-  return fee + BigInt(extended) * c.perWriteEntry +
-    per(extended * TTL_ENTRY_SIZE, c.perWrite1kb, 1024n);
-}
-
-/**
- * Instructions declared by simulation: the measured count plus stellar-rpc's default
- * leeway (max of +50,000 and ×1.04), so small state drift between simulation and submission
- * does not exceed the declared budget.
- */
-export function paddedInstructions(measured: number): number {
-  return Math.max(measured + 50_000, Math.ceil(measured * 1.04));
 }

@@ -9,12 +9,16 @@
 import { xdr } from "@stellar/stellar-sdk";
 import type { OpResultJson } from "./classic.ts";
 import { MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL } from "./constants.ts";
-import { FEE_CONFIG, type FeeConfig, type RentChange, rentFee } from "./fees.ts";
 import type { HostApi } from "./host_api.ts";
 import type { LedgerInfo, LedgerReader } from "./host_api.ts";
 import type { Overlay } from "./store.ts";
 import { muxedToG, sha256 } from "./util.ts";
-import { applyRealInvoke, simulateReal } from "./real_host/node_host.ts";
+import {
+  applyRealInvoke,
+  coreOpRent,
+  simulateReal,
+  type TtlChange,
+} from "./real_host/node_host.ts";
 
 /** What applying one Soroban op produced. */
 export interface SorobanOpOutcome {
@@ -50,59 +54,9 @@ function archivedReader(src: unknown): (key: string) => boolean {
   return (key) => s?.archived?.(key) ?? false;
 }
 
-/** The node's fee configuration (kept on its EntryStore), or the default. */
-function feesOf(src: unknown): FeeConfig {
-  return (src as { fees?: FeeConfig } | undefined)?.fees ?? FEE_CONFIG;
-}
-
 function minTtls(src: unknown): { minPersistent: number; minTemporary: number } {
   return (src as TtlSource | undefined)?.ttl ??
     { minPersistent: MIN_PERSISTENT_TTL, minTemporary: MIN_TEMPORARY_TTL };
-}
-
-/**
- * The rent-relevant changes of a host run: new contract data/code entries (minimum TTL of
- * their durability), grown entries and TTL extensions, against the state before (`reader`).
- */
-export function rentChangesOf(
-  reader: LedgerReader,
-  ttlOf: (key: string) => number | undefined,
-  changes: Map<string, xdr.LedgerEntry | null>,
-  liveUntil: Map<string, number> | undefined,
-  ledgerSeq: number,
-  minTtl: { minPersistent: number; minTemporary: number } = {
-    minPersistent: MIN_PERSISTENT_TTL,
-    minTemporary: MIN_TEMPORARY_TTL,
-  },
-): RentChange[] {
-  const out: RentChange[] = [];
-  const keys = new Set([...changes.keys(), ...(liveUntil?.keys() ?? [])]);
-  for (const k of keys) {
-    const before = reader.get(k);
-    const after = changes.has(k) ? changes.get(k) : before;
-    if (!after) continue;
-    const d = after.data;
-    if (d.type !== "contractData" && d.type !== "contractCode") continue;
-    const persistent = d.type === "contractCode" || d.contractData.durability.name !== "temporary";
-    const oldSize = before ? before.toXdr().length : 0;
-    const newSize = changes.has(k) ? after.toXdr().length : oldSize;
-    const oldLiveUntil = before ? ttlOf(k) ?? 0 : 0;
-    let newLiveUntil = before
-      ? oldLiveUntil
-      : ledgerSeq + (persistent ? minTtl.minPersistent : minTtl.minTemporary) - 1;
-    const ext = liveUntil?.get(k);
-    if (ext !== undefined && ext > newLiveUntil) newLiveUntil = ext;
-    if (oldSize === newSize && oldLiveUntil === newLiveUntil) continue;
-    out.push({
-      persistent,
-      code: d.type === "contractCode",
-      oldSize,
-      newSize,
-      oldLiveUntil,
-      newLiveUntil,
-    });
-  }
-  return out;
 }
 
 const insufficientRefundable = (
@@ -203,7 +157,6 @@ export function applySorobanOp(
   const ttlOf = ttlReader(ctx.store);
   const isArchived = archivedReader(ctx.store);
   const mins = minTtls(ctx.store);
-  const fees = feesOf(ctx.store);
   const budget = soroban.data.resourceFee - soroban.computedFee;
   switch (body.type) {
     case "invokeHostFunction": {
@@ -254,15 +207,19 @@ export function applySorobanOp(
         };
       }
       const ttlExtensions = new Map<string, number>();
-      // Archived entries are not extended (they need a RestoreFootprint).
+      const changes: TtlChange[] = [];
+      // Archived entries are not extended (they need a RestoreFootprint); entries already live
+      // past the target are left alone, as core does.
       for (const k of soroban.readOnly) {
-        if (!isArchived(k)) ttlExtensions.set(k, ctx.ledgerSeq + extendTo);
+        if (isArchived(k)) continue;
+        const entry = view.get(k);
+        const old = ttlOf(k);
+        const target = ctx.ledgerSeq + extendTo;
+        if (!entry || old === undefined || old >= target) continue;
+        ttlExtensions.set(k, target);
+        changes.push({ entry, oldLiveUntil: old, newLiveUntil: target, restored: false });
       }
-      const rent = rentFee(
-        rentChangesOf(view, ttlOf, new Map(), ttlExtensions, ctx.ledgerSeq, mins),
-        ctx.ledgerSeq,
-        fees,
-      );
+      const rent = coreOpRent(ctx, changes);
       if (rent > budget) return insufficientRefundable("extend_footprint_ttl", rent, budget);
       return {
         ok: true,
@@ -278,23 +235,16 @@ export function applySorobanOp(
       // Archived readWrite entries come back with the minimum persistent TTL; rent is paid as
       // for a new entry. Live entries are left alone.
       const restored = new Map<string, number>();
-      const changes: RentChange[] = [];
+      const changes: TtlChange[] = [];
       for (const k of soroban.readWrite) {
         if (!isArchived(k)) continue;
-        const e = view.get(k);
-        if (!e) continue;
+        const entry = view.get(k);
+        if (!entry) continue;
         const until = ctx.ledgerSeq + mins.minPersistent - 1;
         restored.set(k, until);
-        changes.push({
-          persistent: true,
-          code: e.data.type === "contractCode",
-          oldSize: 0,
-          newSize: e.toXdr().length,
-          oldLiveUntil: 0,
-          newLiveUntil: until,
-        });
+        changes.push({ entry, oldLiveUntil: 0, newLiveUntil: until, restored: true });
       }
-      const rent = rentFee(changes, ctx.ledgerSeq, fees);
+      const rent = coreOpRent(ctx, changes);
       if (rent > budget) return insufficientRefundable("restore_footprint", rent, budget);
       return {
         ok: true,

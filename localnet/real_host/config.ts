@@ -58,7 +58,7 @@ export interface NetworkSettings {
   memCostParams?: string;
 }
 
-/** The node's settings for the real host until it loads the network's config entries. */
+/** The node's settings for the real host: the public network's at protocol 27 (FEE_CONFIG). */
 export const DEFAULT_NETWORK_SETTINGS: NetworkSettings = {
   txMaxInstructions: TX_LIMITS.instructions,
   // 40 MiB: the public network's `txMemoryLimit`.
@@ -68,8 +68,8 @@ export const DEFAULT_NETWORK_SETTINGS: NetworkSettings = {
     perDiskReadEntry: FEE_CONFIG.perDiskReadEntry,
     perWriteEntry: FEE_CONFIG.perWriteEntry,
     perDiskRead1kb: FEE_CONFIG.perDiskRead1kb,
-    // CAP-66 (protocol 23): a flat write fee per KiB, separate from rent.
-    perWrite1kb: 3_500n,
+    // CAP-66 (protocol 23): a flat write fee per KiB, separate from rent (875 after SLP-4).
+    perWrite1kb: FEE_CONFIG.perWrite1kb,
     perHistorical1kb: FEE_CONFIG.perHistorical1kb,
     perContractEvent1kb: FEE_CONFIG.perEvent1kb,
     perTransactionSize1kb: FEE_CONFIG.perTxSize1kb,

@@ -370,3 +370,70 @@ export function resourceFee(
     refundable: BigInt(r.refundable as number),
   };
 }
+
+const NO_RESOURCES = {
+  instructions: 0,
+  disk_read_entries: 0,
+  write_entries: 0,
+  disk_read_bytes: 0,
+  write_bytes: 0,
+  contract_events_size_bytes: 0,
+  transaction_size_bytes: 0,
+};
+
+/** One entry's rent-relevant change, sizes as the host counts them for rent. */
+export interface RentChange {
+  persistent: boolean;
+  code: boolean;
+  /** 0 for a new (or restored) entry */
+  oldSize: number;
+  newSize: number;
+  /** 0 for a new (or restored) entry */
+  oldLiveUntil: number;
+  newLiveUntil: number;
+}
+
+/**
+ * The rent of `changes` applied in the ledger `ledger.sequenceNumber`, computed by the host
+ * (`fees::compute_rent_fee`, what stellar-core charges its RestoreFootprint and
+ * ExtendFootprintTTL operations): rent for the added ledgers, plus one write per TTL extended.
+ */
+export function rentFeeOf(
+  changes: RentChange[],
+  ledger: LedgerInfo,
+  settings: NetworkSettings = DEFAULT_NETWORK_SETTINGS,
+): bigint {
+  const r = callResourceFee({
+    ledger: ledgerJson(ledger),
+    config: configJson(settings),
+    resources: NO_RESOURCES,
+    rent_changes: changes.map((c) => ({
+      persistent: c.persistent,
+      code: c.code,
+      old_size: c.oldSize,
+      new_size: c.newSize,
+      old_live_until: c.oldLiveUntil,
+      new_live_until: c.newLiveUntil,
+    })),
+  });
+  return BigInt(r.rent_fee as number);
+}
+
+/**
+ * Entry sizes as the host counts them for rent (`e2e_invoke::entry_size_for_rent`): the XDR size,
+ * plus, for contract code, the memory of its parsed module (protocol 23+).
+ */
+export function sizesForRent(
+  entries: (xdr.LedgerEntry | string)[],
+  ledger: LedgerInfo,
+  settings: NetworkSettings = DEFAULT_NETWORK_SETTINGS,
+): number[] {
+  if (entries.length === 0) return [];
+  const r = callResourceFee({
+    ledger: ledgerJson(ledger),
+    config: configJson(settings),
+    resources: NO_RESOURCES,
+    sizes_for_rent: entries.map((e) => typeof e === "string" ? e : b64(e)),
+  });
+  return r.sizes_for_rent as number[];
+}

@@ -33,10 +33,12 @@ import {
   type LedgerInfo,
   type NetworkSettings,
   REAL_HOST_PROTOCOL,
+  rentFeeOf,
   simulateExtendTtl,
   simulateInvoke,
   type SimulateOutput,
   simulateRestore,
+  sizesForRent,
 } from "./mod.ts";
 import type { Overlay } from "../store.ts";
 import { sha256, toHex } from "../util.ts";
@@ -492,4 +494,46 @@ export function simulateReal(
     }],
     events,
   };
+}
+
+/** An entry a RestoreFootprint or ExtendFootprintTTL operation gives a new live-until ledger. */
+export interface TtlChange {
+  entry: xdr.LedgerEntry;
+  /** The live-until ledger before (ignored for a restore: the entry counts as new). */
+  oldLiveUntil: number;
+  newLiveUntil: number;
+  /** Restored from the archive (rent as for a new entry) rather than extended. */
+  restored: boolean;
+}
+
+/**
+ * The rent stellar-core charges its own RestoreFootprint and ExtendFootprintTTL operations (no
+ * contract runs, but core asks the host): sizes for rent from `entry_size_for_rent` (a code
+ * entry counts its parsed module's memory) and the fee from `compute_rent_fee`.
+ */
+export function coreOpRent(
+  ctx: { hostLedger: NodeLedgerInfo; store?: unknown },
+  changes: TtlChange[],
+): bigint {
+  if (changes.length === 0) return 0n;
+  const ledger = realLedger(ctx.hostLedger);
+  const settings = settingsOf(feesOf(ctx.store));
+  const sizes = sizesForRent(changes.map((c) => c.entry), ledger, settings);
+  return rentFeeOf(
+    changes.map((c, i) => {
+      const d = c.entry.data;
+      const code = d.type === "contractCode";
+      return {
+        persistent: code ||
+          (d.type === "contractData" && d.contractData.durability.name !== "temporary"),
+        code,
+        oldSize: c.restored ? 0 : sizes[i],
+        newSize: sizes[i],
+        oldLiveUntil: c.restored ? 0 : c.oldLiveUntil,
+        newLiveUntil: c.newLiveUntil,
+      };
+    }),
+    ledger,
+    settings,
+  );
 }

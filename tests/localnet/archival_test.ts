@@ -19,6 +19,8 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { realLedger, settingsOf } from "../../localnet/real_host/node_host.ts";
+import { rentFeeOf } from "../../localnet/real_host/mod.ts";
 import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const SHORT = { minPersistentTtl: 30, minTemporaryTtl: 10, maxEntryTtl: 10_000 };
@@ -207,6 +209,30 @@ Deno.test("an archived persistent entry needs a restore; the restore works and k
   assert.ok(BigInt(simR.minResourceFee) > 0n);
   const restored = await send(node, rpc.assembleTransaction(restoreDraft, simR).build(), alice);
   assert.equal(restored.status, "SUCCESS");
+  // The rent is the host's (`entry_size_for_rent` + `compute_rent_fee`, as core asks for its
+  // RestoreFootprint): the contract code counts its parsed module's memory, so the rent is well
+  // above what the three entries' XDR sizes alone would cost.
+  const meta = JSON.stringify(
+    restored.status === "SUCCESS" ? restored.resultMetaXdr.toJson() : {},
+  );
+  const rentCharged = BigInt(/"rent_fee_charged":"?(\d+)/.exec(meta)?.[1] ?? "0");
+  const ledger = node.chain.hostLedger();
+  const xdrOnly = rentFeeOf(
+    toRestore.map((k) => {
+      const e = node.chain.store.get(k.toXdr("base64"))!;
+      return {
+        persistent: true,
+        code: e.data.type === "contractCode",
+        oldSize: 0,
+        newSize: e.toXdr().length,
+        oldLiveUntil: 0,
+        newLiveUntil: ledger.sequence + SHORT.minPersistentTtl - 1,
+      };
+    }),
+    realLedger(ledger),
+    settingsOf(),
+  );
+  assert.ok(rentCharged > xdrOnly, `rent ${rentCharged} vs XDR-size rent ${xdrOnly}`);
   const after = await node.server.getLedgerEntries(counterKey(id, alice.publicKey()));
   assert.ok(after.entries[0].liveUntilLedgerSeq! > after.latestLedger);
   // Now the call needs no restore.

@@ -85,11 +85,12 @@ Deno.test("real host: resource fee from the host's fee schedule", () => {
       contractEventsSizeBytes: 2048,
       transactionSizeBytes: 1024,
     }, l.info());
-    // 25/10k instructions + 6,250 per disk read + 10,000 per write + 3,500 per KiB written +
-    // ⌈(1,024 + 300) × 16,235 / 1,024⌉ history + 1,624 per KiB of bandwidth.
-    assert.equal(fee.nonRefundable, 2_500n + 6_250n + 10_000n + 3_500n + 20_992n + 1_624n);
-    // Events: 10,000 per KiB, refundable.
-    assert.equal(fee.refundable, 20_000n);
+    // Protocol 27's schedule (SLP-4): 7/10k instructions + 1,563 per disk read + 2,500 per
+    // write + 875 per KiB written + ⌈(1,024 + 300) × 4,059 / 1,024⌉ history + 406 per KiB of
+    // bandwidth.
+    assert.equal(fee.nonRefundable, 700n + 1_563n + 2_500n + 875n + 5_249n + 406n);
+    // Events: 5,000 per KiB, refundable.
+    assert.equal(fee.refundable, 10_000n);
   } finally {
     closeRealHost();
   }

@@ -26,8 +26,8 @@ use soroban_env_host::budget::AsBudget;
 use soroban_env_host::budget::Budget;
 use soroban_env_host::e2e_invoke::{self, extract_rent_changes, RecordingInvocationAuthMode};
 use soroban_env_host::fees::{
-    compute_rent_fee, compute_transaction_resource_fee, FeeConfiguration, RentFeeConfiguration,
-    TransactionResources,
+    compute_rent_fee, compute_transaction_resource_fee, FeeConfiguration, LedgerEntryRentChange,
+    RentFeeConfiguration, TransactionResources,
 };
 use soroban_env_host::storage::{EntryWithLiveUntil, SnapshotSource};
 use soroban_env_host::xdr::{
@@ -382,7 +382,55 @@ fn resource_fee(req: &Value) -> Res<Value> {
     };
     let (non_refundable, refundable) =
         compute_transaction_resource_fee(&resources, &config.fee_configuration);
-    Ok(json!({ "non_refundable": non_refundable, "refundable": refundable }))
+    let mut out = Map::new();
+    out.insert("non_refundable".into(), json!(non_refundable));
+    out.insert("refundable".into(), json!(refundable));
+    // What stellar-core's own RestoreFootprint/ExtendFootprintTTL operations ask the host for:
+    // entry sizes for rent (a code entry counts its parsed module's memory, since protocol 23)
+    // and the rent of a set of changes.
+    if let Some(Value::Array(entries)) = req.get("sizes_for_rent") {
+        let budget = Budget::try_from_configs(
+            config.tx_max_instructions as u64,
+            config.tx_memory_limit as u64,
+            config.cpu_cost_params.clone(),
+            config.memory_cost_params.clone(),
+        )
+        .map_err(|e| format!("budget: {e:?}"))?;
+        let mut sizes = Vec::with_capacity(entries.len());
+        for v in entries {
+            let text = v.as_str().ok_or("`sizes_for_rent` holds a non-string")?;
+            let entry = LedgerEntry::from_xdr_base64(text, Limits::none())
+                .map_err(|e| format!("an item of `sizes_for_rent` is not valid XDR: {e}"))?;
+            let xdr_size = entry
+                .to_xdr(Limits::none())
+                .map_err(|e| e.to_string())?
+                .len();
+            let size = e2e_invoke::entry_size_for_rent(&budget, &entry, xdr_size as u32)
+                .map_err(|e| format!("entry_size_for_rent: {e:?}"))?;
+            sizes.push(size);
+        }
+        out.insert("sizes_for_rent".into(), json!(sizes));
+    }
+    if let Some(Value::Array(changes)) = req.get("rent_changes") {
+        let mut list = Vec::with_capacity(changes.len());
+        for c in changes {
+            list.push(LedgerEntryRentChange {
+                is_persistent: c.get("persistent").and_then(Value::as_bool).unwrap_or(true),
+                is_code_entry: c.get("code").and_then(Value::as_bool).unwrap_or(false),
+                old_size_bytes: u32_of(c, "old_size")?,
+                new_size_bytes: u32_of(c, "new_size")?,
+                old_live_until_ledger: u32_of(c, "old_live_until")?,
+                new_live_until_ledger: u32_of(c, "new_live_until")?,
+            });
+        }
+        let fee = compute_rent_fee(
+            &list,
+            &config.rent_fee_configuration,
+            ledger.sequence_number,
+        );
+        out.insert("rent_fee".into(), json!(fee));
+    }
+    Ok(Value::Object(out))
 }
 
 fn default_cost_params() -> Res<Value> {
