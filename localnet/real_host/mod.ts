@@ -2,8 +2,8 @@
  * The real Soroban host (crates.io `soroban-env-host` / `soroban-simulation` 27.0.1) called
  * in-process through Deno FFI: {@link invokeHostFunction} is stellar-core's apply entry point
  * (`e2e_invoke::invoke_host_function`), {@link simulateInvoke} stellar-rpc's preflight.
- * Arguments and results are stellar-sdk `xdr` objects. Not yet wired into the node: the
- * home-made host in `localnet/host/` is still the default (see README.md).
+ * Arguments and results are stellar-sdk `xdr` objects. The node's side (apply, simulation, the
+ * in-process API) is `node_host.ts`.
  *
  * @module
  */
