@@ -6,11 +6,13 @@
  * an already-registered keeper, a wallet refusal.
  */
 import assert from "node:assert/strict";
-import { Keypair, TransactionBuilder } from "@stellar/stellar-sdk";
+import { Keypair, TransactionBuilder, type xdr } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil, USDC } from "../../contracts/deploy.ts";
-import { clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
+import { type AutoRestore, clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
+import { archivedEntryKeys } from "../../lib/auto_restore.ts";
+import { startPreambleRpc } from "../helpers/preamble_rpc.ts";
 import { plainError } from "../../lib/errors.ts";
 import { ContractCallError } from "../../lib/tx_errors.ts";
 import { script } from "../fixtures/scripted_executor.ts";
@@ -166,47 +168,123 @@ Deno.test("write path and plain error messages against the local node", async (t
   });
 });
 
-Deno.test("an archived depositor record: the page restores it (wallet-signed, fee shown), then withdraws", async () => {
+/** A signer that counts the signatures it gives. */
+function counting(kp: Keypair, passphrase: string): TxSigner & { count: number } {
+  const inner = signer(kp, passphrase);
+  const s = {
+    address: inner.address,
+    count: 0,
+    signTransaction(xdr: string, opts: { networkPassphrase: string; address: string }) {
+      s.count++;
+      return inner.signTransaction(xdr, opts);
+    },
+  };
+  return s;
+}
+
+Deno.test("an archived depositor record: the withdrawal restores it itself (one signature, cost reported); an old RPC's preamble path still works", async (t) => {
   clearSpecCache();
   // Short rent period so the record archives within the test (after the withdrawal cooldown).
+  // The vault extends its records' TTL on use (about 518,400 ledgers); the real host clamps an
+  // extension at the maximum entry TTL, so a small maximum keeps that within the test.
   await using node = await startTestNode({
-    network: { minPersistentTtl: 5_000, minTemporaryTtl: 100, maxEntryTtl: 3_110_400 },
+    network: { minPersistentTtl: 5_000, minTemporaryTtl: 100, maxEntryTtl: 6_000 },
   });
   const dev = await setupDevChain(node, { accounts: ["alice"] });
   const usdc = dev.contracts.usdc;
   const { vault } = await deployVigil(node, { usdc });
   const net = { rpcUrl: node.rpcUrl, passphrase: node.networkPassphrase };
   const alice = Keypair.fromSecret(dev.accounts.alice.secret);
-  const wallet = signer(alice, net.passphrase);
   const shares = await writeCall<bigint>(
     net,
     vault,
     "deposit",
     [alice.publicKey(), 100n * USDC],
-    wallet,
+    signer(alice, net.passphrase),
   );
-  await node.advanceTime(5_200); // past the cooldown and the record's TTL
-  const stages: string[] = [];
-  let restoreFee: string | undefined;
-  const r = await writeCall<bigint>(
-    net,
-    vault,
-    "withdraw",
-    [alice.publicKey(), shares.value],
-    wallet,
-    {
-      onStage: (s, info) => {
-        stages.push(s);
-        restoreFee ??= info?.restoreFee;
-      },
-      pollMs: 100,
+  const half = shares.value / 2n;
+
+  await t.step(
+    "protocol 27: no restore stage, one transaction restores and withdraws",
+    async () => {
+      await node.advanceTime(6_200); // past the cooldown and the record's (maximum) TTL
+      const wallet = counting(alice, net.passphrase);
+      const stages: string[] = [];
+      let auto: AutoRestore | undefined;
+      const usdcBefore = await node.view<bigint>(usdc, "balance", { id: alice.publicKey() });
+      const r = await writeCall<bigint>(net, vault, "withdraw", [alice.publicKey(), half], wallet, {
+        onStage: (s, info) => {
+          stages.push(s);
+          auto ??= info?.autoRestore;
+        },
+        pollMs: 100,
+      });
+      assert.deepEqual(stages, ["building", "signing", "submitted", "confirmed"]);
+      assert.equal(wallet.count, 1, "one signature");
+      assert.ok(auto, "the automatic restore is reported");
+      assert.ok(auto.entries >= 1, JSON.stringify(auto));
+      assert.ok(BigInt(auto.resourceFee) > 0n, JSON.stringify(auto));
+      assert.ok(auto.restoreFee !== null && BigInt(auto.restoreFee) > 0n, JSON.stringify(auto));
+      assert.ok(BigInt(auto.restoreFee) <= BigInt(auto.resourceFee));
+      assert.ok(r.value > 0n);
+      const usdcAfter = await node.view<bigint>(usdc, "balance", { id: alice.publicKey() });
+      assert.equal(usdcAfter - usdcBefore, r.value);
+      // The transaction that landed restored the entries: its data lists them, and they are live.
+      const got = await node.server.getTransaction(r.hash);
+      assert.equal(got.status, "SUCCESS");
+      const env = (got as { envelopeXdr: xdr.TransactionEnvelope }).envelopeXdr;
+      assert.equal(env.type, "envelopeTypeTx");
+      const ext =
+        (env as unknown as { v1: { tx: { ext: { sorobanData: xdr.SorobanTransactionData } } } })
+          .v1.tx.ext;
+      const keys = archivedEntryKeys(ext.sorobanData);
+      assert.equal(keys.length, auto.entries);
+      const live = await node.server.getLedgerEntries(...keys);
+      assert.equal(live.entries.length, keys.length);
+      for (const e of live.entries) assert.ok(e.liveUntilLedgerSeq! >= live.latestLedger);
     },
   );
-  assert.equal(stages[0], "building");
-  assert.equal(stages[1], "restoring");
-  assert.ok(restoreFee !== undefined && BigInt(restoreFee) > 0n, `restore fee ${restoreFee}`);
-  assert.deepEqual(stages.slice(-4), ["building", "signing", "submitted", "confirmed"]);
-  assert.ok(r.value > 0n);
+
+  await t.step(
+    "an RPC answering with a restorePreamble: the wallet signs the restore first",
+    async () => {
+      await node.advanceTime(6_200); // archived again
+      await using old = startPreambleRpc(node.rpcUrl, node.networkPassphrase);
+      const wallet = counting(alice, net.passphrase);
+      const stages: string[] = [];
+      let restoreFee: string | undefined;
+      let auto: AutoRestore | undefined;
+      const r = await writeCall<bigint>(
+        { rpcUrl: old.url, passphrase: net.passphrase },
+        vault,
+        "withdraw",
+        [alice.publicKey(), shares.value - half],
+        wallet,
+        {
+          onStage: (s, info) => {
+            stages.push(s);
+            restoreFee ??= info?.restoreFee;
+            auto ??= info?.autoRestore;
+          },
+          pollMs: 100,
+        },
+      );
+      assert.equal(old.rewritten, 1, "the first simulation was answered with a preamble");
+      assert.deepEqual(stages, [
+        "building",
+        "restoring",
+        "submitted",
+        "building",
+        "signing",
+        "submitted",
+        "confirmed",
+      ]);
+      assert.equal(wallet.count, 2, "the restore, then the call");
+      assert.ok(restoreFee !== undefined && BigInt(restoreFee) > 0n, `restore fee ${restoreFee}`);
+      assert.equal(auto, undefined, "nothing left to restore inside the call");
+      assert.ok(r.value > 0n);
+    },
+  );
 });
 
 Deno.test("plain messages of the issue-20 contract errors", () => {
