@@ -76,7 +76,8 @@ export function useWrite(ctx: { usdc?: string | null } = {}) {
   return { state, run, reset: () => setState(IDLE), busy: state.status === "running" };
 }
 
-const xlm = (stroops: string) => (Number(stroops) / 1e7).toFixed(4);
+/** Stroops as XLM: all seven decimals when they matter, at least four. */
+const xlm = (stroops: string) => (Number(stroops) / 1e7).toFixed(7).replace(/0{1,3}$/, "");
 
 /**
  * The automatic restore, in words: how many entries, and the fee with the restore's share as
@@ -128,8 +129,8 @@ export function WriteStatus(props: { state: WriteState; explorer: string | null;
       {s.restoreFee !== null && (
         <p class="notice info" data-testid="write-restore" data-restore="separate">
           Part of this contract's stored state was archived by the network (its rent period ran
-          out). Your wallet signs a restore first, costing at most{" "}
-          {(Number(s.restoreFee) / 1e7).toFixed(4)} XLM in fees; then the transaction itself.
+          out). Your wallet signs a restore first, costing at most {xlm(s.restoreFee)}{" "}
+          XLM in fees; then the transaction itself.
         </p>
       )}
       {s.status === "failed" && s.error && (
