@@ -3,7 +3,9 @@
  * run in Deno against a local node, and the plain messages of the failures a depositor or
  * operator meets: a flash that was not repaid (issue 12), deregistration at any time,
  * a stake the USDC balance cannot cover (the token's untyped error inside `register`),
- * an already-registered keeper, a wallet refusal.
+ * an already-registered keeper, a wallet refusal; and an archived depositor record, which the
+ * withdrawal restores itself on protocol 27 (one signature, the cost reported), or — through an
+ * RPC that answers with a `restorePreamble`, as before protocol 23 — with a restore signed first.
  */
 import assert from "node:assert/strict";
 import { Keypair, TransactionBuilder, type xdr } from "@stellar/stellar-sdk";
@@ -203,6 +205,16 @@ Deno.test("an archived depositor record: the withdrawal restores it itself (one 
     signer(alice, net.passphrase),
   );
   const half = shares.value / 2n;
+  /** The Soroban data of a landed transaction. */
+  const sorobanDataOf = async (hash: string) => {
+    const got = await node.server.getTransaction(hash);
+    assert.equal(got.status, "SUCCESS");
+    const env = (got as { envelopeXdr: xdr.TransactionEnvelope }).envelopeXdr;
+    assert.equal(env.type, "envelopeTypeTx");
+    return (env as unknown as { v1: { tx: { ext: { sorobanData: xdr.SorobanTransactionData } } } })
+      .v1.tx.ext.sorobanData;
+  };
+  let autoFee = 0n, autoShare = 0n;
 
   await t.step(
     "protocol 27: no restore stage, one transaction restores and withdraws",
@@ -226,18 +238,13 @@ Deno.test("an archived depositor record: the withdrawal restores it itself (one 
       assert.ok(BigInt(auto.resourceFee) > 0n, JSON.stringify(auto));
       assert.ok(auto.restoreFee !== null && BigInt(auto.restoreFee) > 0n, JSON.stringify(auto));
       assert.ok(BigInt(auto.restoreFee) <= BigInt(auto.resourceFee));
+      autoFee = BigInt(auto.resourceFee);
+      autoShare = BigInt(auto.restoreFee);
       assert.ok(r.value > 0n);
       const usdcAfter = await node.view<bigint>(usdc, "balance", { id: alice.publicKey() });
       assert.equal(usdcAfter - usdcBefore, r.value);
       // The transaction that landed restored the entries: its data lists them, and they are live.
-      const got = await node.server.getTransaction(r.hash);
-      assert.equal(got.status, "SUCCESS");
-      const env = (got as { envelopeXdr: xdr.TransactionEnvelope }).envelopeXdr;
-      assert.equal(env.type, "envelopeTypeTx");
-      const ext =
-        (env as unknown as { v1: { tx: { ext: { sorobanData: xdr.SorobanTransactionData } } } })
-          .v1.tx.ext;
-      const keys = archivedEntryKeys(ext.sorobanData);
+      const keys = archivedEntryKeys(await sorobanDataOf(r.hash));
       assert.equal(keys.length, auto.entries);
       const live = await node.server.getLedgerEntries(...keys);
       assert.equal(live.entries.length, keys.length);
@@ -283,6 +290,12 @@ Deno.test("an archived depositor record: the withdrawal restores it itself (one 
       assert.ok(restoreFee !== undefined && BigInt(restoreFee) > 0n, `restore fee ${restoreFee}`);
       assert.equal(auto, undefined, "nothing left to restore inside the call");
       assert.ok(r.value > 0n);
+      // The reported share bounds what the restore really added: the same withdrawal on live
+      // entries costs at least the automatic one's fee minus that share (measured: 677,212
+      // with the restore, 145,703 without, share reported 559,107 stroops).
+      const liveFee = BigInt((await sorobanDataOf(r.hash)).resourceFee.toString());
+      assert.ok(autoFee - liveFee > 0n, `${autoFee} vs ${liveFee}`);
+      assert.ok(autoShare >= autoFee - liveFee, `share ${autoShare}, ${autoFee} - ${liveFee}`);
     },
   );
 });
