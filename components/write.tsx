@@ -6,12 +6,13 @@
  * @module
  */
 import { useState } from "preact/hooks";
-import type { StageInfo, WriteStage } from "../lib/soroban.ts";
+import type { AutoRestore, StageInfo, WriteStage } from "../lib/soroban.ts";
 import { plainError } from "../lib/errors.ts";
 import { shortHash } from "../lib/format.ts";
 
+/** Also when the transaction restores archived state itself (protocol 23+): same stages. */
 const STAGES: WriteStage[] = ["building", "signing", "submitted", "confirmed"];
-/** With a restore of archived state first. */
+/** An older RPC's path: a separate restore of archived state first. */
 const STAGES_RESTORE: WriteStage[] = ["building", "restoring", "signing", "submitted", "confirmed"];
 const STAGE_LABEL: Record<WriteStage, string> = {
   building: "Building & simulating",
@@ -31,6 +32,8 @@ export interface WriteState {
   message: string | null;
   /** Set when archived state had to be restored first: the restore's fee in stroops. */
   restoreFee: string | null;
+  /** Set when the transaction restores archived state itself (protocol 23+). */
+  autoRestore: AutoRestore | null;
 }
 
 const IDLE: WriteState = {
@@ -40,6 +43,7 @@ const IDLE: WriteState = {
   error: null,
   message: null,
   restoreFee: null,
+  autoRestore: null,
 };
 
 /** Runs writes one at a time and tracks their progress. */
@@ -57,6 +61,7 @@ export function useWrite(ctx: { usdc?: string | null } = {}) {
           stage,
           hash: info?.hash ?? s.hash,
           restoreFee: info?.restoreFee ?? s.restoreFee,
+          autoRestore: info?.autoRestore ?? s.autoRestore,
         }))
       );
       setState((s) => ({ ...s, status: "done", stage: "confirmed", message: describe(v) }));
@@ -69,6 +74,35 @@ export function useWrite(ctx: { usdc?: string | null } = {}) {
     }
   };
   return { state, run, reset: () => setState(IDLE), busy: state.status === "running" };
+}
+
+/** Stroops as XLM: all seven decimals when they matter, at least four. */
+const xlm = (stroops: string) => (Number(stroops) / 1e7).toFixed(7).replace(/0{1,3}$/, "");
+
+/**
+ * The automatic restore, in words: how many entries, and the fee with the restore's share as
+ * an upper bound (what restoring them alone would cost; see lib/auto_restore.ts for why that
+ * bounds it).
+ */
+function AutoRestoreNotice(props: { r: AutoRestore }) {
+  const { entries, resourceFee, restoreFee } = props.r;
+  return (
+    <p class="notice info" data-testid="write-restore" data-restore="auto">
+      Part of the stored state this transaction uses was archived by the network (its rent period
+      ran out). This transaction also restores it —{" "}
+      {entries === 1 ? "1 archived entry" : `${entries} archived entries`}{" "}
+      — with the same signature; there is no separate step. Its network fee, at most{" "}
+      <span data-testid="write-restore-fee">{xlm(resourceFee)}</span> XLM, includes the restore
+      {restoreFee !== null
+        ? (
+          <>
+            {": at most "}
+            <span data-testid="write-restore-share">{xlm(restoreFee)}</span> XLM of it
+          </>
+        )
+        : null}.
+    </p>
+  );
 }
 
 /** Shows a write's stages and outcome. */
@@ -91,11 +125,12 @@ export function WriteStatus(props: { state: WriteState; explorer: string | null;
           return <li key={st} class={cls} data-stage={st}>{STAGE_LABEL[st]}</li>;
         })}
       </ol>
+      {s.autoRestore && <AutoRestoreNotice r={s.autoRestore} />}
       {s.restoreFee !== null && (
-        <p class="notice info" data-testid="write-restore">
+        <p class="notice info" data-testid="write-restore" data-restore="separate">
           Part of this contract's stored state was archived by the network (its rent period ran
-          out). Your wallet signs a restore first, costing at most{" "}
-          {(Number(s.restoreFee) / 1e7).toFixed(4)} XLM in fees; then the transaction itself.
+          out). Your wallet signs a restore first, costing at most {xlm(s.restoreFee)}{" "}
+          XLM in fees; then the transaction itself.
         </p>
       )}
       {s.status === "failed" && s.error && (

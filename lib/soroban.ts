@@ -17,8 +17,10 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { ContractCallError, TxFailedError } from "./tx_errors.ts";
+import { type AutoRestore, autoRestoreOf } from "./auto_restore.ts";
 
 export { ContractCallError, TxFailedError };
+export type { AutoRestore };
 
 /** An address used as the source of read-only simulations; it need not exist. */
 const READ_SOURCE = "GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF";
@@ -212,15 +214,20 @@ export async function simulateView<T = unknown>(
 }
 
 /**
- * The stages of a write, in order. "restoring" appears only when the contract state the call
- * needs was archived: the wallet first signs a RestoreFootprint transaction.
+ * The stages of a write, in order. "restoring" appears only on an RPC older than protocol 23
+ * that answers archived state with a `restorePreamble`: the wallet first signs a
+ * RestoreFootprint transaction. From protocol 23 on (CAP-66) the call restores archived state
+ * itself, in the same transaction: no extra stage, the "signing" stage reports it instead.
  */
 export type WriteStage = "building" | "restoring" | "signing" | "submitted" | "confirmed";
 
-/** Extra facts a stage reports: the transaction hash, or the restore's fee (stroops). */
+/** Extra facts a stage reports (fees in stroops). */
 export interface StageInfo {
   hash?: string;
+  /** "restoring": the separate RestoreFootprint transaction's resource fee. */
   restoreFee?: string;
+  /** "signing": archived entries this transaction restores itself, and what that costs. */
+  autoRestore?: AutoRestore;
 }
 
 /** A wallet able to sign a transaction envelope (base64 XDR). */
@@ -249,9 +256,11 @@ interface WriteOpts {
  * The write path, entirely client-side: build the invocation, simulate it (a contract error
  * stops here, before the wallet is asked), assemble (footprint, resource fee, auth), have the
  * wallet sign, send, and poll getTransaction until it is final (bounded by `timeoutMs`).
- * `onStage` reports progress: building → signing → submitted (with the hash) → confirmed. When
- * the simulation asks for a restore (archived state), the wallet first signs the
- * RestoreFootprint transaction ("restoring", with its fee), then the call is built again.
+ * `onStage` reports progress: building → signing → submitted (with the hash) → confirmed.
+ * Archived state the call needs: on protocol 23+ the call restores it itself (one transaction,
+ * one signature; "signing" reports the entries and the fee, see auto_restore.ts); an older RPC
+ * answers with a `restorePreamble` instead, and then the wallet first signs that
+ * RestoreFootprint transaction ("restoring", with its fee), and the call is built again.
  */
 export async function writeCall<T = unknown>(
   net: NetworkInfo,
@@ -308,8 +317,10 @@ export async function writeCall<T = unknown>(
     return writeCall<T>(net, contractId, fn, args, signer, opts, true);
   }
   const maxLedger = sim.latestLedger + 1 + TX_VALIDITY_LEDGERS;
+  // The assembled transaction keeps the data's v1 extension (the entries it restores).
   const assembled = rpc.assembleTransaction(raw, sim).setLedgerbounds(0, maxLedger).build();
-  opts.onStage?.("signing");
+  const autoRestore = await autoRestoreOf(server, net.passphrase, signer.address, sim);
+  opts.onStage?.("signing", autoRestore ? { autoRestore } : undefined);
   const { signedTxXdr } = await signer.signTransaction(assembled.toXDR(), {
     networkPassphrase: net.passphrase,
     address: signer.address,

@@ -1,8 +1,9 @@
 /**
- * State archival, from the keeper's side: restoring archived entries a call needs (from a
- * simulation's restore preamble), and keeping contract instances and their code alive by
+ * State archival, from the keeper's side: keeping contract instances and their code alive by
  * extending their TTL when it falls below a threshold — cheap (one ExtendFootprintTtl
- * transaction for all of them), and anyone may send it.
+ * transaction for all of them), and anyone may send it. Archived ones are restored first with
+ * a RestoreFootprint transaction: only an invocation restores archived entries by itself
+ * (protocol 23+, CAP-66; see tx.ts), an ExtendFootprintTtl does not.
  *
  * @module
  */

@@ -20,8 +20,10 @@
  *   queues one per account, and sequence numbers must not race;
  * - the inclusion fee comes from getFeeStats (p90 of recently charged Soroban inclusion fees,
  *   at least the base fee) within a ceiling (`maxInclusionFee`, config MAX_INCLUSION_FEE);
- * - a simulation that answers with a restore preamble (archived entries) is followed by the
- *   RestoreFootprint transaction, then the call is built again.
+ * - archived entries a call needs are restored by the call itself from protocol 23 on (CAP-66:
+ *   the simulation's data lists them, the resource fee covers them); only an older RPC's
+ *   restore preamble makes us send a RestoreFootprint transaction first and build the call
+ *   again.
  *
  * No retries of a transaction with a new sequence number here: the caller decides (the spec
  * forbids automatic swap retries, and a retried draw could double-draw).
@@ -52,6 +54,7 @@ import {
 } from "./errors.ts";
 import { ledgerNow } from "./ledger.ts";
 import type { ChainRpc } from "./rpc.ts";
+import { archivedEntryKeys } from "../../lib/auto_restore.ts";
 
 /** Source of read-only simulations: it need not exist (stellar-rpc does not check it). */
 export const NULL_ACCOUNT = "GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF";
@@ -206,6 +209,13 @@ export interface InvokeResult {
   returnValue?: xdr.ScVal;
   /** Wall-clock ms from send to confirmation. */
   confirmMs: number;
+  /**
+   * Archived entries the invocation restored itself (protocol 23+, CAP-66: listed in its
+   * transaction data's v1 extension, paid by its resource fee); 0 when none.
+   */
+  restoredEntries?: number;
+  /** Set when an older RPC's `restorePreamble` made us send a RestoreFootprint first. */
+  restoreTxHash?: string;
 }
 
 /**
@@ -254,11 +264,18 @@ async function invokeLocked(
   if (rpc.Api.isSimulationError(sim)) {
     throw new ContractCallError(contractId, fn, parseHostError(sim.error), sim.error, "simulation");
   }
+  // Archived entries the call needs. From protocol 23 (CAP-66) the invocation restores them
+  // itself: simulation lists them in the data's v1 extension, which assembling keeps, and the
+  // resource fee covers them; nothing else to send. An RPC older than that answers with a
+  // `restorePreamble` instead: restore first (one RestoreFootprint transaction), then build
+  // the call again on a fresh sequence number.
   if (rpc.Api.isSimulationRestore(sim)) {
-    // Archived entries the call needs: restore them first (one RestoreFootprint transaction
-    // from the simulation's preamble), then build the call again on a fresh sequence number.
-    await restoreFromPreamble(chain, keypair, sim.restorePreamble, opts);
-    return invokeLocked(chain, keypair, contractId, fn, args, { ...opts, account: undefined });
+    const restoreTxHash = await restoreFromPreamble(chain, keypair, sim.restorePreamble, opts);
+    const r = await invokeLocked(chain, keypair, contractId, fn, args, {
+      ...opts,
+      account: undefined,
+    });
+    return { ...r, restoreTxHash };
   }
   const okSim = sim as rpc.Api.SimulateTransactionSuccessResponse;
   // Every recorded entry with source-account credentials would be authorized by our signature:
@@ -299,6 +316,7 @@ async function invokeLocked(
     ledger: sent.ledger,
     returnValue: sent.returnValue,
     confirmMs: sent.confirmMs,
+    restoredEntries: archivedEntryKeys(okSim.transactionData.build()).length,
   };
 }
 

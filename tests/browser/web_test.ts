@@ -305,3 +305,50 @@ Deno.test("browser: writes through the development wallet", async (t) => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+Deno.test("browser: an archived position is restored by the withdrawal itself (one signature, cost shown)", async () => {
+  // Short rent periods (the vault's own TTL extensions are clamped at the maximum), no seeded
+  // history: the seeding moves the clock past these TTLs.
+  await using s = await startWebStack({
+    seed: false,
+    network: { minPersistentTtl: 5_000, minTemporaryTtl: 100, maxEntryTtl: 6_000 },
+  });
+  await using browser = await launchBrowser();
+  const bob = s.accounts.bob.publicKey();
+  await s.node.invoke(s.vault, "deposit", { depositor: bob, amount: 250n * USDC_UNIT }, {
+    source: bob,
+  });
+  await s.node.advanceTime(6_200); // past the cooldown and every TTL: bob's record is archived
+  const { page, errors } = await browser.newPage();
+  const signs: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().endsWith("/_dev/wallet/sign")) signs.push(r.url());
+  });
+  await open(page, s.url + "/vault");
+  await connectDev(page, "bob");
+  await page.waitForFunction(() =>
+    /ended/.test(document.querySelector("#pos-cooldown")?.textContent ?? "")
+  );
+  const before = await shares(s, bob);
+  await watchStages(page, "#vault-actions");
+  await page.click("#tab-withdraw");
+  await page.fill("#amount", "100");
+  await page.click("#withdraw-submit");
+  const r = await writeResult(page, "vault-write");
+  assert.equal(r.status, "done", r.text);
+  const stages = await page.evaluate(() =>
+    (globalThis as unknown as { __stages: string[] }).__stages
+  );
+  assert.deepEqual(stages, ["building", "signing", "submitted", "confirmed"]);
+  assert.equal(signs.length, 1, "one wallet signature");
+  const notice = page.locator('#vault-write [data-testid="write-restore"]');
+  assert.equal(await notice.getAttribute("data-restore"), "auto");
+  const text = (await notice.textContent()) ?? "";
+  assert.match(text, /also restores it — \d+ archived entr(y|ies) — with the same signature/);
+  const fee = Number(await notice.locator('[data-testid="write-restore-fee"]').textContent());
+  const share = Number(await notice.locator('[data-testid="write-restore-share"]').textContent());
+  assert.ok(fee > 0 && share > 0 && share <= fee, `${fee} XLM, restore at most ${share} XLM`);
+  assert.equal(before - (await shares(s, bob)), 100n * USDC_UNIT);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

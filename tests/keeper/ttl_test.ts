@@ -1,8 +1,9 @@
 /**
  * The keeper against state archival on the local node (short TTLs set per node): it keeps
  * Vigil's vault and registry instances and code alive by extending their TTL below the
- * threshold (restoring them first when already archived), and a call whose entries were
- * archived is preceded by the restore the simulation asks for.
+ * threshold (restoring them first when already archived: ExtendFootprintTtl cannot restore), a
+ * call whose entries were archived restores them inside the invocation (protocol 23+, CAP-66),
+ * and through an older RPC that answers with a `restorePreamble` the restore is sent first.
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
@@ -13,7 +14,8 @@ import { sv } from "../../keeper/chain/scval.ts";
 import { ROOT_ONLY } from "../../keeper/chain/auth_guard.ts";
 import { invokeContract } from "../../keeper/chain/tx.ts";
 import { keepAlive } from "../../keeper/chain/ttl.ts";
-import { startTestNode } from "../helpers/localnet.ts";
+import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { startPreambleRpc } from "../helpers/preamble_rpc.ts";
 import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 const SHORT = { minPersistentTtl: 200, minTemporaryTtl: 20, maxEntryTtl: 100_000 };
@@ -62,30 +64,65 @@ Deno.test("keep-alive: contract instances and code are extended below the thresh
   }
 });
 
-Deno.test("a keeper call on an archived entry restores it first, then succeeds", async () => {
-  await using node = await startTestNode({ network: SHORT });
+/** A counter fixture whose `Count` entry for `user` has been archived, and a call on it. */
+async function archivedCounter(node: TestNode, rpcUrl = node.rpcUrl) {
   const admin = await node.newAccount();
   const id = await deployFixture(node, "counter", { admin: admin.publicKey() });
   const user = await node.newAccount();
-  const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
+  const chain = new ChainRpc(rpcUrl, { networkPassphrase: node.networkPassphrase });
+  const inc = () =>
+    invokeContract(chain, user, id, "increment", [sv.address(user.publicKey()), sv.u32(3)], {
+      auth: ROOT_ONLY,
+    });
+  await inc();
+  await node.closeLedgers(250); // the counter entry, instance and code archive
+  const key = xdr.LedgerKey.contractData(
+    new xdr.LedgerKeyContractData({
+      contract: Address.fromString(id).toScAddress(),
+      key: xdr.ScVal.scvVec([xdr.ScVal.scvSymbol("Count"), sv.address(user.publicKey())]),
+      durability: xdr.ContractDataDurability.persistent,
+    }),
+  );
+  const liveUntil = async () => {
+    const { entries, latestLedger } = await getLedgerEntries(chain, [key]);
+    return [...entries.values()][0].liveUntilLedgerSeq! - latestLedger;
+  };
+  const seq = async () =>
+    BigInt((await chain.server.getAccount(user.publicKey())).sequenceNumber());
+  assert.ok((await liveUntil()) < 0, "archived");
+  return { chain, inc, liveUntil, seq };
+}
+
+Deno.test("a keeper call on an archived entry restores it inside the invocation (protocol 27: no RestoreFootprint transaction)", async () => {
+  await using node = await startTestNode({ network: SHORT });
+  const { chain, inc, liveUntil, seq } = await archivedCounter(node);
   try {
-    const inc = () =>
-      invokeContract(chain, user, id, "increment", [sv.address(user.publicKey()), sv.u32(3)], {
-        auth: ROOT_ONLY,
-      });
-    await inc();
-    await node.closeLedgers(250); // the counter entry, instance and code archive
-    const key = xdr.LedgerKey.contractData(
-      new xdr.LedgerKeyContractData({
-        contract: Address.fromString(id).toScAddress(),
-        key: xdr.ScVal.scvVec([xdr.ScVal.scvSymbol("Count"), sv.address(user.publicKey())]),
-        durability: xdr.ContractDataDurability.persistent,
-      }),
-    );
-    const before = await getLedgerEntries(chain, [key]);
-    assert.ok([...before.entries.values()][0].liveUntilLedgerSeq! < before.latestLedger);
+    const before = await seq();
     const r = await inc();
     assert.deepEqual(r.returnValue?.toJson(), { u32: 6 });
+    // The entry, the instance and the code: all restored by the call's own transaction.
+    assert.ok(r.restoredEntries! >= 1, JSON.stringify(r));
+    assert.equal(r.restoreTxHash, undefined);
+    assert.equal((await seq()) - before, 1n, "one transaction from the keeper");
+    assert.ok((await liveUntil()) >= 0, "live again");
+  } finally {
+    chain.close();
+  }
+});
+
+Deno.test("a keeper call through an RPC that answers with a restorePreamble: RestoreFootprint first, then the call", async () => {
+  await using node = await startTestNode({ network: SHORT });
+  await using old = startPreambleRpc(node.rpcUrl, node.networkPassphrase);
+  const { chain, inc, liveUntil, seq } = await archivedCounter(node, old.url);
+  try {
+    const before = await seq();
+    const r = await inc();
+    assert.deepEqual(r.returnValue?.toJson(), { u32: 6 });
+    assert.equal(old.rewritten, 1);
+    assert.match(r.restoreTxHash ?? "", /^[0-9a-f]{64}$/);
+    assert.equal(r.restoredEntries, 0, "nothing left to restore inside the call");
+    assert.equal((await seq()) - before, 2n, "the restore, then the call");
+    assert.ok((await liveUntil()) >= 0, "live again");
   } finally {
     chain.close();
   }

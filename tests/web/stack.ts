@@ -12,6 +12,7 @@
  */
 import { Keypair } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import type { LocalnetOptions } from "../../localnet/mod.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil, USDC } from "../../contracts/deploy.ts";
 import type { FlashPolicy } from "../../contracts/deploy_net.ts";
@@ -47,6 +48,8 @@ export interface WebStackOptions {
   apiDown?: boolean;
   /** Seed history (deposit, registration, a liquidation). Default true. */
   seed?: boolean;
+  /** The node's state-archival settings (short TTLs archive entries within a test). */
+  network?: LocalnetOptions["network"];
 }
 
 function freePortUrl(): string {
@@ -95,7 +98,7 @@ export const QUEUED_POOL = "CADAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDA
 /** Starts the stack. */
 export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStack> {
   clearSpecCache();
-  const node = await startTestNode();
+  const node = await startTestNode({ network: opts.network });
   const cleanups: (() => Promise<void>)[] = [() => node.close()];
   const close = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => {});

@@ -3,14 +3,18 @@
  * run in Deno against a local node, and the plain messages of the failures a depositor or
  * operator meets: a flash that was not repaid (issue 12), deregistration at any time,
  * a stake the USDC balance cannot cover (the token's untyped error inside `register`),
- * an already-registered keeper, a wallet refusal.
+ * an already-registered keeper, a wallet refusal; and an archived depositor record, which the
+ * withdrawal restores itself on protocol 27 (one signature, the cost reported), or — through an
+ * RPC that answers with a `restorePreamble`, as before protocol 23 — with a restore signed first.
  */
 import assert from "node:assert/strict";
-import { Keypair, TransactionBuilder } from "@stellar/stellar-sdk";
+import { Keypair, TransactionBuilder, type xdr } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
 import { setupDevChain } from "../../localnet/dev_setup.ts";
 import { deployVigil, USDC } from "../../contracts/deploy.ts";
-import { clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
+import { type AutoRestore, clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
+import { archivedEntryKeys } from "../../lib/auto_restore.ts";
+import { startPreambleRpc } from "../helpers/preamble_rpc.ts";
 import { plainError } from "../../lib/errors.ts";
 import { ContractCallError } from "../../lib/tx_errors.ts";
 import { script } from "../fixtures/scripted_executor.ts";
@@ -166,47 +170,134 @@ Deno.test("write path and plain error messages against the local node", async (t
   });
 });
 
-Deno.test("an archived depositor record: the page restores it (wallet-signed, fee shown), then withdraws", async () => {
+/** A signer that counts the signatures it gives. */
+function counting(kp: Keypair, passphrase: string): TxSigner & { count: number } {
+  const inner = signer(kp, passphrase);
+  const s = {
+    address: inner.address,
+    count: 0,
+    signTransaction(xdr: string, opts: { networkPassphrase: string; address: string }) {
+      s.count++;
+      return inner.signTransaction(xdr, opts);
+    },
+  };
+  return s;
+}
+
+Deno.test("an archived depositor record: the withdrawal restores it itself (one signature, cost reported); an old RPC's preamble path still works", async (t) => {
   clearSpecCache();
   // Short rent period so the record archives within the test (after the withdrawal cooldown).
+  // The vault extends its records' TTL on use (about 518,400 ledgers); the real host clamps an
+  // extension at the maximum entry TTL, so a small maximum keeps that within the test.
   await using node = await startTestNode({
-    network: { minPersistentTtl: 5_000, minTemporaryTtl: 100, maxEntryTtl: 3_110_400 },
+    network: { minPersistentTtl: 5_000, minTemporaryTtl: 100, maxEntryTtl: 6_000 },
   });
   const dev = await setupDevChain(node, { accounts: ["alice"] });
   const usdc = dev.contracts.usdc;
   const { vault } = await deployVigil(node, { usdc });
   const net = { rpcUrl: node.rpcUrl, passphrase: node.networkPassphrase };
   const alice = Keypair.fromSecret(dev.accounts.alice.secret);
-  const wallet = signer(alice, net.passphrase);
   const shares = await writeCall<bigint>(
     net,
     vault,
     "deposit",
     [alice.publicKey(), 100n * USDC],
-    wallet,
+    signer(alice, net.passphrase),
   );
-  await node.advanceTime(5_200); // past the cooldown and the record's TTL
-  const stages: string[] = [];
-  let restoreFee: string | undefined;
-  const r = await writeCall<bigint>(
-    net,
-    vault,
-    "withdraw",
-    [alice.publicKey(), shares.value],
-    wallet,
-    {
-      onStage: (s, info) => {
-        stages.push(s);
-        restoreFee ??= info?.restoreFee;
-      },
-      pollMs: 100,
+  const half = shares.value / 2n;
+  /** The Soroban data of a landed transaction. */
+  const sorobanDataOf = async (hash: string) => {
+    const got = await node.server.getTransaction(hash);
+    assert.equal(got.status, "SUCCESS");
+    const env = (got as { envelopeXdr: xdr.TransactionEnvelope }).envelopeXdr;
+    assert.equal(env.type, "envelopeTypeTx");
+    return (env as unknown as { v1: { tx: { ext: { sorobanData: xdr.SorobanTransactionData } } } })
+      .v1.tx.ext.sorobanData;
+  };
+  let autoFee = 0n, autoShare = 0n;
+
+  await t.step(
+    "protocol 27: no restore stage, one transaction restores and withdraws",
+    async () => {
+      await node.advanceTime(6_200); // past the cooldown and the record's (maximum) TTL
+      const wallet = counting(alice, net.passphrase);
+      const stages: string[] = [];
+      let auto: AutoRestore | undefined;
+      const usdcBefore = await node.view<bigint>(usdc, "balance", { id: alice.publicKey() });
+      const r = await writeCall<bigint>(net, vault, "withdraw", [alice.publicKey(), half], wallet, {
+        onStage: (s, info) => {
+          stages.push(s);
+          auto ??= info?.autoRestore;
+        },
+        pollMs: 100,
+      });
+      assert.deepEqual(stages, ["building", "signing", "submitted", "confirmed"]);
+      assert.equal(wallet.count, 1, "one signature");
+      assert.ok(auto, "the automatic restore is reported");
+      assert.ok(auto.entries >= 1, JSON.stringify(auto));
+      assert.ok(BigInt(auto.resourceFee) > 0n, JSON.stringify(auto));
+      assert.ok(auto.restoreFee !== null && BigInt(auto.restoreFee) > 0n, JSON.stringify(auto));
+      assert.ok(BigInt(auto.restoreFee) <= BigInt(auto.resourceFee));
+      autoFee = BigInt(auto.resourceFee);
+      autoShare = BigInt(auto.restoreFee);
+      assert.ok(r.value > 0n);
+      const usdcAfter = await node.view<bigint>(usdc, "balance", { id: alice.publicKey() });
+      assert.equal(usdcAfter - usdcBefore, r.value);
+      // The transaction that landed restored the entries: its data lists them, and they are live.
+      const keys = archivedEntryKeys(await sorobanDataOf(r.hash));
+      assert.equal(keys.length, auto.entries);
+      const live = await node.server.getLedgerEntries(...keys);
+      assert.equal(live.entries.length, keys.length);
+      for (const e of live.entries) assert.ok(e.liveUntilLedgerSeq! >= live.latestLedger);
     },
   );
-  assert.equal(stages[0], "building");
-  assert.equal(stages[1], "restoring");
-  assert.ok(restoreFee !== undefined && BigInt(restoreFee) > 0n, `restore fee ${restoreFee}`);
-  assert.deepEqual(stages.slice(-4), ["building", "signing", "submitted", "confirmed"]);
-  assert.ok(r.value > 0n);
+
+  await t.step(
+    "an RPC answering with a restorePreamble: the wallet signs the restore first",
+    async () => {
+      await node.advanceTime(6_200); // archived again
+      await using old = startPreambleRpc(node.rpcUrl, node.networkPassphrase);
+      const wallet = counting(alice, net.passphrase);
+      const stages: string[] = [];
+      let restoreFee: string | undefined;
+      let auto: AutoRestore | undefined;
+      const r = await writeCall<bigint>(
+        { rpcUrl: old.url, passphrase: net.passphrase },
+        vault,
+        "withdraw",
+        [alice.publicKey(), shares.value - half],
+        wallet,
+        {
+          onStage: (s, info) => {
+            stages.push(s);
+            restoreFee ??= info?.restoreFee;
+            auto ??= info?.autoRestore;
+          },
+          pollMs: 100,
+        },
+      );
+      assert.equal(old.rewritten, 1, "the first simulation was answered with a preamble");
+      assert.deepEqual(stages, [
+        "building",
+        "restoring",
+        "submitted",
+        "building",
+        "signing",
+        "submitted",
+        "confirmed",
+      ]);
+      assert.equal(wallet.count, 2, "the restore, then the call");
+      assert.ok(restoreFee !== undefined && BigInt(restoreFee) > 0n, `restore fee ${restoreFee}`);
+      assert.equal(auto, undefined, "nothing left to restore inside the call");
+      assert.ok(r.value > 0n);
+      // The reported share bounds what the restore really added: the same withdrawal on live
+      // entries costs at least the automatic one's fee minus that share (measured: 677,212
+      // with the restore, 145,703 without, share reported 559,107 stroops).
+      const liveFee = BigInt((await sorobanDataOf(r.hash)).resourceFee.toString());
+      assert.ok(autoFee - liveFee > 0n, `${autoFee} vs ${liveFee}`);
+      assert.ok(autoShare >= autoFee - liveFee, `share ${autoShare}, ${autoFee} - ${liveFee}`);
+    },
+  );
 });
 
 Deno.test("plain messages of the issue-20 contract errors", () => {
