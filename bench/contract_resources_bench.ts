@@ -1,8 +1,8 @@
 /**
  * Measured resources of each Vigil contract function on the local node's Wasm path, as
  * simulation reports them (what a transaction would declare): CPU instructions, footprint read
- * and write entries, disk-read and write bytes, and contract events, against the node's
- * per-transaction limits. Prints the Markdown table kept in `contracts/README.md`.
+ * and write entries, disk-read and write bytes, contract events and the simulated resource fee
+ * (protocol 27's schedule), against the node's per-transaction limits. Prints the Markdown table kept in `contracts/README.md`.
  *
  * Vigil is deployed on the market scenario (Blend pool stand-in, oracle, Soroswap) with the flash
  * policy naming its pool and router, so the table also has a real liquidation: a flash through
@@ -96,7 +96,9 @@ try {
         Number(r.instructions).toLocaleString("en-US")
       } | ${r.footprint.read_only.length} | ${r.footprint.read_write.length} | ${
         Number(r.disk_read_bytes ?? r.read_bytes ?? 0).toLocaleString("en-US")
-      } | ${Number(r.write_bytes).toLocaleString("en-US")} | ${events} |`,
+      } | ${Number(r.write_bytes).toLocaleString("en-US")} | ${events} | ${
+        Number(sim.minResourceFee).toLocaleString("en-US")
+      } |`,
     );
     if (send) await tx.signAndSend();
   };
@@ -290,16 +292,16 @@ try {
   await measure("registry.deregister", await reg.deregister({ operator: keeper.publicKey() }, TX));
 
   console.log(
-    "| Function | CPU instructions | Read entries | Write entries | Read bytes | Write bytes | Contract events |",
+    "| Function | CPU instructions | Read entries | Write entries | Read bytes | Write bytes | Contract events | Resource fee (stroops) |",
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const r of rows) console.log(r);
   console.log(
     `| **Per-transaction limit** | ${
       TX_LIMITS.instructions.toLocaleString("en-US")
     } | ${TX_LIMITS.readEntries} (read + write) | ${TX_LIMITS.writeEntries} | ${
       TX_LIMITS.diskReadBytes.toLocaleString("en-US")
-    } | ${TX_LIMITS.writeBytes.toLocaleString("en-US")} | – |`,
+    } | ${TX_LIMITS.writeBytes.toLocaleString("en-US")} | – | – |`,
   );
 } finally {
   await net.close();
