@@ -70,4 +70,4 @@ export const LEDGERS_MAX_LIMIT = 200;
 export const MAX_LEDGER_ENTRY_KEYS = 200;
 
 /** Version string served by getVersionInfo. */
-export const NODE_VERSION = "23.0.0-vigil-localnet";
+export const NODE_VERSION = "27.0.0-vigil-localnet";

@@ -1,8 +1,7 @@
 /**
- * The public network's Soroban settings at protocol 27 (limits, fee schedule, rent, TTLs), as a
- * table ready for the node to adopt when it reports protocol 27 (issue 22: only once the real
- * host runs it). Nothing uses these values by default yet: the node still runs with
- * `constants.ts` and `fees.ts`; {@link p27FeeConfig} can be passed as a node's `fees` option.
+ * The public network's Soroban settings at protocol 27 (limits, fee schedule, rent, TTLs), with
+ * their sources: the node's defaults (`constants.ts` TX_LIMITS, `fees.ts` FEE_CONFIG =
+ * {@link p27FeeConfig}) come from here.
  *
  * Sources (read 2026-11-27; see localnet/README.md, "Protocol-27 network settings"):
  * - `LAB`: stellar/laboratory `src/constants/networkLimits.ts`, `MAINNET_LIMITS(_JSON)`, generated

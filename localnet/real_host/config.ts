@@ -3,10 +3,9 @@
  * stellar-core passes per ledger) and the Soroban network config (limits, fee schedule, rent,
  * cost model), with defaults for the local node.
  *
- * The defaults are a starting point, not yet the real network's settings: the fee figures are
- * the node's `FEE_CONFIG` (the Stellar docs' table) with the protocol-23 flat write fee, and the
- * cost model is the host's built-in one. Loading mainnet's `CONFIG_SETTING` entries is part of
- * wiring the host into the node (see README.md).
+ * The defaults are the public network's protocol-27 settings (`FEE_CONFIG`, `TX_LIMITS`, from
+ * `network_settings.ts`); the cost model is the host's built-in one (the live network's
+ * `ContractCostParams` entries are not loaded: a documented difference, see localnet/README.md).
  *
  * @module
  */
