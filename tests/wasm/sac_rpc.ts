@@ -221,3 +221,23 @@ export function patchAccount(
     ]]),
   );
 }
+
+/**
+ * Re-simulates a prepared call with signed `auth` entries (enforcing mode), as clients do once
+ * the entries are signed: the footprint and instructions then include the signature checks
+ * (several signers, a contract account's `__check_auth`), which recording cannot know.
+ */
+export async function prepareSigned(
+  node: TestNode,
+  source: string,
+  p: Prepared,
+  auth: xdr.SorobanAuthorizationEntry[],
+): Promise<Prepared> {
+  const acc = await node.server.getAccount(source);
+  const op = p.raw.operations[0] as { func: xdr.HostFunction };
+  const raw = new TransactionBuilder(acc, { fee: "100", networkPassphrase: node.networkPassphrase })
+    .addOperation(Operation.invokeHostFunction({ func: op.func, auth }))
+    .setTimeout(60)
+    .build();
+  return { raw, sim: await node.server.simulateTransaction(raw) };
+}
