@@ -38,7 +38,8 @@ export async function submit(
   if (sent.status !== "PENDING") {
     throw new Error(`send failed: ${sent.status} ${JSON.stringify(sent.errorResult ?? "")}`);
   }
-  const got = await node.server.pollTransaction(sent.hash);
+  // node.confirm polls every 25 ms; the SDK's pollTransaction waits a second between tries.
+  const got = await node.confirm(sent.hash);
   if (got.status !== "SUCCESS") throw new Error(`transaction ${got.status}`);
   return got as rpc.Api.GetSuccessfulTransactionResponse;
 }

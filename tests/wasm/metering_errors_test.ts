@@ -65,7 +65,7 @@ Deno.test("metering: instructions grow with work; budget exceeded; infinite loop
   tx.sign(alice);
   const sent = await node.server.sendTransaction(tx);
   assert.equal(sent.status, "PENDING", JSON.stringify(sent));
-  const got = await node.server.pollTransaction(sent.hash);
+  const got = await node.confirm(sent.hash);
   assert.equal(got.status, "FAILED");
   const opResult = (got as Any).resultXdr.result.results[0].tr.invokeHostFunctionResult;
   assert.equal(
