@@ -6,7 +6,7 @@
  *
  * SAC error codes (soroban-env-host `builtin_contracts/base_types` / `contract_error.rs`):
  * #2 operation not supported, #8 negative amount, #9 allowance, #10 balance, #13 trustline
- * missing.
+ * missing, #14 below a new account's minimum balance.
  */
 import assert from "node:assert/strict";
 import {
@@ -14,6 +14,7 @@ import {
   Asset,
   AuthClawbackEnabledFlag,
   AuthRevocableFlag,
+  Keypair,
   MuxedAccount,
   Operation,
   rpc,
@@ -202,6 +203,16 @@ Deno.test("SAC native: the reserve stays, burn and admin are unsupported", async
   assert.deepEqual(eventsOf(ok)[0].topics, ["transfer", a, bob.publicKey(), "native"]);
   assert.match(await simError(node, a, xlm, "burn", [addr(a), i128(1n)]), /Error\(Contract, #2\)/);
   assert.match(await simError(node, a, xlm, "admin", []), /Error\(/);
+  // Protocol 26+: a native transfer to an account that does not exist creates it, when the
+  // amount covers a new account's minimum balance (1 XLM); below that it is #14.
+  const ghost = Keypair.random().publicKey();
+  assert.match(
+    await simError(node, a, xlm, "transfer", [addr(a), addr(ghost), i128(9_999_999n)]),
+    /Error\(Contract, #14\)[\s\S]*below minimum balance for new account/,
+  );
+  const made = await call(node, alice, xlm, "transfer", [addr(a), addr(ghost), i128(5_0000000n)]);
+  assert.deepEqual(eventsOf(made)[0].topics, ["transfer", a, ghost, "native"]);
+  assert.equal(BigInt((await node.server.getAccountEntry(ghost)).balance as never), 5_0000000n);
 });
 
 Deno.test("SAC: approve, allowance, transfer_from, burn_from, burn; an expired allowance is zero", async () => {
