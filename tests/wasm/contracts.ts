@@ -6,10 +6,13 @@
 import { defineSpec, T } from "../../contracts/sdk.ts";
 import { wat } from "../helpers/wat.ts";
 
-/** Storage type Vals. */
-const TEMP = "(u32 0)";
-const PERS = "(u32 1)";
-const INST = "(u32 2)";
+/**
+ * Storage types. `StorageType` is not a Val: the host takes it as a raw i64 (0 temporary,
+ * 1 persistent, 2 instance) and refuses a U32Val with `Error(Value, InvalidInput)`.
+ */
+const TEMP = "(i64.const 0)";
+const PERS = "(i64.const 1)";
+const INST = "(i64.const 2)";
 
 /**
  * A counter: constructor stores an admin (instance storage); `increment` requires the admin's

@@ -13,11 +13,9 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { contractCodeKey } from "../../localnet/host/xdr_fast.ts";
 import { startTestNode } from "../helpers/localnet.ts";
 import { counterWasm } from "./contracts.ts";
-import { create, upload } from "./deploy_helpers.ts";
-import { contractIdFromAddress, instanceLedgerKey } from "../../localnet/host/keys.ts";
+import { codeKey, contractIdFor, create, instanceKey, upload } from "./deploy_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -36,11 +34,11 @@ Deno.test("simulation of upload and create: footprints and fees", async () => {
     assert.ok(rpc.Api.isSimulationSuccess(s), (s as Any).error);
     return s as rpc.Api.SimulateTransactionSuccessResponse;
   };
-  const codeKey = contractCodeKey(hash(wasm as Any) as Uint8Array);
+  const code = codeKey(hash(wasm as Any) as Uint8Array);
   const up = await simOf(Operation.uploadContractWasm({ wasm }));
   const upData = up.transactionData.build() as Any;
   const rw = upData.resources.footprint.readWrite.map((k: Any) => k.toXDR("base64"));
-  assert.deepEqual(rw, [codeKey]);
+  assert.deepEqual(rw, [code]);
   assert.ok(Number(upData.resources.writeBytes) > wasm.length);
   assert.ok(Number(up.minResourceFee) > 0);
   await upload(node, alice, wasm);
@@ -56,10 +54,9 @@ Deno.test("simulation of upload and create: footprints and fees", async () => {
   const crData = cr.transactionData.build() as Any;
   const ro = crData.resources.footprint.readOnly.map((k: Any) => k.toXDR("base64"));
   const rw2 = crData.resources.footprint.readWrite.map((k: Any) => k.toXDR("base64"));
-  const networkId = hash(new TextEncoder().encode(node.networkPassphrase) as Any) as Uint8Array;
-  const id = contractIdFromAddress(networkId, alice.publicKey(), salt);
-  assert.ok(ro.includes(codeKey), "code is read");
-  assert.ok(rw2.includes(instanceLedgerKey(id)), "instance is written");
+  const id = contractIdFor(node.networkPassphrase, alice.publicKey(), salt);
+  assert.ok(ro.includes(code), "code is read");
+  assert.ok(rw2.includes(instanceKey(id)), "instance is written");
   // Fees follow the declared resources: the constructor's work shows in the instructions.
   assert.ok(Number(crData.resources.instructions) > 0);
   assert.equal(String(crData.resourceFee), cr.minResourceFee);
@@ -76,8 +73,7 @@ Deno.test("Wasm counter: upload + createCustomContract(constructor) + contract.C
     nativeToScVal(Address.fromString(alice.publicKey())),
   ], salt);
   // Contract id derived as the real network does.
-  const networkId = hash(new TextEncoder().encode(node.networkPassphrase) as Any) as Uint8Array;
-  assert.equal(id, contractIdFromAddress(networkId, alice.publicKey(), salt));
+  assert.equal(id, contractIdFor(node.networkPassphrase, alice.publicKey(), salt));
 
   const client = await node.clientFor<Any>(id, alice);
   assert.equal((await client.admin()).result, alice.publicKey());

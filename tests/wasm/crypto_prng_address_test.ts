@@ -139,11 +139,12 @@ Deno.test("crypto: BLS12-381 group, field and pairing operations", async () => {
 
 Deno.test("prng: deterministic per seed, ranges, shuffles", async () => {
   await using f = await forwarder();
-  // Same invocation → same numbers (the seed is derived from the invocation).
+  // Each simulation draws from a fresh random seed (the network seeds a transaction's PRNG from
+  // the transaction set, which no simulation can know), so two draws differ.
   const a = native(await f.hf("p.0", u32(32)));
   const b = native(await f.hf("p.0", u32(32)));
   assert.equal(a.length, 32);
-  assert.deepEqual([...a], [...b]);
+  assert.notDeepEqual([...a], [...b]);
   const x = fromLe(await f.hf("p.1", le(10n), le(20n)));
   assert.ok(x >= 10n && x <= 20n);
   assert.equal(fromLe(await f.hf("p.1", le(7n), le(7n))), 7n);
@@ -154,14 +155,13 @@ Deno.test("prng: deterministic per seed, ranges, shuffles", async () => {
   assert.notDeepEqual(shuffled, items.map((_, i) => i));
   assert.match(await f.hfErr("p._", bytes(new Uint8Array(31))), /UnexpectedSize/);
   assert.equal((await f.hf("p._", bytes(new Uint8Array(32)))).type, "scvVoid");
-  // The transaction draws what its simulation drew (the seed comes from the invocation).
-  const simulated = await f.hf("p.0", u32(16));
+  // Applied, the call draws too (from the node's per-operation seed).
   const applied = await submit(
     f.node,
     f.alice,
     Operation.invokeContractFunction({ contract: f.id, function: "p_0", args: [u32(16)] }),
   );
-  assert.equal(applied.returnValue!.toXDR("base64"), simulated.toXDR("base64"));
+  assert.equal(native(applied.returnValue!).length, 16);
 });
 
 Deno.test("address: strkey conversions, muxed addresses, executables", async () => {

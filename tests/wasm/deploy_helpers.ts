@@ -11,9 +11,11 @@ import {
   type Keypair,
   Operation,
   rpc,
+  StrKey,
   TransactionBuilder,
-  type xdr,
+  xdr,
 } from "@stellar/stellar-sdk";
+import { Buffer } from "node:buffer";
 import type { TestNode } from "../helpers/localnet.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -36,7 +38,8 @@ export async function submit(
   if (sent.status !== "PENDING") {
     throw new Error(`send failed: ${sent.status} ${JSON.stringify(sent.errorResult ?? "")}`);
   }
-  const got = await node.server.pollTransaction(sent.hash);
+  // node.confirm polls every 25 ms; the SDK's pollTransaction waits a second between tries.
+  const got = await node.confirm(sent.hash);
   if (got.status !== "SUCCESS") throw new Error(`transaction ${got.status}`);
   return got as rpc.Api.GetSuccessfulTransactionResponse;
 }
@@ -76,4 +79,49 @@ export async function deployWasm(
   constructorArgs: xdr.ScVal[] = [],
 ): Promise<string> {
   return create(node, kp, await upload(node, kp, wasm), constructorArgs);
+}
+
+/** The C… id of a contract deployed by `deployer` with `salt`, derived as the network does. */
+export function contractIdFor(
+  networkPassphrase: string,
+  deployer: string,
+  salt: Uint8Array,
+): string {
+  const preimage = xdr.HashIdPreimage.envelopeTypeContractId(
+    new xdr.HashIdPreimageContractId({
+      networkId: hash(Buffer.from(networkPassphrase)),
+      contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAddress(
+        new xdr.ContractIdPreimageFromAddress({
+          address: Address.fromString(deployer).toScAddress(),
+          salt: Buffer.from(salt),
+        }),
+      ),
+    }),
+  );
+  return StrKey.encodeContract(hash(preimage.toXDR()));
+}
+
+/** Base64 `LedgerKey` of a contract data entry (durability 0 temporary, 1 persistent). */
+export function contractDataKey(contract: string, key: xdr.ScVal, durability: 0 | 1): string {
+  return xdr.LedgerKey.contractData(
+    new xdr.LedgerKeyContractData({
+      contract: Address.fromString(contract).toScAddress(),
+      key,
+      durability: durability === 1
+        ? xdr.ContractDataDurability.persistent
+        : xdr.ContractDataDurability.temporary,
+    }),
+  ).toXDR("base64");
+}
+
+/** Base64 `LedgerKey` of a contract's instance entry. */
+export function instanceKey(contract: string): string {
+  return contractDataKey(contract, xdr.ScVal.scvLedgerKeyContractInstance(), 1);
+}
+
+/** Base64 `LedgerKey` of uploaded Wasm. */
+export function codeKey(wasmHash: Uint8Array): string {
+  return xdr.LedgerKey.contractCode(
+    new xdr.LedgerKeyContractCode({ hash: Buffer.from(wasmHash) }),
+  ).toXDR("base64");
 }

@@ -6,11 +6,10 @@
  * temporary entry is `Error(Storage, InvalidAction)` and a persistent one is clamped.
  */
 import assert from "node:assert/strict";
-import { Address, Operation, type rpc, xdr } from "@stellar/stellar-sdk";
+import { Operation, type rpc, xdr } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { contractDataKey } from "../../localnet/host/xdr_fast.ts";
 import { forwarderWasm } from "./forwarder.ts";
-import { deployWasm, submit } from "./deploy_helpers.ts";
+import { contractDataKey, deployWasm, submit } from "./deploy_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -40,7 +39,7 @@ async function checkThresholdSemantics(
       Operation.invokeContractFunction({ contract: contractId, function: fn, args }),
     );
   const liveUntil = async (key: string, t: 0 | 1) => {
-    const lk = contractDataKey(Address.fromString(contractId).toScAddress() as Any, sym(key), t);
+    const lk = contractDataKey(contractId, sym(key), t);
     const got = await node.server.getLedgerEntries(xdr.LedgerKey.fromXDR(lk, "base64"));
     return got.entries[0].liveUntilLedgerSeq!;
   };

@@ -8,11 +8,20 @@
  *
  * @module
  */
-import { HOST_FUNCTIONS } from "../../localnet/host/wasm/bindings/mod.ts";
+import { HOST_FNS } from "./host_fns.ts";
 import { wat } from "../helpers/wat.ts";
 
-/** Host functions whose parameters (indices) / result are raw 64-bit integers, not Vals. */
-export const RAW: Record<string, { args?: number[]; ret?: boolean }> = {
+/**
+ * Host functions whose parameters (indices) / result are raw 64-bit integers, not Vals.
+ * `storage`: a `StorageType` parameter (a raw i64 too), which the tests pass as a U32Val and
+ * the forwarder unwraps.
+ */
+export const RAW: Record<string, { args?: number[]; ret?: boolean; storage?: number }> = {
+  "l._": { storage: 2 },
+  "l.0": { storage: 1 },
+  "l.1": { storage: 1 },
+  "l.2": { storage: 1 },
+  "l.7": { storage: 1 },
   "i._": { args: [0] },
   "i.0": { ret: true },
   "i.1": { args: [0] },
@@ -68,7 +77,9 @@ export function fwdName(key: string): string {
 /** The forwarder's WAT. */
 export function forwarderWat(maxProtocol = 23): string {
   const lines: string[] = ["(module"];
-  const fns = [...HOST_FUNCTIONS].filter(([, f]) => f.minProtocol <= maxProtocol);
+  const fns = HOST_FNS.filter(([, , , p]) => p <= maxProtocol).map(([k, , arity]) =>
+    [k, { arity }] as const
+  );
   const id = (k: string) => "$h" + k.replace(".", "_").replace(/[^A-Za-z0-9_]/g, "u");
   for (const [k, f] of fns) {
     const [m, e] = k.split(".");
@@ -84,7 +95,9 @@ export function forwarderWat(maxProtocol = 23): string {
     const args: string[] = [];
     for (let i = 0; i < arity; i++) {
       const p = `(local.get ${i + offset})`;
-      if (raw.args?.includes(i)) {
+      if (raw.storage === i) {
+        args.push(`(i64.shr_u ${p} (i64.const 32))`);
+      } else if (raw.args?.includes(i)) {
         const pos = 1024 + 8 * i;
         out.push(`    (drop (call $hb_1 ${p} (u32 0) (u32 ${pos}) (u32 8)))`);
         args.push(`(i64.load (i32.const ${pos}))`);
@@ -127,5 +140,7 @@ export function forwarderWat(maxProtocol = 23): string {
 
 /** The forwarder contract Wasm. */
 export function forwarderWasm(): Promise<Uint8Array> {
-  return wat(forwarderWat());
+  // It imports protocol-23 functions, so it must declare protocol 23: the host refuses a
+  // contract that imports a function newer than its declared protocol.
+  return wat(forwarderWat(23), { protocol: 23 });
 }

@@ -5,9 +5,8 @@
 import assert from "node:assert/strict";
 import { Address, Asset, hash, Keypair, Operation, xdr } from "@stellar/stellar-sdk";
 import { addr, bytes, forwarder, native, u32, vec } from "./fwd_fixture.ts";
-import { contractIdFromAddress } from "../../localnet/host/keys.ts";
 import { counterWasm } from "./contracts.ts";
-import { create, submit } from "./deploy_helpers.ts";
+import { contractIdFor, create, submit } from "./deploy_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -15,11 +14,10 @@ type Any = any;
 Deno.test("ledger: contract ids, asset contracts, upload from a contract, TTL of others", async () => {
   await using f = await forwarder();
   const { node, alice } = f;
-  const networkId = hash(new TextEncoder().encode(node.networkPassphrase) as Any) as Uint8Array;
   const salt = new Uint8Array(32).fill(4);
   assert.equal(
     native(await f.hf("l.a", addr(alice.publicKey()), bytes(salt))),
-    contractIdFromAddress(networkId, alice.publicKey(), salt),
+    contractIdFor(node.networkPassphrase, alice.publicKey(), salt),
   );
   assert.match(
     await f.hfErr("l.a", addr(alice.publicKey()), bytes(new Uint8Array(31))),

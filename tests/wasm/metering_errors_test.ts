@@ -4,13 +4,20 @@
  * upload-time refusal of every structural rule.
  */
 import assert from "node:assert/strict";
-import { Operation, rpc, SorobanDataBuilder, TransactionBuilder, xdr } from "@stellar/stellar-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
+import {
+  hash,
+  type Keypair,
+  Operation,
+  rpc,
+  SorobanDataBuilder,
+  TransactionBuilder,
+  xdr,
+} from "@stellar/stellar-sdk";
+import { startTestNode, type TestNode } from "../helpers/localnet.ts";
 import { proxyWasm } from "./contracts.ts";
-import { deployWasm, submit } from "./deploy_helpers.ts";
+import { codeKey, deployWasm, submit } from "./deploy_helpers.ts";
 import { forwarder, u32 } from "./fwd_fixture.ts";
-import { wat } from "../helpers/wat.ts";
-import { processModule, WasmRefused } from "../../localnet/host/wasm/module.ts";
+import { wat, type WatOptions } from "../helpers/wat.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -58,7 +65,7 @@ Deno.test("metering: instructions grow with work; budget exceeded; infinite loop
   tx.sign(alice);
   const sent = await node.server.sendTransaction(tx);
   assert.equal(sent.status, "PENDING", JSON.stringify(sent));
-  const got = await node.server.pollTransaction(sent.hash);
+  const got = await node.confirm(sent.hash);
   assert.equal(got.status, "FAILED");
   const opResult = (got as Any).resultXdr.result.results[0].tr.invokeHostFunctionResult;
   assert.equal(
@@ -109,7 +116,10 @@ Deno.test("errors: as the real host reports them", async () => {
   assert.match((missing as Any).error, /Error\(WasmVm, MissingValue\)/);
   // Wrong number of arguments.
   const arity = await f.sim("v_3", []);
-  assert.match((arity as Any).error, /Error\(WasmVm, InvalidAction\)/);
+  assert.match(
+    (arity as Any).error,
+    /Error\(WasmVm, UnexpectedSize\)[\s\S]*MismatchingParameterLen/,
+  );
   // A Val of the wrong type for a host function argument.
   const tag = await f.sim("v_3", [u32(1)]);
   assert.match((tag as Any).error, /Error\(Value, InvalidInput\)/);
@@ -143,57 +153,121 @@ Deno.test("errors: a forged object handle is refused (handles are per frame)", a
 
 const MINIMAL = `(module (func (export "f") (result i64) (i64.const 2)))`;
 
+/** The simulation error of uploading `wasm` ("OK" when it would be accepted). */
+async function uploadError(node: TestNode, kp: Keypair, wasm: Uint8Array): Promise<string> {
+  const account = await node.server.getAccount(kp.publicKey());
+  const tx = new TransactionBuilder(account, {
+    fee: "100",
+    networkPassphrase: node.networkPassphrase,
+  })
+    .addOperation(Operation.uploadContractWasm({ wasm })).setTimeout(60).build();
+  const s = await node.server.simulateTransaction(tx);
+  return rpc.Api.isSimulationError(s) ? s.error : "OK";
+}
+
 Deno.test("upload: every refused-module rule, with the real host's error class", async () => {
-  const refused: [string, string, Record<string, boolean>?][] = [
-    ["float type", `(module (func (export "f") (param f64) (result i64) (i64.const 2)))`],
-    ["float op", `(module (func (export "f") (result i64) (drop (f32.const 1)) (i64.const 2)))`],
+  // Parsing and validation failures are Error(WasmVm, InvalidAction) (wasmi's own message in
+  // the event log); metadata failures are Error(WasmVm, InvalidInput).
+  const INVALID_ACTION = /Error\(WasmVm, InvalidAction\)/;
+  const refused: [string, string, WatOptions, RegExp][] = [
+    [
+      "float type",
+      `(module (func (export "f") (param f64) (result i64) (i64.const 2)))`,
+      {},
+      /Error\(WasmVm, InvalidAction\)[\s\S]*floating-point support is disabled/,
+    ],
+    [
+      "float op",
+      `(module (func (export "f") (result i64) (drop (f32.const 1)) (i64.const 2)))`,
+      {},
+      INVALID_ACTION,
+    ],
     [
       "saturating float-to-int",
       `(module (func (export "f") (result i64) (i64.trunc_sat_f64_s (f64.const 1))))`,
+      {},
+      INVALID_ACTION,
     ],
-    ["multi-value", `(module (func (export "f") (result i64 i64) (i64.const 1) (i64.const 2)))`],
+    [
+      "multi-value",
+      `(module (func (export "f") (result i64 i64) (i64.const 1) (i64.const 2)))`,
+      {},
+      /Error\(WasmVm, InvalidAction\)[\s\S]*multi-value/,
+    ],
     [
       "reference types",
       `(module (table 1 funcref) (func (export "f") (result i64) (drop (ref.null func)) (i64.const 2)))`,
-      { reference_types: true },
+      { features: { reference_types: true } },
+      /Error\(WasmVm, InvalidAction\)[\s\S]*reference types/,
     ],
     [
       "tail calls",
       `(module (func $g (result i64) (i64.const 2)) (func (export "f") (result i64) (return_call $g)))`,
-      { tail_call: true },
+      { features: { tail_call: true } },
+      /Error\(WasmVm, InvalidAction\)[\s\S]*tail calls/,
     ],
     [
       "extended-const",
       `(module (global i64 (i64.add (i64.const 1) (i64.const 2))) (func (export "f") (result i64) (i64.const 2)))`,
-      { extended_const: true },
+      { features: { extended_const: true } },
+      INVALID_ACTION,
     ],
     [
       "start function",
       `(module (func $s) (start $s) (func (export "f") (result i64) (i64.const 2)))`,
+      {},
+      /Error\(WasmVm, InvalidAction\)[\s\S]*FoundStartFn/,
     ],
     [
       "unknown import",
       `(module (import "x" "zz" (func (result i64))) (func (export "f") (result i64) (i64.const 2)))`,
+      {},
+      /Error\(WasmVm, InvalidAction\)[\s\S]*MissingDefinition/,
     ],
     [
       "SIMD",
       `(module (func (export "f") (result i64) (drop (v128.const i64x2 1 2)) (i64.const 2)))`,
-      { simd: true },
+      { features: { simd: true } },
+      /Error\(WasmVm, InvalidAction\)[\s\S]*SIMD/,
+    ],
+    [
+      "no contractenvmetav0",
+      MINIMAL,
+      { protocol: null },
+      /Error\(WasmVm, InvalidInput\)[\s\S]*missing metadata/,
+    ],
+    [
+      "protocol newer than the host (28 on a protocol-27 host)",
+      MINIMAL,
+      { protocol: 28 },
+      /Error\(WasmVm, InvalidInput\)[\s\S]*newer than host/,
+    ],
+    [
+      "pre-release of an old protocol",
+      MINIMAL,
+      { protocol: 22, preRelease: 1 },
+      /Error\(WasmVm, InvalidInput\)[\s\S]*pre-release/,
+    ],
+    [
+      // The real host instantiates at upload: 1,000 initial pages (62.5 MiB) pass its memory
+      // limit, which it reports as the budget error.
+      "initial memory past the limit",
+      `(module (memory 1000))`,
+      {},
+      /Error\(Budget, ExceededLimit\)[\s\S]*OutOfBoundsGrowth/,
     ],
   ];
-  for (const [name, src, features] of refused) {
-    const w = await wat(src, { features });
-    assert.throws(() => processModule(w, 23), (e: unknown) => e instanceof WasmRefused, name);
+  await using node = await startTestNode();
+  const alice = await node.newAccount();
+  for (const [name, src, opts, expected] of refused) {
+    assert.match(await uploadError(node, alice, await wat(src, opts)), expected, name);
   }
-  // Metadata rules.
-  assert.throws(() => processModule(wat_sync_placeholder(), 23));
-  const noMeta = await wat(MINIMAL, { protocol: null });
-  assert.throws(() => processModule(noMeta, 23), /missing metadata/);
-  const newer = await wat(MINIMAL, { protocol: 24 });
-  assert.throws(() => processModule(newer, 23), /newer than host/);
-  const pre = await wat(MINIMAL, { protocol: 22, preRelease: 1 });
-  assert.throws(() => processModule(pre, 23), /pre-release/);
-  // Allowed: bulk memory, mutable globals, sign extension; protocol ≤ the node's.
+  // Not even a module (just the header): refused for its missing metadata.
+  assert.match(
+    await uploadError(node, alice, Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0)),
+    /Error\(WasmVm, InvalidInput\)/,
+  );
+  // Allowed: bulk memory, mutable globals, sign extension; any protocol ≤ the host's (27).
   const allowed = await wat(
     `(module
     (memory 1) (global $g (mut i64) (i64.const 0))
@@ -203,36 +277,28 @@ Deno.test("upload: every refused-module rule, with the real host's error class",
       (global.get $g)))`,
     { protocol: 20 },
   );
-  assert.equal(processModule(allowed, 23).functions.get("f"), 0);
+  assert.equal(await uploadError(node, alice, allowed), "OK");
+  for (const protocol of [24, 27]) {
+    assert.equal(await uploadError(node, alice, await wat(MINIMAL, { protocol })), "OK");
+  }
 
   // A body that does not type-check (an i32 where i64 is returned) is refused too.
   const illTyped = Uint8Array.from(await wat(MINIMAL));
   const at = illTyped.indexOf(0x42, 20); // the i64.const in the body
   illTyped[at] = 0x41; // → i32.const: the function now returns an i32
-  await using node0 = await startTestNode();
-  const a0 = await node0.newAccount();
-  await assert.rejects(
-    () => submit(node0, a0, Operation.uploadContractWasm({ wasm: illTyped })),
-    /Error\(WasmVm, InvalidAction\)[\s\S]*invalid module/,
-  );
+  assert.match(await uploadError(node, alice, illTyped), INVALID_ACTION);
 
-  // Over RPC: upload is refused with Error(WasmVm, …) and nothing is stored.
-  await using node = await startTestNode();
-  const alice = await node.newAccount();
+  // Submitted: the upload is refused and nothing is stored.
   const floaty = await wat(refused[0][1]);
   await assert.rejects(
     () => submit(node, alice, Operation.uploadContractWasm({ wasm: floaty })),
-    /Error\(WasmVm, InvalidAction\)[\s\S]*floating point/,
+    /Error\(WasmVm, InvalidAction\)[\s\S]*floating-point/,
   );
-  await assert.rejects(
-    () => submit(node, alice, Operation.uploadContractWasm({ wasm: newer })),
-    /Error\(WasmVm, InvalidInput\)/,
+  const entries = await node.server.getLedgerEntries(
+    xdr.LedgerKey.fromXDR(codeKey(hash(floaty as Any) as Uint8Array), "base64"),
   );
+  assert.equal(entries.entries.length, 0);
 });
-
-function wat_sync_placeholder(): Uint8Array {
-  return Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0);
-}
 
 Deno.test("every frame sees a fresh instance: globals and memory do not leak between calls", async () => {
   // A module-level counter in a (non-exported) mutable global and in linear memory, bumped on
@@ -259,7 +325,8 @@ Deno.test("every frame sees a fresh instance: globals and memory do not leak bet
     );
     assert.equal((r.returnValue as Any).u32, 106); // global 1, memory 5 + 1
   }
-  // A non-Val export is accepted at upload but cannot be called.
+  // A non-Val export is accepted at upload but cannot be called (its i32 parameter is not
+  // the i64 a Val is).
   await assert.rejects(
     () =>
       submit(
@@ -267,7 +334,7 @@ Deno.test("every frame sees a fresh instance: globals and memory do not leak bet
         alice,
         Operation.invokeContractFunction({ contract: id, function: "f64_export", args: [u32(1)] }),
       ),
-    /Error\(WasmVm, InvalidAction\)/,
+    /Error\(WasmVm, UnexpectedType\)[\s\S]*MismatchingParameterType/,
   );
 });
 
@@ -276,8 +343,6 @@ Deno.test("linear memory is capped: memory.grow past 40 MiB fails instead of exh
     (func (export "grow") (param i64) (result i64)
       (i64.or (i64.shl (i64.extend_i32_s (memory.grow (i32.wrap_i64 (i64.shr_u (local.get 0) (i64.const 32))))) (i64.const 32)) (i64.const 5))))`;
   const wasm = await wat(src);
-  const huge = await wat(`(module (memory 1000))`);
-  assert.throws(() => processModule(huge, 23), /initial memory/);
   await using node = await startTestNode();
   const alice = await node.newAccount();
   const id = await deployWasm(node, alice, wasm);
@@ -288,7 +353,12 @@ Deno.test("linear memory is capped: memory.grow past 40 MiB fails instead of exh
       Operation.invokeContractFunction({ contract: id, function: "grow", args: [u32(pages)] }),
     )).returnValue as Any).i32;
   assert.equal(await grow(10), 1); // previous size in pages
-  assert.equal(await grow(10_000), -1); // refused, as memory.grow reports failure
+  // Past the host's memory limit the growth is not reported as -1: the host's resource
+  // limiter traps the call with the budget error.
+  await assert.rejects(
+    () => grow(10_000),
+    /Error\(Budget, ExceededLimit\)[\s\S]*GrowthOperationLimited/,
+  );
 });
 
 Deno.test("host object memory is bounded: doubling bytes stops with the budget error", async () => {

@@ -5,21 +5,11 @@
  * from a contract with a constructor, upgrades, storage with TTL.
  */
 import assert from "node:assert/strict";
-import {
-  Address,
-  Asset,
-  hash,
-  nativeToScVal,
-  Operation,
-  scValToNative,
-  xdr,
-} from "@stellar/stellar-sdk";
+import { Address, Asset, nativeToScVal, Operation, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { startTestNode } from "../helpers/localnet.ts";
-import { contractIdFromAddress } from "../../localnet/host/keys.ts";
-import { contractDataKey } from "../../localnet/host/xdr_fast.ts";
 import { counterWasm, proxyWasm } from "./contracts.ts";
 import { forwarderWasm } from "./forwarder.ts";
-import { deployWasm, submit, upload } from "./deploy_helpers.ts";
+import { contractDataKey, contractIdFor, deployWasm, submit, upload } from "./deploy_helpers.ts";
 import { deployFixture } from "../fixtures/contracts/mod.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -90,8 +80,7 @@ Deno.test("Wasm ↔ Wasm calls (AssemblyScript counter fixture, WAT proxy), try_
   const counterHash = await upload(node, alice, await counterWasm());
   const salt = new Uint8Array(32).fill(9);
   const dep = await proxy.deploy({ hash: counterHash, salt, args: [addr(alice.publicKey())] });
-  const networkId = hash(new TextEncoder().encode(node.networkPassphrase) as Any) as Uint8Array;
-  assert.equal(dep.result, contractIdFromAddress(networkId, proxyId, salt));
+  assert.equal(dep.result, contractIdFor(node.networkPassphrase, proxyId, salt));
   await dep.signAndSend();
   assert.equal(
     (await (await node.clientFor<Any>(dep.result, alice)).admin()).result,
@@ -218,7 +207,7 @@ Deno.test("storage: three durabilities, TTL extension seen by getLedgerEntries",
   // is at or below the threshold (3,000,000), so it is extended.
   const res = await inv("l_7", [key, u32(1), u32(3_000_000), u32(3_000_000)]);
   const lk = xdr.LedgerKey.fromXDR(
-    contractDataKey(Address.fromString(fwd).toScAddress() as Any, key, 1),
+    contractDataKey(fwd, key, 1),
     "base64",
   );
   const got = await node.server.getLedgerEntries(lk);
