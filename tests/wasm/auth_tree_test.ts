@@ -36,7 +36,7 @@ import {
 type Any = any;
 
 async function setup() {
-  const node = await startTestNode({ host: "real" });
+  const node = await startTestNode();
   const admin = await node.newAccount();
   const user = await node.newAccount();
   const counter = await deployFixture(node, "counter", [admin.publicKey()]);
@@ -255,7 +255,7 @@ Deno.test("auth tree: one entry covers transfer_via and the SAC transfer beneath
 });
 
 Deno.test("auth: the invoker rule, and non-root auth refused by recording and by enforcement", async () => {
-  await using node = await startTestNode({ host: "real" });
+  await using node = await startTestNode();
   const admin = await node.newAccount();
   const [a, b, c] = [
     await deployFixture(node, "probe"),
@@ -314,7 +314,7 @@ Deno.test("auth: the invoker rule, and non-root auth refused by recording and by
 });
 
 Deno.test("auth: a contract account authenticates through its __check_auth", async () => {
-  await using node = await startTestNode({ host: "real" });
+  await using node = await startTestNode();
   const issuer = await node.newAccount();
   const alice = await node.newAccount();
   const usdc = await node.deployAsset(new Asset("USDC", issuer.publicKey()));

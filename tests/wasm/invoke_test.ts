@@ -13,7 +13,7 @@ import { addr, call, eventsOf, prepare, simError, u32 } from "./sac_rpc.ts";
 type Any = any;
 
 Deno.test("events: fn_call, the contract event and fn_return in order; the event lands in getTransaction and getEvents", async () => {
-  await using node = await startTestNode({ host: "real" });
+  await using node = await startTestNode();
   const admin = await node.newAccount();
   const user = await node.newAccount();
   const c = await deployFixture(node, "counter", [admin.publicKey()]);
@@ -42,7 +42,7 @@ Deno.test("events: fn_call, the contract event and fn_return in order; the event
 });
 
 Deno.test("re-entry is refused with Error(Context, InvalidAction)", async () => {
-  await using node = await startTestNode({ host: "real" });
+  await using node = await startTestNode();
   const admin = await node.newAccount();
   const [a, b] = [await deployFixture(node, "probe"), await deployFixture(node, "probe")];
   // a.reenter(b) → b.callback(a) → a again.
@@ -53,7 +53,7 @@ Deno.test("re-entry is refused with Error(Context, InvalidAction)", async () => 
 });
 
 Deno.test("extend_ttl of a missing entry fails with Error(Storage, MissingValue)", async () => {
-  await using node = await startTestNode({ host: "real" });
+  await using node = await startTestNode();
   const admin = await node.newAccount();
   const a = await deployFixture(node, "probe");
   const ad = admin.publicKey();

@@ -43,7 +43,7 @@ import {
 type Any = any;
 
 async function setup(flags = 0) {
-  const node = await startTestNode({ host: "real" });
+  const node = await startTestNode();
   const issuer = await node.newAccount();
   const alice = await node.newAccount();
   const bob = await node.newAccount();
@@ -187,7 +187,7 @@ Deno.test("SAC: transfers G→C→G, issuer transfers as mint/burn, #10/#8, muxe
 });
 
 Deno.test("SAC native: the reserve stays, burn and admin are unsupported", async () => {
-  await using node = await startTestNode({ host: "real" });
+  await using node = await startTestNode();
   const xlm = await node.deployAsset(Asset.native());
   const alice = await node.newAccount(100n);
   const bob = await node.newAccount(100n);
