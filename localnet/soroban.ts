@@ -505,6 +505,11 @@ export interface SimulationContext {
   reader: LedgerReader;
   host: HostApi | undefined;
   hostLedger: LedgerInfo;
+  /**
+   * stellar-rpc's `useUpgradedAuth` request flag: recorded address auth uses
+   * `SOROBAN_CREDENTIALS_ADDRESS_V2` (CAP-71) instead of v1. Default false, as in stellar-rpc.
+   */
+  useUpgradedAuth?: boolean;
 }
 
 const AUTH_MODES = ["enforce", "record", "record_allow_nonroot"];
@@ -699,6 +704,7 @@ export function simulateEnvelope(
         authMode,
         undefined,
         instructionLeeway,
+        ctx.useUpgradedAuth,
       );
     } catch (e) {
       return {

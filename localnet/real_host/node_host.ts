@@ -449,6 +449,8 @@ export function simulateReal(
   authMode: string,
   footprint: xdr.LedgerFootprint | undefined,
   instructionLeeway = 0,
+  /** Record v2 address credentials (stellar-rpc's `useUpgradedAuth`). */
+  authV2 = false,
 ): RealSimulation {
   const l = realLedger(ledger);
   const settings = settingsOf(feesOf(reader));
@@ -477,6 +479,7 @@ export function simulateReal(
     settings,
     snapshot,
     auth: authMode === "enforce" ? inv.auth : undefined,
+    authV2,
     disableNonRootAuth: authMode === "record",
     diagnostics: true,
   });
