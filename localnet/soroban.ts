@@ -145,6 +145,8 @@ export interface SorobanApplyContext {
   hostLedger: LedgerInfo;
   /** The entry store (for TTLs). */
   store?: unknown;
+  /** The transaction's PRNG seed as stellar-core derives it (`localnet/prng.ts`). */
+  prngSeed?: Uint8Array;
 }
 
 /** A diagnostic `error` event (topics [error, Error(type, code)], data: message). */
@@ -247,8 +249,9 @@ export function applySorobanOp(
       const op = body.invokeHostFunctionOp;
       if (isRealHost(ctx.host)) {
         // stellar-core's apply: the real host restores the entries the tx lists (CAP-66).
-        // PRNG seed: core derives it from the tx set hash; here from the ledger and the op.
-        const seed = sha256(
+        // PRNG seed: the ledger passes stellar-core's (tx set hash, application index); a
+        // transaction applied alone has no tx set, so it gets one from the ledger and the op.
+        const seed = ctx.prngSeed ?? sha256(
           new TextEncoder().encode(
             `${ctx.ledgerSeq}:${source}:${
               op.hostFunction.toXdr("base64")
