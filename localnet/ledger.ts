@@ -45,6 +45,7 @@ import { cursorString, type EventRecord, type EventSource, TX_INDEX_MAX } from "
 import type { HostApi } from "./host_api.ts";
 import type { LedgerInfo } from "./host_api.ts";
 import { ledgerCloseMeta, resultSetHash, txEvents, txSetHash, txSetOf } from "./meta.ts";
+import { sorobanTxPrngSeed } from "./prng.ts";
 import { EntryStore, type StoredEntry } from "./store.ts";
 import { FEE_CONFIG, type FeeConfig } from "./fees.ts";
 import {
@@ -709,7 +710,17 @@ export class Chain implements EventSource {
       }
       charged.push(chargeTx(ctx, again, baseFee * BigInt(q.ops)));
     }
-    const txs: TxRecord[] = charged.map((c) => applyCharged(ctx, c));
+    // stellar-core seeds each Soroban transaction's PRNG from the ledger's tx set hash and the
+    // transaction's application index; the set is exactly what is applied here, in this order.
+    const setHash = charged.some((c) => c.p.soroban)
+      ? txSetHash(prev.hash, charged.map((c) => c.p))
+      : undefined;
+    const txs: TxRecord[] = charged.map((c, i) =>
+      applyCharged(
+        setHash && c.p.soroban ? { ...ctx, prngSeed: sorobanTxPrngSeed(setHash, i) } : ctx,
+        c,
+      )
+    );
     for (const t of txs) payRefund(this.store, t, seq);
     // Transactions left waiting too long leave the queue (stellar-core's pending depth).
     for (const q of [...this.#queue]) {

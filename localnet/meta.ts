@@ -180,7 +180,10 @@ class RawXdr {
  * sha256 of the XDR of {@link txSetOf}(prevHash, txs), built from the envelopes' original bytes
  * (equal to `sha256(txSetOf(...).toXdr())`, without re-encoding every envelope).
  */
-export function txSetHash(prevHash: Uint8Array, txs: TxRecord[]): Uint8Array {
+export function txSetHash(
+  prevHash: Uint8Array,
+  txs: readonly TxSetMember[],
+): Uint8Array {
   const w = new RawXdr().u32(1).bytes(prevHash).u32(2);
   const classic = txs.filter((t) => !t.soroban);
   const soroban = txs.filter((t) => t.soroban);
@@ -188,13 +191,13 @@ export function txSetHash(prevHash: Uint8Array, txs: TxRecord[]): Uint8Array {
   if (classic.length === 0) w.u32(0);
   else {
     w.u32(1).u32(0).u32(0).u32(classic.length);
-    for (const t of classic) w.bytes(envelopeBytes(t));
+    for (const t of classic) w.bytes(memberBytes(t));
   }
   w.u32(1).u32(0);
   if (soroban.length === 0) w.u32(0);
   else {
     w.u32(1).u32(1).u32(soroban.length);
-    for (const t of soroban) w.bytes(envelopeBytes(t));
+    for (const t of soroban) w.bytes(memberBytes(t));
   }
   return sha256(...w.parts);
 }
@@ -204,6 +207,19 @@ export function resultSetHash(txs: TxRecord[]): Uint8Array {
   const w = new RawXdr().u32(txs.length);
   for (const t of txs) w.bytes(fromHex(t.hash)).bytes(resultBytes(t));
   return sha256(...w.parts);
+}
+
+/**
+ * What {@link txSetHash} reads of a transaction: applied ones (`TxRecord`) and ones about to be
+ * applied (the ledger hashes its set before applying it, for the Soroban PRNG seeds).
+ */
+export type TxSetMember = Pick<TxRecord, "envelopeB64"> & {
+  soroban?: unknown;
+  cache?: TxRecord["cache"];
+};
+
+function memberBytes(t: TxSetMember): Uint8Array {
+  return t.cache ? envelopeBytes(t as TxRecord) : fromB64(t.envelopeB64);
 }
 
 function envelopeBytes(t: TxRecord): Uint8Array {

@@ -85,6 +85,8 @@ export interface SorobanApplyContext {
   hostLedger: LedgerInfo;
   /** The entry store (for TTLs). */
   store?: unknown;
+  /** The transaction's PRNG seed as stellar-core derives it (`localnet/prng.ts`). */
+  prngSeed?: Uint8Array;
 }
 
 /** A diagnostic `error` event (topics [error, Error(type, code)], data: message). */
@@ -165,8 +167,9 @@ export function applySorobanOp(
       }
       const op = body.invokeHostFunctionOp;
       // stellar-core's apply: the real host restores the entries the tx lists (CAP-66).
-      // PRNG seed: core derives it from the tx set hash; here from the ledger and the op.
-      const seed = sha256(
+      // PRNG seed: the ledger passes stellar-core's (tx set hash, application index); a
+      // transaction applied alone has no tx set, so it gets one from the ledger and the op.
+      const seed = ctx.prngSeed ?? sha256(
         new TextEncoder().encode(
           `${ctx.ledgerSeq}:${source}:${
             op.hostFunction.toXdr("base64")
@@ -277,6 +280,11 @@ export interface SimulationContext {
   reader: LedgerReader;
   host: HostApi | undefined;
   hostLedger: LedgerInfo;
+  /**
+   * stellar-rpc's `useUpgradedAuth` request flag: recorded address auth uses
+   * `SOROBAN_CREDENTIALS_ADDRESS_V2` (CAP-71) instead of v1. Default false, as in stellar-rpc.
+   */
+  useUpgradedAuth?: boolean;
 }
 
 const AUTH_MODES = ["enforce", "record", "record_allow_nonroot"];
@@ -351,6 +359,7 @@ export function simulateEnvelope(
       authMode,
       undefined,
       instructionLeeway,
+      ctx.useUpgradedAuth,
     );
   } catch (e) {
     return {

@@ -116,6 +116,8 @@ export interface TxContext {
   closeTime: bigint;
   host: HostApi | undefined;
   hostLedger: LedgerInfo;
+  /** A Soroban transaction's PRNG seed in its ledger (`localnet/prng.ts`). */
+  prngSeed?: Uint8Array;
 }
 
 const SOROBAN_OPS = new Set(["invokeHostFunction", "extendFootprintTtl", "restoreFootprint"]);

@@ -123,6 +123,26 @@ function errorOf(v: unknown): HostErrorInfo | undefined {
   };
 }
 
+/** The library's `changes` JSON as {@link LedgerChange}s (keys and entries decoded lazily). */
+function changesOf(raw: unknown): LedgerChange[] {
+  return ((raw ?? []) as Any[]).map((c): LedgerChange => ({
+    readOnly: c.read_only,
+    keyXdr: c.key,
+    get key() {
+      return xdr.LedgerKey.fromXDR(c.key, "base64");
+    },
+    entryXdr: c.entry ?? null,
+    get entry() {
+      return c.entry ? xdr.LedgerEntry.fromXDR(c.entry, "base64") : null;
+    },
+    oldSizeForRent: c.old_size_for_rent,
+    newSizeForRent: c.new_size_for_rent,
+    ttl: c.ttl
+      ? { oldLiveUntil: c.ttl.old_live_until, newLiveUntil: c.ttl.new_live_until }
+      : undefined,
+  }));
+}
+
 /** Applies one host function on the real host, as stellar-core's `InvokeHostFunctionOp` does. */
 export function invokeHostFunction(input: InvokeInput): InvokeOutput {
   const r = callInvoke({
@@ -144,22 +164,7 @@ export function invokeHostFunction(input: InvokeInput): InvokeOutput {
     ok: typeof r.result === "string",
     result: r.result ? xdr.ScVal.fromXDR(r.result, "base64") : undefined,
     error: errorOf(r.error),
-    changes: ((r.changes ?? []) as Any[]).map((c): LedgerChange => ({
-      readOnly: c.read_only,
-      keyXdr: c.key,
-      get key() {
-        return xdr.LedgerKey.fromXDR(c.key, "base64");
-      },
-      entryXdr: c.entry ?? null,
-      get entry() {
-        return c.entry ? xdr.LedgerEntry.fromXDR(c.entry, "base64") : null;
-      },
-      oldSizeForRent: c.old_size_for_rent,
-      newSizeForRent: c.new_size_for_rent,
-      ttl: c.ttl
-        ? { oldLiveUntil: c.ttl.old_live_until, newLiveUntil: c.ttl.new_live_until }
-        : undefined,
-    })),
+    changes: changesOf(r.changes),
     events: ((r.events ?? []) as string[]).map((e) => xdr.ContractEvent.fromXDR(e, "base64")),
     diagnosticEvents: ((r.diagnostic_events ?? []) as string[]).map((e) =>
       xdr.DiagnosticEvent.fromXDR(e, "base64")
@@ -289,6 +294,64 @@ export function simulateInvoke(input: SimulateInput): SimulateOutput {
       before: m.before ? xdr.LedgerEntry.fromXDR(m.before, "base64") : null,
       after: m.after ? xdr.LedgerEntry.fromXDR(m.after, "base64") : null,
     })),
+    timing: { hostUs: r.host_us ?? 0, wrapperUs: r.wrapper_us ?? 0 },
+  };
+}
+
+/** Outputs of {@link recordInvoke}. */
+export interface RecordOutput {
+  ok: boolean;
+  result?: xdr.ScVal;
+  error?: HostErrorInfo;
+  /** Recorded auth (record mode, signatures cleared) or the entries passed in (enforce). */
+  auth: xdr.SorobanAuthorizationEntry[];
+  /** Every key of the recorded footprint, with its new value and TTL change (empty on failure). */
+  changes: LedgerChange[];
+  events: xdr.ContractEvent[];
+  diagnosticEvents: xdr.DiagnosticEvent[];
+  /** The recorded footprint and resources (unadjusted). */
+  resources?: xdr.SorobanResources;
+  /** Read-write footprint indices of archived entries the call restored automatically. */
+  restoredRwEntryIndices: number[];
+  cpuInsns: number;
+  memBytes: number;
+  timing: Timing;
+}
+
+/**
+ * Runs a host function in recording mode (`e2e_invoke::invoke_host_function_in_recording_mode`,
+ * what {@link simulateInvoke} runs underneath) and returns its ledger changes as
+ * {@link invokeHostFunction} does — new values and TTL changes — so the call can be applied
+ * without a transaction (the node's in-process API). No fees, no resource adjustments.
+ */
+export function recordInvoke(input: Omit<SimulateInput, "adjust">): RecordOutput {
+  const r = callSimulate({
+    ...simRequest(input),
+    op: "record",
+    host_function: b64(input.hostFunction),
+    source_account: b64(input.sourceAccount),
+    auth: input.auth ? input.auth.map(b64) : null,
+    auth_v2: input.authV2 ?? false,
+    disable_non_root_auth: input.disableNonRootAuth ?? false,
+    prng_seed: hex32(input.prngSeed ?? crypto.getRandomValues(new Uint8Array(32))),
+    diagnostics: input.diagnostics ?? false,
+  }, rawSnapshot(input.snapshot)) as Record<string, Any>;
+  return {
+    ok: typeof r.result === "string",
+    result: r.result ? xdr.ScVal.fromXDR(r.result, "base64") : undefined,
+    error: errorOf(r.error),
+    auth: ((r.auth ?? []) as string[]).map((a) =>
+      xdr.SorobanAuthorizationEntry.fromXDR(a, "base64")
+    ),
+    changes: changesOf(r.changes),
+    events: ((r.events ?? []) as string[]).map((e) => xdr.ContractEvent.fromXDR(e, "base64")),
+    diagnosticEvents: ((r.diagnostic_events ?? []) as string[]).map((e) =>
+      xdr.DiagnosticEvent.fromXDR(e, "base64")
+    ),
+    resources: r.resources ? xdr.SorobanResources.fromXDR(r.resources, "base64") : undefined,
+    restoredRwEntryIndices: r.restored_rw_entry_indices ?? [],
+    cpuInsns: r.cpu_insns,
+    memBytes: r.mem_bytes,
     timing: { hostUs: r.host_us ?? 0, wrapperUs: r.wrapper_us ?? 0 },
   };
 }

@@ -7,7 +7,8 @@
  * - {@link simulateReal}: `simulateTransaction`, through `vh_simulate` (stellar-rpc's preflight,
  *   automatic restore listed in the tx data's v1 extension, no `restorePreamble`);
  * - `invokeHostFunction` of the {@link HostApi} (the in-process `invoke`/`view`/`deployWasm`):
- *   a recording-mode simulation whose modified entries are written directly.
+ *   the host in recording mode ({@link invokeDirect}), its ledger changes and TTLs applied
+ *   directly.
  *
  * @module
  */
@@ -33,10 +34,10 @@ import {
   type LedgerInfo,
   type NetworkSettings,
   REAL_HOST_PROTOCOL,
+  recordInvoke,
   rentFeeOf,
   simulateExtendTtl,
   simulateInvoke,
-  type SimulateOutput,
   simulateRestore,
   sizesForRent,
 } from "./mod.ts";
@@ -193,8 +194,16 @@ export function keyOfEntry(e: xdr.LedgerEntry): xdr.LedgerKey {
   }
 }
 
-function simulateForDirect(req: InvokeRequest): SimulateOutput {
-  return simulateInvoke({
+/**
+ * The in-process API's call (`Localnet.invoke`, `deployWasm`, `deployAsset`): the host in
+ * recording mode with mocked auth, as the node's {@link InvokeResult}, applied by the ledger
+ * layer without a transaction (no fees). The changes come from the host's own ledger changes,
+ * TTLs included: `liveUntil` carries every new live-until ledger the host set — a new entry's
+ * TTL, a contract's `extend_ttl`, an automatic restore — which the ledger layer applies as
+ * max(current, requested).
+ */
+export function invokeDirect(req: InvokeRequest): InvokeResult {
+  const rec = recordInvoke({
     hostFunction: req.hostFunction,
     sourceAccount: Keypair.fromPublicKey(req.source).xdrAccountId(),
     ledger: realLedger(req.ledger),
@@ -204,49 +213,57 @@ function simulateForDirect(req: InvokeRequest): SimulateOutput {
     disableNonRootAuth: req.mode === "record",
     diagnostics: true,
   });
-}
-
-/**
- * A recording-mode run on the real simulation, as the node's {@link InvokeResult}: the
- * in-process API applies its modified entries directly (no fees, no footprint).
- */
-export function invokeDirect(req: InvokeRequest): InvokeResult {
-  const sim = simulateForDirect(req);
-  if (!sim.ok) {
+  const fp = rec.resources?.footprint;
+  const resources = {
+    instructions: rec.cpuInsns,
+    diskReadBytes: rec.resources?.diskReadBytes ?? 0,
+    writeBytes: rec.resources?.writeBytes ?? 0,
+  };
+  if (!rec.ok) {
     return {
       ok: false,
-      error: nodeError(sim.error),
-      errorString: errorString(sim.error, sim.diagnosticEvents),
+      error: nodeError(rec.error),
+      errorString: errorString(rec.error, rec.diagnosticEvents),
       events: [],
-      diagnosticEvents: sim.diagnosticEvents,
+      diagnosticEvents: rec.diagnosticEvents,
       changes: new Map(),
       readOnly: [],
       readWrite: [],
       auth: [],
-      resources: { instructions: sim.cpuInsns, diskReadBytes: 0, writeBytes: 0 },
+      resources,
     };
   }
+  const readWrite = fp?.readWrite.map((k) => k.toXdr("base64")) ?? [];
+  // An archived entry the call restored automatically is written even when unchanged: the
+  // write is what brings it back in the store (then its TTL below applies).
+  const restored = new Set(rec.restoredRwEntryIndices.map((i) => readWrite[i]));
   const changes = new Map<string, xdr.LedgerEntry | null>();
-  for (const m of sim.modified) {
-    const e = m.after ?? m.before;
-    if (!e) continue;
-    changes.set(keyOfEntry(e).toXdr("base64"), m.after);
+  const liveUntil = new Map<string, number>();
+  for (const c of rec.changes) {
+    if (!c.readOnly) {
+      const before = req.reader.get(c.keyXdr);
+      if (c.entryXdr === null) {
+        if (before) changes.set(c.keyXdr, null);
+      } else if (!before || restored.has(c.keyXdr) || before.toXdr("base64") !== c.entryXdr) {
+        changes.set(c.keyXdr, c.entry!);
+      }
+    }
+    const deleted = !c.readOnly && c.entryXdr === null;
+    if (c.ttl && !deleted && c.ttl.newLiveUntil > c.ttl.oldLiveUntil) {
+      liveUntil.set(c.keyXdr, c.ttl.newLiveUntil);
+    }
   }
-  const fp = sim.transactionData?.resources.footprint;
   return {
     ok: true,
-    returnValue: sim.result,
-    events: sim.events,
-    diagnosticEvents: sim.diagnosticEvents,
+    returnValue: rec.result,
+    events: rec.events,
+    diagnosticEvents: rec.diagnosticEvents,
     changes,
     readOnly: fp?.readOnly.map((k) => k.toXdr("base64")) ?? [],
-    readWrite: fp?.readWrite.map((k) => k.toXdr("base64")) ?? [],
-    auth: sim.auth,
-    resources: {
-      instructions: sim.transactionData?.resources.instructions ?? sim.cpuInsns,
-      diskReadBytes: sim.transactionData?.resources.diskReadBytes ?? 0,
-      writeBytes: sim.transactionData?.resources.writeBytes ?? 0,
-    },
+    readWrite,
+    auth: rec.auth,
+    resources,
+    liveUntil,
   };
 }
 
@@ -434,6 +451,8 @@ export function simulateReal(
   authMode: string,
   footprint: xdr.LedgerFootprint | undefined,
   instructionLeeway = 0,
+  /** Record v2 address credentials (stellar-rpc's `useUpgradedAuth`). */
+  authV2 = false,
 ): RealSimulation {
   const l = realLedger(ledger);
   const settings = settingsOf(feesOf(reader));
@@ -462,6 +481,7 @@ export function simulateReal(
     settings,
     snapshot,
     auth: authMode === "enforce" ? inv.auth : undefined,
+    authV2,
     disableNonRootAuth: authMode === "record",
     diagnostics: true,
   });

@@ -58,6 +58,28 @@ function uint(v: unknown, name: string): number | undefined {
   return v;
 }
 
+/**
+ * A boolean request field as stellar-rpc's Go JSON decoding takes it: absent or null is false,
+ * anything but a JSON boolean fails the whole request with invalid params.
+ */
+function bool(v: unknown, name: string): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== "boolean") {
+    throw invalidParams(
+      `invalid parameters: json: cannot unmarshal ${goJsonType(v)} into Go struct field ` +
+        `SimulateTransactionRequest.${name} of type bool`,
+    );
+  }
+  return v;
+}
+
+/** Go's encoding/json name of a JSON value's type, as its UnmarshalTypeError prints it. */
+function goJsonType(v: unknown): string {
+  if (typeof v === "number") return "number";
+  if (typeof v === "string") return "string";
+  return Array.isArray(v) ? "array" : "object";
+}
+
 function decodeEnvelope(b64: unknown): xdr.TransactionEnvelope | undefined {
   if (typeof b64 !== "string") return undefined;
   try {
@@ -196,7 +218,12 @@ export function methods(ctx: MethodContext): Map<string, Handler> {
     if (rc && typeof rc === "object") leeway = uint(rc.instructionLeeway, "instructionLeeway") ?? 0;
     const authMode = typeof p.authMode === "string" ? p.authMode : undefined;
     const res = simulateEnvelope(
-      { reader: chain.store, host: chain.host, hostLedger: chain.simulationLedger() },
+      {
+        reader: chain.store,
+        host: chain.host,
+        hostLedger: chain.simulationLedger(),
+        useUpgradedAuth: bool(p.useUpgradedAuth, "useUpgradedAuth"),
+      },
       env,
       authMode,
       leeway,

@@ -294,6 +294,20 @@ Deno.test("auth guard: credentials other than the keeper's source account, a cre
     new RegExp(`credentials are for ${borrower}, not the keeper's source account`),
   );
   assert.equal(other.fn, "transfer");
+  // The same as v2 address credentials (CAP-71), what stellar-sdk 17 asks simulation to record:
+  // refused alike, the address read from the v2 arm.
+  const someoneV2 = new xdr.SorobanAuthorizationEntry({
+    credentials: xdr.SorobanCredentials.sorobanCredentialsAddressV2(
+      someone.credentials.type === "sorobanCredentialsAddress"
+        ? someone.credentials.address
+        : assert.fail("v1 credentials expected"),
+    ),
+    rootInvocation: someone.rootInvocation,
+  });
+  assert.match(
+    refusal([src(flashTree()), someoneV2]).reason,
+    new RegExp(`credentials are for ${borrower}, not the keeper's source account`),
+  );
   // A create-contract authorization (deploying code in the keeper's name).
   const create = new xdr.SorobanAuthorizationEntry({
     credentials: xdr.SorobanCredentials.sorobanCredentialsSourceAccount(),

@@ -24,7 +24,10 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use soroban_env_host::budget::AsBudget;
 use soroban_env_host::budget::Budget;
-use soroban_env_host::e2e_invoke::{self, extract_rent_changes, RecordingInvocationAuthMode};
+use soroban_env_host::e2e_invoke::{
+    self, extract_rent_changes, invoke_host_function_in_recording_mode, LedgerEntryChange,
+    RecordingInvocationAuthMode,
+};
 use soroban_env_host::fees::{
     compute_rent_fee, compute_transaction_resource_fee, FeeConfiguration, LedgerEntryRentChange,
     RentFeeConfiguration, TransactionResources,
@@ -695,8 +698,34 @@ fn invoke(req: &Value) -> Res<Value> {
             return Ok(Value::Object(out));
         }
     }
+    let changes = changes_json(&result.ledger_changes)?;
+    let rent_changes = extract_rent_changes(&result.ledger_changes);
+    let rent_fee = compute_rent_fee(
+        &rent_changes,
+        &config.rent_fee_configuration,
+        ledger.sequence_number,
+    );
+    let events: Vec<String> = result
+        .encoded_contract_events
+        .iter()
+        .map(|b| {
+            soroban_env_host::xdr::ContractEvent::from_xdr(b, Limits::none())
+                .map_err(|e| e.to_string())
+                .and_then(|ev| b64(&ev))
+        })
+        .collect::<Res<_>>()?;
+    out.insert("changes".into(), json!(changes));
+    out.insert("events".into(), json!(events));
+    out.insert("rent_fee".into(), json!(rent_fee));
+    Ok(Value::Object(out))
+}
+
+
+/// Ledger changes as JSON: every footprint key, its new value (read-write keys), the sizes for
+/// rent and the TTL change (old and new live-until ledger) of entries that have one.
+fn changes_json(ledger_changes: &[LedgerEntryChange]) -> Res<Vec<Value>> {
     let mut changes = vec![];
-    for c in &result.ledger_changes {
+    for c in ledger_changes {
         let key = LedgerKey::from_xdr(&c.encoded_key, Limits::none()).map_err(|e| e.to_string())?;
         let new_entry = match &c.encoded_new_value {
             Some(b) => {
@@ -717,25 +746,7 @@ fn invoke(req: &Value) -> Res<Value> {
             })),
         }));
     }
-    let rent_changes = extract_rent_changes(&result.ledger_changes);
-    let rent_fee = compute_rent_fee(
-        &rent_changes,
-        &config.rent_fee_configuration,
-        ledger.sequence_number,
-    );
-    let events: Vec<String> = result
-        .encoded_contract_events
-        .iter()
-        .map(|b| {
-            soroban_env_host::xdr::ContractEvent::from_xdr(b, Limits::none())
-                .map_err(|e| e.to_string())
-                .and_then(|ev| b64(&ev))
-        })
-        .collect::<Res<_>>()?;
-    out.insert("changes".into(), json!(changes));
-    out.insert("events".into(), json!(events));
-    out.insert("rent_fee".into(), json!(rent_fee));
-    Ok(Value::Object(out))
+    Ok(changes)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -866,6 +877,99 @@ fn simulate(req: &Value, cb: SnapshotCallback) -> Res<Value> {
             out.insert("modified".into(), json!(modified));
             Ok(Value::Object(out))
         }
+        "record" => record(req, &ledger, &config, snapshot),
         other => Err(format!("unknown simulation op `{other}`")),
     }
+}
+
+/// `op: "record"`: one host function in recording mode (`invoke_host_function_in_recording_mode`,
+/// the run under stellar-rpc's preflight) with its raw outcome — every ledger change with its
+/// TTL change, not simulation's `modified` entries — so an embedder can apply the call directly
+/// (the node's in-process API), TTL extensions and new entries' TTLs included.
+fn record(
+    req: &Value,
+    ledger: &LedgerInfo,
+    config: &NetworkConfig,
+    snapshot: Rc<CallbackSnapshot>,
+) -> Res<Value> {
+    // The budget soroban-simulation gives a preflight: the network's per-transaction limits,
+    // with its shadow limits (×10 CPU, ×2 memory) for the host's unmetered bookkeeping.
+    let budget = Budget::try_from_configs_with_shadow_limits(
+        config.tx_max_instructions as u64,
+        config.tx_memory_limit as u64,
+        (config.tx_max_instructions as u64).saturating_mul(10),
+        (config.tx_memory_limit as u64).saturating_mul(2),
+        config.cpu_cost_params.clone(),
+        config.memory_cost_params.clone(),
+    )
+    .map_err(|e| format!("budget: {e:?}"))?;
+    let host_fn: HostFunction = xdr_of(req, "host_function")?;
+    let source: AccountId = xdr_of(req, "source_account")?;
+    let auth_mode = match req.get("auth") {
+        Some(Value::Array(_)) => RecordingInvocationAuthMode::Enforcing(xdr_list(req, "auth")?),
+        _ => RecordingInvocationAuthMode::recording(
+            bool_of(req, "disable_non_root_auth"),
+            bool_of(req, "auth_v2"),
+        ),
+    };
+    let mut diagnostics = vec![];
+    let host_started = std::time::Instant::now();
+    let outcome = invoke_host_function_in_recording_mode(
+        &budget,
+        bool_of(req, "diagnostics"),
+        &host_fn,
+        &source,
+        auth_mode,
+        ledger.clone(),
+        snapshot,
+        hex32(req, "prng_seed")?,
+        &mut diagnostics,
+    );
+    let mut out = Map::new();
+    out.insert(
+        "host_us".into(),
+        json!(host_started.elapsed().as_micros() as u64),
+    );
+    out.insert(
+        "cpu_insns".into(),
+        json!(budget.get_cpu_insns_consumed().unwrap_or(0)),
+    );
+    out.insert(
+        "mem_bytes".into(),
+        json!(budget.get_mem_bytes_consumed().unwrap_or(0)),
+    );
+    out.insert(
+        "diagnostic_events".into(),
+        json!(diagnostics_json(&diagnostics)?),
+    );
+    let r = match outcome {
+        // Budget exhaustion or an internal error outside the invocation proper.
+        Err(e) => {
+            out.insert("error".into(), error_json(&e));
+            return Ok(Value::Object(out));
+        }
+        Ok(r) => r,
+    };
+    match &r.invoke_result {
+        Ok(v) => out.insert("result".into(), json!(b64(v)?)),
+        Err(e) => {
+            out.insert("error".into(), error_json(e));
+            return Ok(Value::Object(out));
+        }
+    };
+    out.insert(
+        "auth".into(),
+        json!(r.auth.iter().map(b64).collect::<Res<Vec<_>>>()?),
+    );
+    out.insert(
+        "events".into(),
+        json!(r.contract_events.iter().map(b64).collect::<Res<Vec<_>>>()?),
+    );
+    out.insert("changes".into(), json!(changes_json(&r.ledger_changes)?));
+    out.insert("resources".into(), json!(b64(&r.resources)?));
+    out.insert(
+        "restored_rw_entry_indices".into(),
+        json!(r.restored_rw_entry_indices),
+    );
+    Ok(Value::Object(out))
 }
