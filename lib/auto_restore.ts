@@ -34,6 +34,7 @@ import {
   Operation,
   rpc,
   SorobanDataBuilder,
+  type Transaction,
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
@@ -67,6 +68,25 @@ export function archivedEntryKeys(data: xdr.SorobanTransactionData): xdr.LedgerK
 }
 
 /**
+ * An unsigned RestoreFootprint transaction of `keys` from `source`, for simulation only (its
+ * sequence number is never checked there).
+ */
+export function restoreDraft(
+  passphrase: string,
+  source: string,
+  keys: xdr.LedgerKey[],
+): Transaction {
+  return new TransactionBuilder(new Account(source, "0"), {
+    fee: BASE_FEE,
+    networkPassphrase: passphrase,
+    timebounds: { minTime: 0, maxTime: 0 },
+  })
+    .setSorobanData(new SorobanDataBuilder().setReadWrite(keys).build())
+    .addOperation(Operation.restoreFootprint({}))
+    .build();
+}
+
+/**
  * The resource fee (stroops) a simulation gives for restoring `keys` alone, with `source` as
  * the transaction's source (simulation checks no sequence number); `null` when the RPC refuses.
  */
@@ -76,14 +96,7 @@ export async function restoreAloneFee(
   source: string,
   keys: xdr.LedgerKey[],
 ): Promise<string | null> {
-  const tx = new TransactionBuilder(new Account(source, "0"), {
-    fee: BASE_FEE,
-    networkPassphrase: passphrase,
-    timebounds: { minTime: 0, maxTime: 0 },
-  })
-    .setSorobanData(new SorobanDataBuilder().setReadWrite(keys).build())
-    .addOperation(Operation.restoreFootprint({}))
-    .build();
+  const tx = restoreDraft(passphrase, source, keys);
   try {
     const sim = await server.simulateTransaction(tx);
     return rpc.Api.isSimulationSuccess(sim) ? sim.minResourceFee : null;

@@ -263,11 +263,9 @@ function simRequest(input: {
   };
 }
 
-/** Preflights a host function on the real host, as stellar-rpc's `simulateTransaction`. */
-export function simulateInvoke(input: SimulateInput): SimulateOutput {
-  const r = callSimulate({
-    ...simRequest(input),
-    op: "invoke",
+/** The request fields of one host-function run (preflight or recording), as the library reads them. */
+function invocationFields(input: Omit<SimulateInput, "adjust">): Record<string, unknown> {
+  return {
     host_function: b64(input.hostFunction),
     source_account: b64(input.sourceAccount),
     auth: input.auth ? input.auth.map(b64) : null,
@@ -275,6 +273,15 @@ export function simulateInvoke(input: SimulateInput): SimulateOutput {
     disable_non_root_auth: input.disableNonRootAuth ?? false,
     prng_seed: hex32(input.prngSeed ?? crypto.getRandomValues(new Uint8Array(32))),
     diagnostics: input.diagnostics ?? false,
+  };
+}
+
+/** Preflights a host function on the real host, as stellar-rpc's `simulateTransaction`. */
+export function simulateInvoke(input: SimulateInput): SimulateOutput {
+  const r = callSimulate({
+    ...simRequest(input),
+    op: "invoke",
+    ...invocationFields(input),
   }, rawSnapshot(input.snapshot)) as Record<string, Any>;
   return {
     ok: typeof r.result === "string",
@@ -328,13 +335,7 @@ export function recordInvoke(input: Omit<SimulateInput, "adjust">): RecordOutput
   const r = callSimulate({
     ...simRequest(input),
     op: "record",
-    host_function: b64(input.hostFunction),
-    source_account: b64(input.sourceAccount),
-    auth: input.auth ? input.auth.map(b64) : null,
-    auth_v2: input.authV2 ?? false,
-    disable_non_root_auth: input.disableNonRootAuth ?? false,
-    prng_seed: hex32(input.prngSeed ?? crypto.getRandomValues(new Uint8Array(32))),
-    diagnostics: input.diagnostics ?? false,
+    ...invocationFields(input),
   }, rawSnapshot(input.snapshot)) as Record<string, Any>;
   return {
     ok: typeof r.result === "string",

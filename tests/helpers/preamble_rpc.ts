@@ -8,16 +8,8 @@
  *
  * @module
  */
-import {
-  Account,
-  BASE_FEE,
-  Operation,
-  SorobanDataBuilder,
-  type Transaction,
-  TransactionBuilder,
-  xdr,
-} from "@stellar/stellar-sdk";
-import { archivedEntryKeys } from "../../lib/auto_restore.ts";
+import { type Transaction, TransactionBuilder, xdr } from "@stellar/stellar-sdk";
+import { archivedEntryKeys, restoreDraft } from "../../lib/auto_restore.ts";
 
 /** A running proxy. */
 export interface PreambleRpc extends AsyncDisposable {
@@ -53,14 +45,7 @@ export function startPreambleRpc(upstream: string, passphrase: string): Preamble
       if (keys.length > 0) {
         const sim = TransactionBuilder.fromXDR(body.params.transaction, passphrase);
         const source = (sim as Transaction).source;
-        const restore = new TransactionBuilder(new Account(source, "0"), {
-          fee: BASE_FEE,
-          networkPassphrase: passphrase,
-          timebounds: { minTime: 0, maxTime: 0 },
-        })
-          .setSorobanData(new SorobanDataBuilder().setReadWrite(keys).build())
-          .addOperation(Operation.restoreFootprint({}))
-          .build();
+        const restore = restoreDraft(passphrase, source, keys);
         const pre = (await call(upstream, "simulateTransaction", {
           transaction: restore.toXDR(),
         })).result;

@@ -90,5 +90,10 @@ Deno.test("address: require_auth_for_args records exactly the given arguments", 
   const fn = (auth[0].rootInvocation.function as Any).contractFn;
   assert.equal(String(fn.functionName), "a__");
   assert.equal(xdr.ScVal.scvVec(fn.args).toXDR("base64"), args.toXDR("base64"));
-  assert.equal(Address.fromScAddress((auth[0].credentials as Any).address.address).toString(), bob);
+  // The SDK asks for v2 address credentials (CAP-71) by default: the same address, bound in.
+  assert.equal(auth[0].credentials.type, "sorobanCredentialsAddressV2");
+  assert.equal(
+    Address.fromScAddress((auth[0].credentials as Any).addressV2.address).toString(),
+    bob,
+  );
 });

@@ -51,7 +51,9 @@ export async function prepare(
     .addOperation(Operation.invokeContractFunction({ contract, function: fn, args }))
     .setTimeout(60)
     .build();
-  return { raw, sim: await node.server.simulateTransaction(raw) };
+  // Legacy v1 address credentials (`useUpgradedAuth: false`): these suites build and tamper with
+  // v1 entries by hand; the SDK's default v2 is tested in tests/real_host/auth_v2_test.ts.
+  return { raw, sim: await node.server.simulateTransaction(raw, undefined, undefined, false) };
 }
 
 /** The simulated return value as a native value; throws with the simulation error. */
@@ -239,5 +241,7 @@ export async function prepareSigned(
     .addOperation(Operation.invokeHostFunction({ func: op.func, auth }))
     .setTimeout(60)
     .build();
-  return { raw, sim: await node.server.simulateTransaction(raw) };
+  // Legacy v1 address credentials (`useUpgradedAuth: false`): these suites build and tamper with
+  // v1 entries by hand; the SDK's default v2 is tested in tests/real_host/auth_v2_test.ts.
+  return { raw, sim: await node.server.simulateTransaction(raw, undefined, undefined, false) };
 }
