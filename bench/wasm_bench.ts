@@ -33,7 +33,11 @@ async function serve(): Promise<void> {
   const admin = Keypair.random();
   await net.fund(admin.publicKey());
   const server = new rpc.Server(net.rpcUrl, { allowHttp: true });
-  const node = { server, networkPassphrase: net.networkPassphrase } as never;
+  const node = {
+    server,
+    networkPassphrase: net.networkPassphrase,
+    confirm: (h: string) => server.pollTransaction(h, { attempts: 400, sleepStrategy: () => 25 }),
+  } as never;
   const adminVal = nativeToScVal(Address.fromString(admin.publicKey()));
   const wasmId = await deployWasm(node, admin, await counterWasm(), [adminVal]);
   const asId = await deployFixture(net, "counter", [admin.publicKey()]);
