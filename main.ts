@@ -11,9 +11,6 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { startDevNetwork, writeOutFile } from "./demo/chain.ts";
-import { loadDexWasm } from "./localnet/protocols/dex/deploy.ts";
-import { DEMO_HELP, runDemo } from "./demo/mod.ts";
 import { runKeeper } from "./keeper/main.ts";
 import { DEPLOY_HELP, runDeploy } from "./contracts/deploy_cli.ts";
 import { createApi } from "./keeper/api/mod.ts";
@@ -82,6 +79,10 @@ export async function runLocalnet(argv: string[]): Promise<void> {
     throw new Error("--protocol-wasm needs --scenario market (the DEX venues are part of it)");
   }
   // Checked before the node starts: a missing or wrong file fails fast, naming the file.
+  // The local node and the demo are dev tools: loaded only by their commands, so the keeper and
+  // deploy commands (and what they import) never load them.
+  const { startDevNetwork, writeOutFile } = await import("./demo/chain.ts");
+  const { loadDexWasm } = await import("./localnet/protocols/dex/deploy.ts");
   const dexWasm = wasmDir === undefined ? undefined : await loadDexWasm(wasmDir);
   const { net, out } = await startDevNetwork({
     port,
@@ -152,12 +153,14 @@ export async function main(args: string[]): Promise<number> {
             error: (m) => ctx.log.error(m),
           }),
       });
-    case "demo":
+    case "demo": {
+      const { DEMO_HELP, runDemo } = await import("./demo/mod.ts");
       if (argv.includes("--help") || argv.includes("-h")) {
         console.log(DEMO_HELP);
         return 0;
       }
       return await runDemo(argv);
+    }
     case "deploy":
       if (argv.includes("--help") || argv.includes("-h")) {
         console.log(DEPLOY_HELP);

@@ -27,6 +27,9 @@ import { HODL_STRATEGY_SPEC } from "./hodl_strategy/spec.ts";
 import { SOROSWAP_FACTORY_SPEC } from "./soroswap_factory/spec.ts";
 import { SOROSWAP_PAIR_SPEC } from "./soroswap_pair/spec.ts";
 import { SOROSWAP_ROUTER_SPEC } from "./soroswap_router/spec.ts";
+import { TEST_WASM_DIR, testWasmPath, WASM_DIR, wasmPath } from "./wasm_path.ts";
+
+export { TEST_WASM_DIR, testWasmPath, WASM_DIR, wasmPath };
 
 /** Version written into each contract's `contractmetav0`. */
 export const CONTRACTS_VERSION = "0.15.0";
@@ -69,12 +72,6 @@ export async function testContracts(): Promise<Record<string, xdr.ScSpecEntry[]>
 /** The Wasm features the real host accepts besides MVP (no floats are used either). */
 const ALLOWED_FEATURES = binaryen.Features.MutableGlobals | binaryen.Features.SignExt |
   binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt;
-
-/** Directory of the committed Wasm files. */
-export const WASM_DIR = new URL("./wasm/", import.meta.url);
-
-/** Directory of the committed test-fixture Wasm files. */
-export const TEST_WASM_DIR = new URL("./wasm/fixtures/", import.meta.url);
 
 const ROOT = new URL("./", import.meta.url);
 
@@ -286,12 +283,6 @@ export async function buildContract(name: string): Promise<Uint8Array> {
     m.dispose();
   }
 }
-
-/** Path of a contract's committed Wasm. */
-export const wasmPath = (name: string): URL => new URL(`${name}.wasm`, WASM_DIR);
-
-/** Path of a test fixture contract's committed Wasm. */
-export const testWasmPath = (name: string): URL => new URL(`${name}.wasm`, TEST_WASM_DIR);
 
 if (import.meta.main) {
   const tests = await testContracts();

@@ -36,7 +36,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { wasmPath } from "./build.ts";
+import { wasmPath } from "./wasm_path.ts";
 
 /** 1 USDC in 7-decimal units. */
 const UNIT = 10_000_000n;

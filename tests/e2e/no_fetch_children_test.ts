@@ -26,6 +26,7 @@ const EXCEPTIONS: Record<string, string> = {
   "tests/e2e/offline_test.ts": "--no-config",
   // `deno info` has no --cached-only either.
   "tests/e2e/compile_layout_test.ts": "--frozen",
+  "tests/e2e/dev_tools_graph_test.ts": "--frozen",
   // This test's own sample script (denoRunArgs), and the list of flags it checks.
   "tests/e2e/no_fetch_children_test.ts": "",
 };

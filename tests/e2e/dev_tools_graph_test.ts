@@ -1,0 +1,58 @@
+/**
+ * The keeper binary carries no dev tools (issue 23's first step): the static import graph of
+ * `main.ts` (what a `deno compile`d keeper loads at start), of the keeper, of the web server and
+ * of `main.ts deploy` reaches no module of the local node (`localnet/`, `demo/`) and neither the
+ * AssemblyScript compiler nor binaryen. `main.ts localnet` and `main.ts demo` load those through
+ * `import()`. Read from `deno info --json`.
+ */
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../../", import.meta.url);
+const DEV_TOOLS = /\/(localnet|demo)\/|assemblyscript|binaryen/;
+
+interface InfoModule {
+  specifier: string;
+  dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+}
+
+/** Modules reachable from `entry` through static imports only, from `deno info --json`. */
+async function staticGraph(entry: string): Promise<Set<string>> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--frozen", entry],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: InfoModule[];
+  };
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const queue = [...info.roots];
+  while (queue.length > 0) {
+    const s = queue.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    for (const d of bySpecifier.get(s)?.dependencies ?? []) {
+      if (!d.isDynamic && d.code?.specifier) queue.push(d.code.specifier);
+    }
+  }
+  return seen;
+}
+
+for (const entry of ["main.ts", "keeper/main.ts", "web/mod.ts", "contracts/deploy_cli.ts"]) {
+  Deno.test(`${entry}: no local node, demo, AssemblyScript or binaryen in its static imports`, async () => {
+    const graph = await staticGraph(entry);
+    assert.ok(graph.size > 5, `${entry}: ${graph.size} modules`);
+    const devTools = [...graph].filter((s) => DEV_TOOLS.test(s));
+    assert.deepEqual(devTools, [], `${entry} loads dev tools`);
+  });
+}
+
+Deno.test("the graph check sees dev tools where they are: main.ts localnet's own module", async () => {
+  // demo/chain.ts is what `main.ts localnet` imports dynamically; statically it reaches the node.
+  const graph = await staticGraph("demo/chain.ts");
+  assert.ok([...graph].some((s) => s.includes("/localnet/")));
+});
