@@ -27,8 +27,7 @@ import { keepAlive } from "./chain/ttl.ts";
 import type { KeeperContext } from "./context.ts";
 import { runCycle } from "./cycle.ts";
 import { flashVenueProblem, SwapClient } from "./dex/mod.ts";
-import type { CycleHandle, KeeperHooks } from "./main.ts";
-import { startTicker } from "./main.ts";
+import { type CycleHandle, type KeeperHooks, startTicker } from "./ticker.ts";
 import { rpcRequestHook } from "./metrics.ts";
 import {
   type DepositorRow,

@@ -56,3 +56,11 @@ Deno.test("the graph check sees dev tools where they are: main.ts localnet's own
   const graph = await staticGraph("demo/chain.ts");
   assert.ok([...graph].some((s) => s.includes("/localnet/")));
 });
+
+Deno.test("no import circle between the keeper daemon and its chain part", async () => {
+  // keeper/main.ts imports keeper/startup.ts; the cycle loop and the hooks' types they share live
+  // in keeper/ticker.ts, so the chain part never reaches back into the daemon.
+  const graph = await staticGraph("keeper/startup.ts");
+  assert.ok(![...graph].some((s) => s.endsWith("/keeper/main.ts")), "startup.ts reaches main.ts");
+  assert.ok([...graph].some((s) => s.endsWith("/keeper/ticker.ts")));
+});
