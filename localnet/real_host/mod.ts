@@ -161,23 +161,33 @@ export function invokeHostFunction(input: InvokeInput): InvokeOutput {
     diagnostics: input.diagnostics ?? false,
   }) as Record<string, Any>;
   return {
-    ok: typeof r.result === "string",
-    result: r.result ? xdr.ScVal.fromXDR(r.result, "base64") : undefined,
-    error: errorOf(r.error),
+    ...runOutcomeOf(r),
     changes: changesOf(r.changes),
-    events: ((r.events ?? []) as string[]).map((e) => xdr.ContractEvent.fromXDR(e, "base64")),
-    diagnosticEvents: ((r.diagnostic_events ?? []) as string[]).map((e) =>
-      xdr.DiagnosticEvent.fromXDR(e, "base64")
-    ),
-    cpuInsns: r.cpu_insns,
-    memBytes: r.mem_bytes,
     rentFee: BigInt(r.rent_fee ?? 0),
-    timing: { hostUs: r.host_us ?? 0, wrapperUs: r.wrapper_us ?? 0 },
   };
 }
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
+
+/**
+ * What every host run reports (apply, preflight, recording): result or error, contract and
+ * diagnostic events, metering and timing.
+ */
+function runOutcomeOf(r: Record<string, Any>) {
+  return {
+    ok: typeof r.result === "string",
+    result: r.result ? xdr.ScVal.fromXDR(r.result, "base64") : undefined,
+    error: errorOf(r.error),
+    events: ((r.events ?? []) as string[]).map((e) => xdr.ContractEvent.fromXDR(e, "base64")),
+    diagnosticEvents: ((r.diagnostic_events ?? []) as string[]).map((e) =>
+      xdr.DiagnosticEvent.fromXDR(e, "base64")
+    ),
+    cpuInsns: r.cpu_insns as number,
+    memBytes: r.mem_bytes as number,
+    timing: { hostUs: r.host_us ?? 0, wrapperUs: r.wrapper_us ?? 0 } as Timing,
+  };
+}
 
 /** Ledger reads during simulation: the current entry and TTL of a key, or undefined. */
 export type Snapshot = (keyBase64: string) => EntryWithTtl | undefined;
@@ -284,24 +294,15 @@ export function simulateInvoke(input: SimulateInput): SimulateOutput {
     ...invocationFields(input),
   }, rawSnapshot(input.snapshot)) as Record<string, Any>;
   return {
-    ok: typeof r.result === "string",
-    result: r.result ? xdr.ScVal.fromXDR(r.result, "base64") : undefined,
-    error: errorOf(r.error),
+    ...runOutcomeOf(r),
     auth: (r.auth as string[]).map((a) => xdr.SorobanAuthorizationEntry.fromXDR(a, "base64")),
-    events: (r.events as string[]).map((e) => xdr.ContractEvent.fromXDR(e, "base64")),
-    diagnosticEvents: (r.diagnostic_events as string[]).map((e) =>
-      xdr.DiagnosticEvent.fromXDR(e, "base64")
-    ),
     transactionData: r.transaction_data
       ? xdr.SorobanTransactionData.fromXDR(r.transaction_data, "base64")
       : undefined,
-    cpuInsns: r.cpu_insns,
-    memBytes: r.mem_bytes,
     modified: (r.modified as Any[]).map((m) => ({
       before: m.before ? xdr.LedgerEntry.fromXDR(m.before, "base64") : null,
       after: m.after ? xdr.LedgerEntry.fromXDR(m.after, "base64") : null,
     })),
-    timing: { hostUs: r.host_us ?? 0, wrapperUs: r.wrapper_us ?? 0 },
   };
 }
 
@@ -338,22 +339,13 @@ export function recordInvoke(input: Omit<SimulateInput, "adjust">): RecordOutput
     ...invocationFields(input),
   }, rawSnapshot(input.snapshot)) as Record<string, Any>;
   return {
-    ok: typeof r.result === "string",
-    result: r.result ? xdr.ScVal.fromXDR(r.result, "base64") : undefined,
-    error: errorOf(r.error),
+    ...runOutcomeOf(r),
     auth: ((r.auth ?? []) as string[]).map((a) =>
       xdr.SorobanAuthorizationEntry.fromXDR(a, "base64")
     ),
     changes: changesOf(r.changes),
-    events: ((r.events ?? []) as string[]).map((e) => xdr.ContractEvent.fromXDR(e, "base64")),
-    diagnosticEvents: ((r.diagnostic_events ?? []) as string[]).map((e) =>
-      xdr.DiagnosticEvent.fromXDR(e, "base64")
-    ),
     resources: r.resources ? xdr.SorobanResources.fromXDR(r.resources, "base64") : undefined,
     restoredRwEntryIndices: r.restored_rw_entry_indices ?? [],
-    cpuInsns: r.cpu_insns,
-    memBytes: r.mem_bytes,
-    timing: { hostUs: r.host_us ?? 0, wrapperUs: r.wrapper_us ?? 0 },
   };
 }
 

@@ -670,17 +670,7 @@ fn invoke(req: &Value) -> Res<Value> {
         None,
         cache,
     );
-    let host_us = host_started.elapsed().as_micros() as u64;
-    let cpu = budget.get_cpu_insns_consumed().unwrap_or(0);
-    let mem = budget.get_mem_bytes_consumed().unwrap_or(0);
-    let mut out = Map::new();
-    out.insert("cpu_insns".into(), json!(cpu));
-    out.insert("host_us".into(), json!(host_us));
-    out.insert("mem_bytes".into(), json!(mem));
-    out.insert(
-        "diagnostic_events".into(),
-        json!(diagnostics_json(&diagnostics)?),
-    );
+    let mut out = run_json(&budget, host_started, &diagnostics)?;
     let result = match outcome {
         // Budget exhaustion or an internal error outside the invocation proper.
         Err(e) => {
@@ -720,6 +710,32 @@ fn invoke(req: &Value) -> Res<Value> {
     Ok(Value::Object(out))
 }
 
+/// What every host run reports whatever its outcome (apply and recording): time in the host,
+/// the budget's CPU instructions and memory, and the diagnostic events.
+fn run_json(
+    budget: &Budget,
+    host_started: std::time::Instant,
+    diagnostics: &[DiagnosticEvent],
+) -> Res<Map<String, Value>> {
+    let mut out = Map::new();
+    out.insert(
+        "host_us".into(),
+        json!(host_started.elapsed().as_micros() as u64),
+    );
+    out.insert(
+        "cpu_insns".into(),
+        json!(budget.get_cpu_insns_consumed().unwrap_or(0)),
+    );
+    out.insert(
+        "mem_bytes".into(),
+        json!(budget.get_mem_bytes_consumed().unwrap_or(0)),
+    );
+    out.insert(
+        "diagnostic_events".into(),
+        json!(diagnostics_json(diagnostics)?),
+    );
+    Ok(out)
+}
 
 /// Ledger changes as JSON: every footprint key, its new value (read-write keys), the sizes for
 /// rent and the TTL change (old and new live-until ledger) of entries that have one.
@@ -925,23 +941,7 @@ fn record(
         hex32(req, "prng_seed")?,
         &mut diagnostics,
     );
-    let mut out = Map::new();
-    out.insert(
-        "host_us".into(),
-        json!(host_started.elapsed().as_micros() as u64),
-    );
-    out.insert(
-        "cpu_insns".into(),
-        json!(budget.get_cpu_insns_consumed().unwrap_or(0)),
-    );
-    out.insert(
-        "mem_bytes".into(),
-        json!(budget.get_mem_bytes_consumed().unwrap_or(0)),
-    );
-    out.insert(
-        "diagnostic_events".into(),
-        json!(diagnostics_json(&diagnostics)?),
-    );
+    let mut out = run_json(&budget, host_started, &diagnostics)?;
     let r = match outcome {
         // Budget exhaustion or an internal error outside the invocation proper.
         Err(e) => {
