@@ -11,10 +11,10 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { runKeeper } from "./keeper/main.ts";
-import { DEPLOY_HELP, runDeploy } from "./contracts/deploy_cli.ts";
-import { createApi } from "./keeper/api/mod.ts";
-import { mountWeb } from "./web/mod.ts";
+import { runKeeper } from "@vigil/keeper/daemon";
+import { DEPLOY_HELP, runDeploy } from "@vigil/contracts/deploy/cli";
+import { createApi } from "@vigil/keeper/api/server";
+import { mountWeb } from "@vigil/web/server";
 
 const HELP = `Vigil — pooled liquidation service on Stellar/Soroban
 
@@ -81,8 +81,8 @@ export async function runLocalnet(argv: string[]): Promise<void> {
   // Checked before the node starts: a missing or wrong file fails fast, naming the file.
   // The local node and the demo are dev tools: loaded only by their commands, so the keeper and
   // deploy commands (and what they import) never load them.
-  const { startDevNetwork, writeOutFile } = await import("./demo/chain.ts");
-  const { loadDexWasm } = await import("./localnet/protocols/dex/deploy.ts");
+  const { startDevNetwork, writeOutFile } = await import("@vigil/demo/chain");
+  const { loadDexWasm } = await import("@vigil/localnet/protocols/dex/deploy");
   const dexWasm = wasmDir === undefined ? undefined : await loadDexWasm(wasmDir);
   const { net, out } = await startDevNetwork({
     port,
@@ -154,7 +154,7 @@ export async function main(args: string[]): Promise<number> {
           }),
       });
     case "demo": {
-      const { DEMO_HELP, runDemo } = await import("./demo/mod.ts");
+      const { DEMO_HELP, runDemo } = await import("@vigil/demo/demo");
       if (argv.includes("--help") || argv.includes("-h")) {
         console.log(DEMO_HELP);
         return 0;

@@ -9,17 +9,17 @@
  */
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
 import { Hono } from "hono";
-import { loadConfig } from "../keeper/config.ts";
-import { createKeeperContext, type KeeperContext } from "../keeper/context.ts";
-import { createApi, serveApi } from "../keeper/api/mod.ts";
-import { Logger } from "../keeper/log/mod.ts";
+import { loadConfig } from "@vigil/keeper/config";
+import { createKeeperContext, type KeeperContext } from "@vigil/keeper/context";
+import { createApi, serveApi } from "@vigil/keeper/api/server";
+import { Logger } from "@vigil/keeper/log/logger";
 import {
   setDepositors,
   setKeepers,
   setLatestLedger,
   setPositions,
   setVault,
-} from "../keeper/state.ts";
+} from "@vigil/keeper/state";
 
 const arg = (name: string, dflt: number) => {
   const a = Deno.args.find((x) => x.startsWith(`--${name}=`));

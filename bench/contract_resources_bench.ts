@@ -23,12 +23,12 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startLocalnet } from "../localnet/mod.ts";
-import { TX_LIMITS } from "../localnet/constants.ts";
-import { setupDevChain } from "../localnet/dev_setup.ts";
-import { deployMarket } from "../localnet/scenarios/market.ts";
-import { stellarAsset } from "../contracts/oracle/spec.ts";
-import { deployVigil, USDC } from "../contracts/deploy.ts";
+import { startLocalnet } from "@vigil/localnet/node";
+import { TX_LIMITS } from "@vigil/localnet/constants";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployMarket } from "@vigil/localnet/scenarios/market";
+import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
+import { deployVigil, USDC } from "@vigil/contracts/deploy/deploy_vigil";
 
 // deno-lint-ignore no-explicit-any
 type AnyClient = contract.Client & Record<string, any>;

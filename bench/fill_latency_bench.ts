@@ -18,7 +18,7 @@ import {
   startWorld,
   stopKeeper,
   until,
-} from "../tests/keeper/keeper_fixture.ts";
+} from "@vigil/testing/keeper/keeper_fixture";
 
 const MIN_PROFIT = 1.02;
 const LEDGER_MS = Number(Deno.args[0] ?? 250);

@@ -17,8 +17,8 @@ import {
   rpc,
   TransactionBuilder,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../tests/helpers/localnet.ts";
-import { deployFixture } from "../tests/fixtures/contracts/mod.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const count = Number(Deno.args[0] ?? 40);
 const clients = Number(Deno.args[1] ?? 8);

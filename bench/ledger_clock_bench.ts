@@ -15,9 +15,9 @@ import {
   Operation,
   TransactionBuilder,
 } from "@stellar/stellar-sdk";
-import { Chain } from "../localnet/ledger.ts";
-import { realHostApi as host } from "../localnet/real_host/node_host.ts";
-import { loadAccount } from "../localnet/accounts.ts";
+import { Chain } from "@vigil/localnet/ledger";
+import { realHostApi as host } from "@vigil/localnet/real_host/node_host";
+import { loadAccount } from "@vigil/localnet/accounts";
 
 const LEDGERS = Number(Deno.args[0] ?? 200_000);
 const TXS = Number(Deno.args[1] ?? 1_000);

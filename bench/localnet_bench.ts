@@ -19,9 +19,9 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { deployFixture } from "../tests/fixtures/contracts/mod.ts";
-import { seedTrustline } from "../localnet/dev_setup.ts";
-import { type Localnet, startLocalnet } from "../localnet/mod.ts";
+import { deployFixture } from "@vigil/testing/contracts/mod";
+import { seedTrustline } from "@vigil/localnet/dev_setup";
+import { type Localnet, startLocalnet } from "@vigil/localnet/node";
 
 const N = Number(Deno.args[0] ?? 400);
 

@@ -4,9 +4,9 @@
  * afterwards. Run: `deno run -A bench/market_bench.ts [n]`.
  */
 import { PoolV2 } from "@blend-capital/blend-sdk";
-import { startLocalnet } from "../localnet/mod.ts";
-import { setupDevChain } from "../localnet/dev_setup.ts";
-import { deployMarket, seedBorrowers } from "../localnet/scenarios/market.ts";
+import { startLocalnet } from "@vigil/localnet/node";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployMarket, seedBorrowers } from "@vigil/localnet/scenarios/market";
 
 const n = Number(Deno.args[0] ?? 10_000);
 const net = await startLocalnet({ port: 0, ledgerMs: 0 });

@@ -9,10 +9,10 @@
  * @module
  */
 import { Address, Asset, authorizeEntry, Keypair, nativeToScVal } from "@stellar/stellar-sdk";
-import { fixtureWasmSync } from "../tests/fixtures/contracts/mod.ts";
-import { call, RealLedger } from "../tests/real_host/ledger.ts";
-import { RealHostError } from "../localnet/real_host/mod.ts";
-import { callInvoke } from "../localnet/real_host/ffi.ts";
+import { fixtureWasmSync } from "@vigil/testing/contracts/mod";
+import { call, RealLedger } from "@vigil/testing/real_host/ledger";
+import { RealHostError } from "@vigil/localnet/real_host/mod";
+import { callInvoke } from "@vigil/localnet/real_host/ffi";
 
 const seconds = Number(Deno.args[0] ?? 2);
 

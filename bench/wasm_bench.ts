@@ -1,7 +1,7 @@
 /**
  * Simulations per second over HTTP JSON-RPC for the same small contract call on a Wasm
  * contract (the WAT counter of the tests: instance + persistent storage, `require_auth`, an
- * event) and on the AssemblyScript counter fixture (`tests/fixtures/contracts/counter/`: the
+ * event) and on the AssemblyScript counter fixture (`testing/contracts/counter/`: the
  * same work per call, a per-user key, built with the contract SDK), side by side in one run.
  *
  * The node runs in a child process (`wasm_bench.ts serve`, one core: Deno runs contracts on
@@ -17,11 +17,11 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startLocalnet } from "../localnet/mod.ts";
-import { counterWasm } from "../tests/wasm/contracts.ts";
-import { deployFixture } from "../tests/fixtures/contracts/mod.ts";
-import { deployWasm } from "../tests/wasm/deploy_helpers.ts";
-import { denoRunArgs } from "../lib/deno_child.ts";
+import { startLocalnet } from "@vigil/localnet/node";
+import { counterWasm } from "@vigil/testing/wasm/contracts";
+import { deployFixture } from "@vigil/testing/contracts/mod";
+import { deployWasm } from "@vigil/testing/wasm/deploy_helpers";
+import { denoRunArgs } from "@vigil/util/deno_child";
 
 const arg = (name: string, dflt: number) => {
   const a = Deno.args.find((x) => x.startsWith(`--${name}=`));

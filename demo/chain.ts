@@ -8,11 +8,15 @@
  *
  * @module
  */
-import { type Localnet, startLocalnet } from "../localnet/mod.ts";
-import { type DevAccount, type DevChain, setupDevChain } from "../localnet/dev_setup.ts";
-import { deployMarket, type Market, registerShock } from "../localnet/scenarios/market.ts";
-import type { DexWasm } from "../localnet/protocols/dex/deploy.ts";
-import { deployVigil, type VigilConfig, type VigilDeployment } from "../contracts/deploy.ts";
+import { type Localnet, startLocalnet } from "@vigil/localnet/node";
+import { type DevAccount, type DevChain, setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployMarket, type Market, registerShock } from "@vigil/localnet/scenarios/market";
+import type { DexWasm } from "@vigil/localnet/protocols/dex/deploy";
+import {
+  deployVigil,
+  type VigilConfig,
+  type VigilDeployment,
+} from "@vigil/contracts/deploy/deploy_vigil";
 
 /** What `localnet.json` holds (mode 0600: it has the dev accounts' secrets). */
 export interface LocalnetOut {

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { redactSecrets } from "../keeper/log/mod.ts";
-import { childEnv, denoRunArgs } from "../lib/deno_child.ts";
+import { redactSecrets } from "@vigil/keeper/log/logger";
+import { childEnv, denoRunArgs } from "@vigil/util/deno_child";
 
 /**
  * The command that runs this program with `args`: the compiled binary itself, or

@@ -9,11 +9,11 @@
  * @module
  */
 import { Asset, Keypair } from "@stellar/stellar-sdk";
-import type { Localnet } from "../localnet/mod.ts";
-import { seedTrustline } from "../localnet/dev_setup.ts";
-import { debtForHealthFactor, type Market, RequestType } from "../localnet/scenarios/market.ts";
+import type { Localnet } from "@vigil/localnet/node";
+import { seedTrustline } from "@vigil/localnet/dev_setup";
+import { debtForHealthFactor, type Market, RequestType } from "@vigil/localnet/scenarios/market";
 
-import { stellarAsset } from "../contracts/oracle/spec.ts";
+import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
 
 const E7 = 10_000_000n;
 

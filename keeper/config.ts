@@ -8,7 +8,7 @@ import { Keypair, Networks, StrKey } from "@stellar/stellar-sdk";
 // @ts-types="./dotenv.d.ts"
 import dotenv from "dotenv";
 import { redactSecrets } from "./log/redact.ts";
-import { redactUrl } from "../lib/url_redact.ts";
+import { redactUrl } from "@vigil/util/url_redact";
 
 /** A configuration problem; `message` is exactly what is printed to stderr before exit 1. */
 export class ConfigError extends Error {

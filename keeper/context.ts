@@ -2,11 +2,11 @@
  * The keeper's shared context: configuration, logger, dashboard state, metrics and SSE hub, plus
  * recorders that keep the three views of an event (state, metrics, log line) consistent. The
  * chain part (registration, adapters, cycle, recovery) receives this object through the hooks of
- * `runKeeper` (`keeper/main.ts`).
+ * `runKeeper` (`keeper/daemon.ts`).
  */
 import type { Config } from "./config.ts";
-import { type ApiContext, SseHub, type SseOptions } from "./api/mod.ts";
-import { type LogFields, Logger, type LoggerOptions } from "./log/mod.ts";
+import { type ApiContext, SseHub, type SseOptions } from "./api/server.ts";
+import { type LogFields, Logger, type LoggerOptions } from "./log/logger.ts";
 import { createMetrics, type KeeperMetrics, unitsToFloat } from "./metrics.ts";
 import {
   createState,

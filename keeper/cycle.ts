@@ -23,8 +23,8 @@ import {
   TaskError,
   type VaultClient,
 } from "./adapters/adapter.ts";
-import { describeError } from "./chain/errors.ts";
-import type { ChainRpc } from "./chain/rpc.ts";
+import { describeError } from "@vigil/soroban/errors";
+import type { ChainRpc } from "@vigil/soroban/rpc";
 
 /** The vault operations the cycle uses (a `VaultContract`, or a fake in tests). */
 export interface VaultLike {

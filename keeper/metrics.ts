@@ -340,7 +340,7 @@ export function instrumentRpcServer(server: rpc.Server, metrics: KeeperMetrics):
 
 /**
  * A `(method, ok, ms)` observer for RPC layers that report each request themselves
- * (e.g. `ChainRpc.onRequest` in `keeper/chain/rpc.ts`).
+ * (e.g. `ChainRpc.onRequest` in `soroban/rpc.ts`).
  */
 export function rpcRequestHook(
   metrics: KeeperMetrics,

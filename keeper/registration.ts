@@ -13,9 +13,9 @@
  */
 import type { Keypair } from "@stellar/stellar-sdk";
 import type { KeeperContext } from "./context.ts";
-import { ContractCallError, describeError } from "./chain/errors.ts";
-import { contractErrorName } from "./chain/spec.ts";
-import type { ChainRpc } from "./chain/rpc.ts";
+import { ContractCallError, describeError } from "@vigil/soroban/errors";
+import { contractErrorName } from "@vigil/soroban/spec_cache";
+import type { ChainRpc } from "@vigil/soroban/rpc";
 import type { RegistryContract } from "./vault_client.ts";
 
 /**

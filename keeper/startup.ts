@@ -1,6 +1,6 @@
 /**
  * The chain part of the keeper's start-up and its cycle, plugged into `runKeeper`'s hooks
- * (`keeper/main.ts`). Spec start-up order:
+ * (`keeper/daemon.ts`). Spec start-up order:
  *
  * 1–2. `.env` + environment, KEEPER_SECRET parsed (done by `runKeeper`/`loadConfig`).
  * 3. `register(operator, KEEPER_NAME)`: AlreadyRegistered and every other failure are warnings.
@@ -17,16 +17,19 @@
  *
  * @module
  */
-import { AllocationAdapter } from "./adapters/allocation/mod.ts";
+import { AllocationAdapter } from "./adapters/allocation/allocation_adapter.ts";
 import type { Adapter, Result, Task } from "./adapters/adapter.ts";
-import { flashPolicyProblem, LendingPoolAdapter } from "./adapters/lending_pool/mod.ts";
-import { describeError, type UnexpectedAuthError } from "./chain/errors.ts";
-import { ChainRpc } from "./chain/rpc.ts";
-import type { InvokeOptions } from "./chain/tx.ts";
-import { keepAlive } from "./chain/ttl.ts";
+import {
+  flashPolicyProblem,
+  LendingPoolAdapter,
+} from "./adapters/lending_pool/lending_pool_adapter.ts";
+import { describeError, type UnexpectedAuthError } from "@vigil/soroban/errors";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import type { InvokeOptions } from "@vigil/soroban/tx";
+import { keepAlive } from "@vigil/soroban/ttl";
 import type { KeeperContext } from "./context.ts";
 import { runCycle } from "./cycle.ts";
-import { flashVenueProblem, SwapClient } from "./dex/mod.ts";
+import { flashVenueProblem, SwapClient } from "./dex/swap_client.ts";
 import { type CycleHandle, type KeeperHooks, startTicker } from "./ticker.ts";
 import { rpcRequestHook } from "./metrics.ts";
 import {

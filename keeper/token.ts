@@ -8,10 +8,10 @@
  * @module
  */
 import { Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
-import { ContractCallError } from "./chain/errors.ts";
-import { latestLedger, ledgerNow } from "./chain/ledger.ts";
-import type { ChainRpc } from "./chain/rpc.ts";
-import { big, native, sv } from "./chain/scval.ts";
+import { ContractCallError } from "@vigil/soroban/errors";
+import { latestLedger, ledgerNow } from "@vigil/soroban/ledger";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import { big, native, sv } from "@vigil/soroban/scval";
 import {
   DEFAULT_VALID_FOR_LEDGERS,
   inclusionFeeFor,
@@ -19,7 +19,7 @@ import {
   sendAndConfirm,
   simulateRead,
   withSourceLock,
-} from "./chain/tx.ts";
+} from "@vigil/soroban/tx";
 
 /** SAC error: the G holder has no trustline for the asset. */
 export const SAC_TRUSTLINE_MISSING = 13;

@@ -15,10 +15,15 @@ import {
   FlashUnprofitableError,
   type VaultClient,
 } from "./adapters/adapter.ts";
-import { argsOf, type AuthShape, call, is, sacTransfer } from "./chain/auth_guard.ts";
-import type { ChainRpc } from "./chain/rpc.ts";
-import { big, native, sv } from "./chain/scval.ts";
-import { invokeContract, type InvokeOptions, type InvokeResult, simulateRead } from "./chain/tx.ts";
+import { argsOf, type AuthShape, call, is, sacTransfer } from "@vigil/soroban/auth_guard";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import { big, native, sv } from "@vigil/soroban/scval";
+import {
+  invokeContract,
+  type InvokeOptions,
+  type InvokeResult,
+  simulateRead,
+} from "@vigil/soroban/tx";
 
 export { type FlashPolicy, FlashUnprofitableError };
 

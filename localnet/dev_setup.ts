@@ -8,7 +8,7 @@
 import { Asset, Keypair } from "@stellar/stellar-sdk";
 import { xdr } from "@stellar/stellar-sdk";
 import { INT64_MAX, loadAccount, TL_AUTHORIZED, withAccount } from "./accounts.ts";
-import type { Localnet } from "./mod.ts";
+import type { Localnet } from "./node.ts";
 import { accountKey, publicKeyXdr, trustlineKey } from "./util.ts";
 
 /** A dev account as written to `localnet.json`. */

@@ -1,7 +1,7 @@
 /**
  * The Soroban resource-fee schedule the node validates submissions with: rs-soroban-env's
  * `compute_transaction_resource_fee` (checked equal to the host's own, stroop for stroop, in
- * `tests/localnet/ledger_unit_test.ts`) over the public network's protocol-27 configuration
+ * `localnet/ledger_test.ts`) over the public network's protocol-27 configuration
  * (`network_settings.ts`). Rent is not computed here: the host computes it (`real_host/`).
  *
  * - **Non-refundable** (checked at submission against the declared `resourceFee`): CPU

@@ -15,7 +15,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { simulateEnvelope } from "./soroban.ts";
+import { simulateEnvelope } from "./apply_soroban.ts";
 import { loadAccount } from "./accounts.ts";
 import { FRIENDBOT_STARTING_BALANCE } from "./constants.ts";
 import type { Chain } from "./ledger.ts";

@@ -59,7 +59,7 @@ import {
   type TxRecord,
   validateTx,
 } from "./tx.ts";
-import { diagnosticError } from "./soroban.ts";
+import { diagnosticError } from "./apply_soroban.ts";
 import { accountKey, isoSeconds, muxedToG, networkIdOf, sha256, stamp, toHex } from "./util.ts";
 
 /**

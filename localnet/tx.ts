@@ -16,7 +16,7 @@ import { nonRefundableFee } from "./fees.ts";
 import type { HostApi } from "./host_api.ts";
 import type { LedgerInfo } from "./host_api.ts";
 import { verifyEd25519 } from "./sig.ts";
-import { applySorobanOp, type SorobanOpOutcome } from "./soroban.ts";
+import { applySorobanOp, type SorobanOpOutcome } from "./apply_soroban.ts";
 import { type Change, type EntryStore, Overlay } from "./store.ts";
 import { accountIdToG, muxedToG, sha256, stamp, toHex } from "./util.ts";
 

@@ -3,7 +3,10 @@
  * `N passed, N failed` that CI's parser reads. Extra arguments are passed to `deno test`
  * (e.g. a path or `--filter`).
  */
-const args = Deno.args.length > 0 ? Deno.args : ["tests/"];
+const MEMBERS = (JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)))
+  .workspace as string[]).map((m) => m.replace(/^\.\//, "") + "/");
+// Unit tests sit beside their modules in the members; tests/ holds the cross-member ones.
+const args = Deno.args.length > 0 ? Deno.args : [...MEMBERS, "tests/"];
 const cmd = new Deno.Command(Deno.execPath(), {
   args: [
     "test",

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { startWebStack } from "../tests/web/stack.ts";
-import { launchBrowser, VIEWPORTS, waitHydrated } from "../tests/browser/browser.ts";
-import { USDC } from "../contracts/deploy.ts";
+import { startWebStack } from "@vigil/testing/web/stack";
+import { launchBrowser, VIEWPORTS, waitHydrated } from "@vigil/testing/browser/browser";
+import { USDC } from "@vigil/contracts/deploy/deploy_vigil";
 
 const OUT = new URL("../screenshots/", import.meta.url).pathname;
 await Deno.mkdir(OUT, { recursive: true });

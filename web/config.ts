@@ -20,8 +20,8 @@ import {
   networkOf,
   type PublicConfig,
   TESTNET_PASSPHRASE,
-} from "../lib/config.ts";
-import { publicUrl, redactUrl } from "../lib/url_redact.ts";
+} from "./data/config.ts";
+import { publicUrl, redactUrl } from "@vigil/util/url_redact";
 
 /** Environment variables the web configuration reads besides the keeper's own. */
 export const WEB_VARIABLES = [

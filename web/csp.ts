@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { PublicConfig } from "../lib/config.ts";
+import type { PublicConfig } from "./data/config.ts";
 
 function originOf(url: string): string | null {
   try {

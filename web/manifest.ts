@@ -4,19 +4,19 @@
  *
  * @module
  */
-import type { RouteModule } from "./types.ts";
-import * as index from "../routes/index.tsx";
-import * as vault from "../routes/vault.tsx";
-import * as dashboard from "../routes/dashboard/index.tsx";
-import * as keepers from "../routes/dashboard/keepers.tsx";
-import * as liquidations from "../routes/dashboard/liquidations.tsx";
-import * as depositor from "../routes/dashboard/depositor.tsx";
-import * as address from "../routes/dashboard/[address].tsx";
-import LiveLog from "../islands/LiveLog.tsx";
-import WalletButton from "../islands/WalletButton.tsx";
-import VaultPanel from "../islands/VaultPanel.tsx";
-import KeeperPanel from "../islands/KeeperPanel.tsx";
-import DepositorLookup from "../islands/DepositorLookup.tsx";
+import type { RouteModule } from "@vigil/ssr/types";
+import * as index from "./routes/index.tsx";
+import * as vault from "./routes/vault.tsx";
+import * as dashboard from "./routes/dashboard/index.tsx";
+import * as keepers from "./routes/dashboard/keepers.tsx";
+import * as liquidations from "./routes/dashboard/liquidations.tsx";
+import * as depositor from "./routes/dashboard/depositor.tsx";
+import * as address from "./routes/dashboard/[address].tsx";
+import LiveLog from "./islands/LiveLog.tsx";
+import WalletButton from "./islands/WalletButton.tsx";
+import VaultPanel from "./islands/VaultPanel.tsx";
+import KeeperPanel from "./islands/KeeperPanel.tsx";
+import DepositorLookup from "./islands/DepositorLookup.tsx";
 
 /** Routes in match order (static paths before the `[address]` parameter). */
 export const ROUTES: { path: string; module: RouteModule<unknown> }[] = [
@@ -29,7 +29,7 @@ export const ROUTES: { path: string; module: RouteModule<unknown> }[] = [
   { path: "/dashboard/:address", module: address as RouteModule<unknown> },
 ];
 
-const islandUrl = (file: string) => new URL(`../islands/${file}`, import.meta.url);
+const islandUrl = (file: string) => new URL(`./islands/${file}`, import.meta.url);
 
 /** Islands: name (= bundle file name), component, source URL. */
 export const ISLANDS = [

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { defineSpec, T } from "../sdk.ts";
+import { defineSpec, T } from "@vigil/soroban/spec_dsl";
 import { VIGIL_SPEC_ERRORS } from "../registry/errors.ts";
 
 /** Blend v2 `Request { address, amount, request_type }`. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { defineSpec, T } from "../sdk.ts";
+import { defineSpec, T } from "@vigil/soroban/spec_dsl";
 import { VIGIL_SPEC_ERRORS } from "../registry/errors.ts";
 
 /** `VaultState`: the vault's books. */

@@ -13,7 +13,7 @@
  *
  * Rules for authors:
  * - Talk to the chain only through the {@link ChainRpc} you are given (its requests are
- *   counted in the keeper's metrics) and the helpers of `keeper/chain/` (`simulateRead`,
+ *   counted in the keeper's metrics) and the helpers of `soroban/` (`simulateRead`,
  *   `invokeContract`, `getLedgerEntries`, …).
  * - Keep no state that correctness depends on: the keeper can be killed at any point and must
  *   rebuild everything from the chain. Caches are fine when a cold start rebuilds them.
@@ -36,7 +36,7 @@
  *   account, so its signature authorizes every entry a simulation records for it — whatever a
  *   called contract asked for. `invokeContract` requires `auth` and `VaultClient.flash` requires
  *   `opts.auth`: the allowed invocation tree (contract, function, argument checks, allowed
- *   sub-invocations; `keeper/chain/auth_guard.ts`), derived from what you planned, never from the
+ *   sub-invocations; `soroban/auth_guard.ts`), derived from what you planned, never from the
  *   simulation. Use `ROOT_ONLY` when nothing nested needs the keeper. Anything else the simulation
  *   records — another contract, function, spender, recipient, asset or amount, an extra nested
  *   call, someone else's credentials, a create-contract authorization — is refused with
@@ -61,8 +61,8 @@
  * @module
  */
 import type { Account, Keypair, xdr } from "@stellar/stellar-sdk";
-import type { AuthShape } from "../chain/auth_guard.ts";
-import type { ChainRpc } from "../chain/rpc.ts";
+import type { AuthShape } from "@vigil/soroban/auth_guard";
+import type { ChainRpc } from "@vigil/soroban/rpc";
 
 export type { AuthShape, ChainRpc };
 
@@ -120,7 +120,7 @@ export interface FlashOutcome {
 export interface FlashOptions {
   /**
    * REQUIRED: what your executor's `exec` may have the keeper authorize beneath it — the calls
-   * you planned, with their contracts, functions and arguments (`keeper/chain/auth_guard.ts`).
+   * you planned, with their contracts, functions and arguments (`soroban/auth_guard.ts`).
    * The vault client adds the rest of the tree itself: the root `flash(…)` exactly as sent and
    * `executor.exec(keeper, vault, usdc, amount, data, policy)`. Anything the simulation records
    * outside it is refused (`UnexpectedAuthError`) and nothing is signed.

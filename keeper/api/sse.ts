@@ -3,7 +3,7 @@
  * each event with an id, replay after `Last-Event-ID` from the log's ring buffer, a heartbeat
  * comment for idle connections, a `retry:` hint, and a refusal (503 + JSON) when full.
  */
-import type { Logger, LogLine } from "../log/mod.ts";
+import type { Logger, LogLine } from "../log/logger.ts";
 
 /** Options of {@link SseHub}. */
 export interface SseOptions {

@@ -2,7 +2,7 @@
  * The JSON shapes of `/api/state` and `/api/performance` (documented in `README.md`). Amounts are
  * decimal strings of 7-decimal integer units, times ISO 8601, health factors finite or null.
  */
-import type { Logger, LogLine } from "../log/mod.ts";
+import type { Logger, LogLine } from "../log/logger.ts";
 import {
   type DashboardState,
   type DepositorRow,

@@ -4,11 +4,11 @@
  *
  * @module
  */
-export * from "./auth_guard.ts";
-export * from "./errors.ts";
-export * from "./ledger.ts";
-export * from "./rpc.ts";
-export * from "./scval.ts";
-export * from "./tx.ts";
-export * from "./ttl.ts";
-export * from "./spec.ts";
+export * from "@vigil/soroban/auth_guard";
+export * from "@vigil/soroban/errors";
+export * from "@vigil/soroban/ledger";
+export * from "@vigil/soroban/rpc";
+export * from "@vigil/soroban/scval";
+export * from "@vigil/soroban/tx";
+export * from "@vigil/soroban/ttl";
+export * from "@vigil/soroban/spec_cache";

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { ChainRpc } from "../chain/rpc.ts";
+import type { ChainRpc } from "@vigil/soroban/rpc";
 
 /** What {@link quoteAfter} needs of an earlier leg. */
 export interface EarlierLeg {

@@ -11,17 +11,17 @@
  * @module
  */
 import type { Keypair } from "@stellar/stellar-sdk";
-import { type AuthShape, is, sacTransfer } from "../chain/auth_guard.ts";
-import type { ChainRpc } from "../chain/rpc.ts";
-import { ledgerNow } from "../chain/ledger.ts";
-import { big, native, sv } from "../chain/scval.ts";
+import { type AuthShape, is, sacTransfer } from "@vigil/soroban/auth_guard";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import { ledgerNow } from "@vigil/soroban/ledger";
+import { big, native, sv } from "@vigil/soroban/scval";
 import type { PairReserves } from "./joint.ts";
 import {
   invokeContract,
   type InvokeOptions,
   type InvokeResult,
   simulateRead,
-} from "../chain/tx.ts";
+} from "@vigil/soroban/tx";
 
 /** One swap venue. */
 export interface Venue {

@@ -2,7 +2,7 @@
  * Secret redaction: the last guard before any text leaves the process (stderr, SSE, API, metrics).
  *
  * Two kinds of secrets: Stellar secret seeds, and credentials inside URLs (userinfo and query
- * values, where hosted RPC providers put API keys — see `lib/url_redact.ts`). Every URL found in
+ * values, where hosted RPC providers put API keys — see `util/url_redact.ts`). Every URL found in
  * the text is redacted, and the exact credential strings of the configured endpoints
  * ({@link registerUrlSecrets}) are scrubbed wherever they appear, even outside a URL.
  *
@@ -12,7 +12,7 @@
  * pass `StrKey.isValidEd25519SecretSeed` are redacted, so ordinary addresses are never mangled.
  */
 import { StrKey } from "@stellar/stellar-sdk";
-import { redactUrlsIn, urlSecrets } from "../../lib/url_redact.ts";
+import { redactUrlsIn, urlSecrets } from "@vigil/util/url_redact";
 
 /** What a redacted secret seed is replaced with. */
 export const REDACTED = "[REDACTED]";

@@ -14,7 +14,7 @@
  */
 import { Address, Keypair, xdr } from "@stellar/stellar-sdk";
 import type { HostApi } from "../host_api.ts";
-import { decodeResult, encodeArgs, specFor } from "../spec/mod.ts";
+import { decodeResult, encodeArgs, specFor } from "../spec/contract_spec.ts";
 import type {
   HostErrorInfo as NodeHostError,
   InvokeRequest,

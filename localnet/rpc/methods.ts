@@ -20,7 +20,7 @@ import {
 import { FilterError, parseCursor, parseFilters, queryEvents } from "../events.ts";
 import type { Chain, LedgerRecord } from "../ledger.ts";
 import { txMeta, txMetaB64, txResultB64 } from "../meta.ts";
-import { simulateEnvelope } from "../soroban.ts";
+import { simulateEnvelope } from "../apply_soroban.ts";
 import type { TxRecord } from "../tx.ts";
 import { invalidParams, invalidRequest } from "./errors.ts";
 

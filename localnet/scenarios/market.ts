@@ -3,7 +3,7 @@
  *
  * {@link deployMarket} adds to the dev chain (`localnet/dev_setup.ts` `setupDevChain`): a third
  * token (WETH, a classic asset with its Stellar Asset Contract), a SEP-40 oracle with USD prices
- * (the Wasm contract `contracts/wasm/oracle.wasm`, source in `contracts/oracle/`),
+ * (the Wasm contract `localnet/wasm/oracle.wasm`, source in `localnet/protocols/oracle/contract/`),
  * the real Blend v2 pool, backstop, emitter and pool factory (Wasm of the `blend-contract-sdk`
  * crate, deployed with Blend's own flow by `localnet/protocols/blend/deploy.ts`) with USDC / XLM /
  * WETH reserves, both DEX venues with liquidity at the oracle prices, the allocation vault,
@@ -14,9 +14,9 @@
  * @module
  */
 import { Asset, Keypair, StrKey } from "@stellar/stellar-sdk";
-import type { Localnet } from "../mod.ts";
+import type { Localnet } from "../node.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../dev_setup.ts";
-import { stellarAsset } from "../../contracts/oracle/spec.ts";
+import { stellarAsset } from "../protocols/oracle/contract/spec.ts";
 import { deployDexes, type DexWasm } from "../protocols/dex/deploy.ts";
 import { deployAllocationVault } from "../protocols/allocation_vault/deploy.ts";
 import {

@@ -57,7 +57,7 @@ export function addressFromScAddress(a: xdr.ScAddress): string {
   return s;
 }
 
-/** A spec type in stellar-xdr JSON form (as `contracts/sdk.ts` `TypeDef`). */
+/** A spec type in stellar-xdr JSON form (as `soroban/spec_dsl.ts` `TypeDef`). */
 export type TypeJson = string | Record<string, unknown>;
 
 /** A value did not fit the spec type. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { xdr } from "@stellar/stellar-sdk";
-import { defineSpec, T } from "../../contracts/sdk.ts";
+import { defineSpec, T } from "@vigil/soroban/spec_dsl";
 
 /** The SAC interface (as the SDK's `SAC_SPEC`), used to encode in-process calls to a SAC. */
 export const SAC_SPEC_ENTRIES: xdr.ScSpecEntry[] = defineSpec({

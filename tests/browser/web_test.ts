@@ -8,9 +8,9 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { startWebStack, type WebStack } from "../web/stack.ts";
-import { launchBrowser, VIEWPORTS, waitHydrated } from "./browser.ts";
-import { formatAmount as fmt, UNIT as USDC_UNIT } from "../../lib/format.ts";
+import { startWebStack, type WebStack } from "@vigil/testing/web/stack";
+import { launchBrowser, VIEWPORTS, waitHydrated } from "@vigil/testing/browser/browser";
+import { formatAmount as fmt, UNIT as USDC_UNIT } from "@vigil/web/data/format";
 
 const formatAmount = (v: bigint) => fmt(v, { decimals: 7 });
 

@@ -17,10 +17,10 @@ import {
   TransactionBuilder,
   type xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { type Client, TX } from "../protocols/helpers/client.ts";
-import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployAllocationVault } from "../../localnet/protocols/allocation_vault/deploy.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { type Client, TX } from "@vigil/testing/protocols/helpers/client";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployAllocationVault } from "@vigil/localnet/protocols/allocation_vault/deploy";
 
 const E7 = 10_000_000n;
 

@@ -1,6 +1,6 @@
 /**
- * The allocation vault and HODL strategy Wasm (`contracts/wasm/allocation_vault.wasm`,
- * `contracts/wasm/hodl_strategy.wasm`) on a fresh node: the constructor and its errors, every
+ * The allocation vault and HODL strategy Wasm (`localnet/wasm/allocation_vault.wasm`,
+ * `localnet/wasm/hodl_strategy.wasm`) on a fresh node: the constructor and its errors, every
  * state-changing function with its errors and events, role auth with real signatures over
  * JSON-RPC (a forged auth entry is refused by the node), fees, the strategy's share maths,
  * rounding toward the vault, and a property test of the share/asset invariants. Attackers are in
@@ -9,19 +9,22 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Address, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
-import { wasmPath } from "../../contracts/build.ts";
-import { ROLES, VAULT_ERRORS as E } from "../../contracts/allocation_vault/spec.ts";
-import { STRATEGY_ERRORS as SE } from "../../contracts/hodl_strategy/spec.ts";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { type Client, ok, send, simError, TX } from "../protocols/helpers/client.ts";
-import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployAllocationVault } from "../../localnet/protocols/allocation_vault/deploy.ts";
+import { wasmPath } from "@vigil/contracts/build/builder";
+import {
+  ROLES,
+  VAULT_ERRORS as E,
+} from "@vigil/localnet/protocols/allocation_vault/contracts/allocation_vault/spec";
+import { STRATEGY_ERRORS as SE } from "@vigil/localnet/protocols/allocation_vault/contracts/hodl_strategy/spec";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { type Client, ok, send, simError, TX } from "@vigil/testing/protocols/helpers/client";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployAllocationVault } from "@vigil/localnet/protocols/allocation_vault/deploy";
 import {
   computeDrift,
   type CurrentAssetInvestmentAllocation,
   needsRebalance,
   planRebalance,
-} from "../../localnet/protocols/allocation_vault/drift.ts";
+} from "@vigil/localnet/protocols/allocation_vault/drift";
 
 const E7 = 10_000_000n;
 

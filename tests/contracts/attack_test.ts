@@ -20,9 +20,9 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { addr, i128, sym, u32, vec } from "../../contracts/sdk.ts";
-import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
-import { script } from "../fixtures/scripted_executor.ts";
+import { addr, i128, sym, u32, vec } from "@vigil/soroban/spec_dsl";
+import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
+import { script } from "@vigil/testing/scripted_executor";
 import {
   borrowerNamed,
   honestRequests,
@@ -36,7 +36,7 @@ import {
   requestsScVal,
   startMarketWorld,
   xlmLeg,
-} from "./market_world.ts";
+} from "@vigil/testing/contracts/market_world";
 import {
   expectAuthFailure,
   expectErr,
@@ -48,8 +48,8 @@ import {
   USDC,
   type VigilFixture,
   withVigil,
-} from "./vigil_fixture.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+} from "@vigil/testing/contracts/vigil_fixture";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const T = TX_OPTS;
 

@@ -5,10 +5,10 @@
  * The secret never appears in the output. (The success path, which needs the node's Wasm
  * execution, is in deploy_wasm_test.ts.)
  */
-import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
+import { childEnv, denoRunArgs } from "@vigil/util/deno_child";
 import assert from "node:assert/strict";
 import { Asset, Keypair } from "@stellar/stellar-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
+import { startTestNode } from "@vigil/testing/localnet";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 

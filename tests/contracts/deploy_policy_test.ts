@@ -10,9 +10,9 @@
  */
 import assert from "node:assert/strict";
 import { Asset, Keypair, StrKey } from "@stellar/stellar-sdk";
-import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
-import { startTestNode } from "../helpers/localnet.ts";
-import { type Deployment, deployToNetwork } from "../../contracts/deploy_net.ts";
+import { childEnv, denoRunArgs } from "@vigil/util/deno_child";
+import { startTestNode } from "@vigil/testing/localnet";
+import { type Deployment, deployToNetwork } from "@vigil/contracts/deploy/net";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 

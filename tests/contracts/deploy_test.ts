@@ -9,10 +9,10 @@
  */
 import assert from "node:assert/strict";
 import { contract, rpc } from "@stellar/stellar-sdk";
-import { wasmPath } from "../../contracts/build.ts";
-import { startDevNetwork } from "../../demo/chain.ts";
-import { TESTNET_LIMITS } from "../../contracts/deploy.ts";
-import { ok } from "./vigil_fixture.ts";
+import { wasmPath } from "@vigil/contracts/build/builder";
+import { startDevNetwork } from "@vigil/demo/chain";
+import { TESTNET_LIMITS } from "@vigil/contracts/deploy/deploy_vigil";
+import { ok } from "@vigil/testing/contracts/vigil_fixture";
 
 // deno-lint-ignore no-explicit-any
 type AnyClient = contract.Client & Record<string, any>;

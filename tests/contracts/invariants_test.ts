@@ -20,10 +20,10 @@
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import { Asset, Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
-import { deployVigil } from "../../contracts/deploy.ts";
-import { USDC } from "../../contracts/deploy.ts";
-import type { VaultConfig } from "../../contracts/vault/spec.ts";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { deployVigil } from "@vigil/contracts/deploy/deploy_vigil";
+import { USDC } from "@vigil/contracts/deploy/deploy_vigil";
+import type { VaultConfig } from "@vigil/contracts/vault/spec";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import {
   attackArb,
   attackConfig,
@@ -39,8 +39,8 @@ import {
   runInflationAttack,
   type VigilChain,
   VigilModel,
-} from "./vigil_model.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+} from "@vigil/testing/contracts/vigil_model";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 /** Seconds of ledger time per ledger. */
 const CLOSE_SECONDS = 5;

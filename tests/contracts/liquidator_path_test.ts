@@ -6,16 +6,16 @@
  * less than the floor is refused (SwapBelowFloor), whatever it reports.
  */
 import assert from "node:assert/strict";
-import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
+import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
 import {
   honestRequests,
   openAuction,
   type PlanLeg,
   planScVal,
   startMarketWorld,
-} from "./market_world.ts";
-import { expectErr, TX_OPTS, USDC } from "./vigil_fixture.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+} from "@vigil/testing/contracts/market_world";
+import { expectErr, TX_OPTS, USDC } from "@vigil/testing/contracts/vigil_fixture";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const T = TX_OPTS;
 

@@ -1,5 +1,5 @@
 /**
- * The SEP-40 oracle Wasm (`contracts/wasm/oracle.wasm`) over JSON-RPC on a fresh node: every
+ * The SEP-40 oracle Wasm (`localnet/wasm/oracle.wasm`) over JSON-RPC on a fresh node: every
  * read, every error, admin auth (a transaction whose admin auth entry is signed by another key is
  * refused by the node), one record per round, history for `price(asset, t)` and `prices`,
  * staleness (None after 2 × resolution without a round), events, TTLs, malformed assets, and the
@@ -17,15 +17,15 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { wasmPath } from "../../contracts/build.ts";
+import { wasmPath } from "@vigil/contracts/build/builder";
 import {
   type AssetArg,
   OracleError,
   otherAsset,
   type PriceData,
   stellarAsset,
-} from "../../contracts/oracle/spec.ts";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+} from "@vigil/localnet/protocols/oracle/contract/spec";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 
 // deno-lint-ignore no-explicit-any
 type AnyClient = any;
@@ -34,7 +34,7 @@ const RES = 300;
 const R = BigInt(RES);
 /** Wide time bounds: the tests move ledger time past the wall clock. */
 const LATE = { timeoutInSeconds: 30 * 86400 };
-/** The oracle's TTL policy (contracts/oracle/assembly/index.ts). */
+/** The oracle's TTL policy (localnet/protocols/oracle/contract/assembly/index.ts). */
 const TTL_THRESHOLD = 17_280 * 30;
 
 interface Oracle {

@@ -5,8 +5,8 @@
  * admin's own executor still came into force after the admin was gone.
  */
 import assert from "node:assert/strict";
-import { ok, send, TX_OPTS, withVigil } from "./vigil_fixture.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { ok, send, TX_OPTS, withVigil } from "@vigil/testing/contracts/vigil_fixture";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const T = TX_OPTS;
 

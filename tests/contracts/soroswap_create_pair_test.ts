@@ -9,12 +9,18 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { Address, Asset, hash, rpc, StrKey, xdr } from "@stellar/stellar-sdk";
-import { addr } from "../../contracts/sdk.ts";
-import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployDexes } from "../../localnet/protocols/dex/deploy.ts";
-import { getAmountOut, sortTokens } from "../../localnet/protocols/dex/math.ts";
-import { startTestNode } from "../helpers/localnet.ts";
-import { contractEvents, ok, send, signingClient, TX_OPTS } from "./vigil_fixture.ts";
+import { addr } from "@vigil/soroban/spec_dsl";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployDexes } from "@vigil/localnet/protocols/dex/deploy";
+import { getAmountOut, sortTokens } from "@vigil/localnet/protocols/dex/math";
+import { startTestNode } from "@vigil/testing/localnet";
+import {
+  contractEvents,
+  ok,
+  send,
+  signingClient,
+  TX_OPTS,
+} from "@vigil/testing/contracts/vigil_fixture";
 
 const T = TX_OPTS;
 const E7 = 10_000_000n;

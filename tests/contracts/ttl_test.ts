@@ -11,9 +11,15 @@
  */
 import assert from "node:assert/strict";
 import { Address, xdr } from "@stellar/stellar-sdk";
-import { planScVal } from "./market_world.ts";
-import { send, TX_OPTS, USDC, type VigilFixture, withVigil } from "./vigil_fixture.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { planScVal } from "@vigil/testing/contracts/market_world";
+import {
+  send,
+  TX_OPTS,
+  USDC,
+  type VigilFixture,
+  withVigil,
+} from "@vigil/testing/contracts/vigil_fixture";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const T = TX_OPTS;
 /** The contracts' TTL policy (contracts/common/assembly/vigil.ts). */

@@ -2,14 +2,14 @@
  * Vault over JSON-RPC: `contract.Client` with real signatures against the local node.
  * Covers the flash table (contracts/README.md, issue 12) row by row, the vault's typed errors,
  * deposits, withdrawals and cooldowns, the bounded admin, and the events. Flashes use the
- * scriptable test executor (`tests/fixtures/scripted_executor.ts`).
+ * scriptable test executor (`testing/scripted_executor.ts`).
  */
 import assert from "node:assert/strict";
 import { StrKey } from "@stellar/stellar-sdk";
 import { Keypair } from "@stellar/stellar-sdk";
-import { MIN_LIQUIDITY } from "../../contracts/vault/spec.ts";
-import { createWasmContract } from "../../contracts/deploy_net.ts";
-import { script, type Step } from "../fixtures/scripted_executor.ts";
+import { MIN_LIQUIDITY } from "@vigil/contracts/vault/spec";
+import { createWasmContract } from "@vigil/contracts/deploy/net";
+import { script, type Step } from "@vigil/testing/scripted_executor";
 import {
   contractEvents,
   expectAuthFailure,
@@ -22,8 +22,8 @@ import {
   USDC,
   type VigilFixture,
   withVigil,
-} from "./vigil_fixture.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+} from "@vigil/testing/contracts/vigil_fixture";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const T = TX_OPTS;
 

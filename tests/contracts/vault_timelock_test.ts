@@ -10,8 +10,8 @@
  */
 import assert from "node:assert/strict";
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
-import { createWasmContract } from "../../contracts/deploy_net.ts";
-import type { FlashPolicy, VaultConfig } from "../../contracts/vault/spec.ts";
+import { createWasmContract } from "@vigil/contracts/deploy/net";
+import type { FlashPolicy, VaultConfig } from "@vigil/contracts/vault/spec";
 import {
   contractEvents,
   expectAuthFailure,
@@ -23,8 +23,8 @@ import {
   USDC,
   type VigilFixture,
   withVigil,
-} from "./vigil_fixture.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+} from "@vigil/testing/contracts/vigil_fixture";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const T = TX_OPTS;
 const DAY = 86_400n;

@@ -7,7 +7,7 @@
  * executors (the `gift_executor` fixture) once the admin listed them (`ExecutorNotAllowed` before), and the typed
  * errors.
  */
-import { childEnv, denoRunArgs } from "../../lib/deno_child.ts";
+import { childEnv, denoRunArgs } from "@vigil/util/deno_child";
 import assert from "node:assert/strict";
 import {
   Address,
@@ -20,11 +20,11 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { type Deployment, deployToNetwork } from "../../contracts/deploy_net.ts";
-import { wasmPath } from "../../contracts/build.ts";
-import { VigilError, type VigilErrorName } from "../../contracts/registry/errors.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { type Deployment, deployToNetwork } from "@vigil/contracts/deploy/net";
+import { wasmPath } from "@vigil/contracts/build/builder";
+import { VigilError, type VigilErrorName } from "@vigil/contracts/registry/errors";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const USDC = 10_000_000n;

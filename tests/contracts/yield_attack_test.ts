@@ -15,10 +15,10 @@
  */
 import assert from "node:assert/strict";
 import { Asset, type Keypair, Operation, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
-import { addr } from "../../contracts/sdk.ts";
-import { getAmountOut } from "../../localnet/protocols/dex/math.ts";
-import { stellarAsset } from "../../contracts/oracle/spec.ts";
-import { script } from "../fixtures/scripted_executor.ts";
+import { addr } from "@vigil/soroban/spec_dsl";
+import { getAmountOut } from "@vigil/localnet/protocols/dex/math";
+import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
+import { script } from "@vigil/testing/scripted_executor";
 import {
   honestRequests,
   type MarketWorld,
@@ -28,9 +28,9 @@ import {
   requestsScVal,
   startMarketWorld,
   xlmLeg,
-} from "./market_world.ts";
-import { expectErr, ok, TX_OPTS, USDC } from "./vigil_fixture.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+} from "@vigil/testing/contracts/market_world";
+import { expectErr, ok, TX_OPTS, USDC } from "@vigil/testing/contracts/vigil_fixture";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const T = TX_OPTS;
 const AMOUNT = 6_000n * USDC;

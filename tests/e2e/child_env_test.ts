@@ -1,11 +1,11 @@
 /**
- * The environment of Deno child processes (lib/deno_child.ts): a real child started as the demo
+ * The environment of Deno child processes (util/deno_child.ts): a real child started as the demo
  * and the island bundler start theirs sees the certificate, proxy and cache variables, and none
  * of the parent's configuration or secrets; the allow-list itself names no secret-bearing
  * variable.
  */
 import assert from "node:assert/strict";
-import { childEnv, denoRunArgs, NO_FETCH_FLAGS, SAFE_ENV_VARS } from "../../lib/deno_child.ts";
+import { childEnv, denoRunArgs, NO_FETCH_FLAGS, SAFE_ENV_VARS } from "@vigil/util/deno_child";
 
 /** Variables of this program (or of an operator's shell) that carry secrets or configuration. */
 const PARENT_ONLY: Record<string, string> = {

@@ -2,16 +2,16 @@
  * The `deno compile` layout without `deno compile` (its `denort` runtime download is unreachable
  * here): a temporary directory holds exactly what the binary would embed — the program's local
  * module graph (`deno info --json main.ts`, dynamic imports included) and `static/` with the
- * islands prebuilt by the `build:web` step — and nothing else (no README, no `islands/` sources
+ * islands prebuilt by the `build:web` step — and nothing else (no README, no `web/islands/` sources
  * outside the graph, no `.env`, no `localnet.json`). The keeper runs from that copy in yet another,
  * empty working directory with `VIGIL_ISLANDS=prebuilt` (the compiled binary's island source), and
  * every page, the stylesheet and every island script must be served. A file read outside the
  * embedded set would fail here as it would in the binary.
  */
 import assert from "node:assert/strict";
-import { bundleIslands } from "../../web/bundle.ts";
-import { childEnv, NO_FETCH_FLAGS } from "../../lib/deno_child.ts";
-import { keeperEnv, startWorld } from "../keeper/keeper_fixture.ts";
+import { bundleIslands } from "@vigil/ssr/bundle";
+import { childEnv, NO_FETCH_FLAGS } from "@vigil/util/deno_child";
+import { keeperEnv, startWorld } from "@vigil/testing/keeper/keeper_fixture";
 
 const ROOT = new URL("../../", import.meta.url);
 /** Appended to every prebuilt file, so the test sees that the served bytes come from the copy. */
@@ -45,22 +45,27 @@ async function localModules(): Promise<string[]> {
 async function compileLayout(): Promise<{ dir: string; islands: Map<string, string> }> {
   const dir = await Deno.makeTempDir({ prefix: "vigil-compile-layout-" });
   const mods = await localModules();
-  assert.ok(mods.includes("main.ts") && mods.includes("web/bundle.ts"), mods.join(" "));
+  assert.ok(mods.includes("main.ts") && mods.includes("ssr/bundle.ts"), mods.join(" "));
   // The compile-time configuration (import map, JSX settings, lockfile) is baked into a binary.
-  for (const rel of [...mods, "deno.json", "deno.lock"]) {
+  const members =
+    (JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))).workspace as string[])
+      .map((m) => `${m.replace(/^\.\//, "")}/deno.json`);
+  for (const rel of [...mods, "deno.json", "deno.lock", ...members]) {
     const to = `${dir}/${rel}`;
     await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
     await Deno.copyFile(new URL(rel, ROOT), to);
   }
-  // `--include static`: the tracked assets plus the `build:web` output.
-  await Deno.mkdir(`${dir}/static`, { recursive: true });
-  for await (const e of Deno.readDir(new URL("static/", ROOT))) {
-    if (e.isFile) await Deno.copyFile(new URL(`static/${e.name}`, ROOT), `${dir}/static/${e.name}`);
+  // `--include web/static`: the tracked assets plus the `build:web` output.
+  await Deno.mkdir(`${dir}/web/static`, { recursive: true });
+  for await (const e of Deno.readDir(new URL("web/static/", ROOT))) {
+    if (e.isFile) {
+      await Deno.copyFile(new URL(`web/static/${e.name}`, ROOT), `${dir}/web/static/${e.name}`);
+    }
   }
-  const built = await bundleIslands({ outDir: `${dir}/static/islands` });
+  const built = await bundleIslands({ outDir: `${dir}/web/static/islands` });
   const islands = new Map<string, string>();
   for (const [name] of built.files) {
-    const p = `${dir}/static/islands/${name}`;
+    const p = `${dir}/web/static/islands/${name}`;
     const text = (await Deno.readTextFile(p)) + MARKER;
     await Deno.writeTextFile(p, text);
     islands.set(name, text);
@@ -135,7 +140,7 @@ Deno.test({
       assert.ok(scripts.size >= 5, `island entries on the pages: ${[...scripts]}`);
       const css = await fetch(`${url}/static/styles.css`);
       assert.equal(css.status, 200);
-      assert.equal(await css.text(), await Deno.readTextFile(`${dir}/static/styles.css`));
+      assert.equal(await css.text(), await Deno.readTextFile(`${dir}/web/static/styles.css`));
       // Every entry and every chunk it imports statically, byte for byte from the copy's static/.
       const todo = [...scripts];
       const served = new Set<string>();

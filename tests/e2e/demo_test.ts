@@ -7,8 +7,8 @@
  * same transaction — read from the chain's SAC transfer events.
  */
 import assert from "node:assert/strict";
-import { type AuditReport, auditVaultTransfers } from "../helpers/transfer_audit.ts";
-import { denoRunArgs } from "../../lib/deno_child.ts";
+import { type AuditReport, auditVaultTransfers } from "@vigil/testing/transfer_audit";
+import { denoRunArgs } from "@vigil/util/deno_child";
 
 const MAIN = new URL("../../main.ts", import.meta.url);
 /** How long the demo may take to show both keepers at work. */

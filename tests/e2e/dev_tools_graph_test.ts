@@ -42,7 +42,7 @@ async function staticGraph(entry: string): Promise<Set<string>> {
   return seen;
 }
 
-for (const entry of ["main.ts", "keeper/main.ts", "web/mod.ts", "contracts/deploy_cli.ts"]) {
+for (const entry of ["main.ts", "keeper/mod.ts", "web/server.ts", "contracts/deploy/mod.ts"]) {
   Deno.test(`${entry}: no local node, demo, AssemblyScript or binaryen in its static imports`, async () => {
     const graph = await staticGraph(entry);
     assert.ok(graph.size > 5, `${entry}: ${graph.size} modules`);
@@ -58,9 +58,12 @@ Deno.test("the graph check sees dev tools where they are: main.ts localnet's own
 });
 
 Deno.test("no import circle between the keeper daemon and its chain part", async () => {
-  // keeper/main.ts imports keeper/startup.ts; the cycle loop and the hooks' types they share live
+  // keeper/daemon.ts imports keeper/startup.ts; the cycle loop and the hooks' types they share live
   // in keeper/ticker.ts, so the chain part never reaches back into the daemon.
   const graph = await staticGraph("keeper/startup.ts");
-  assert.ok(![...graph].some((s) => s.endsWith("/keeper/main.ts")), "startup.ts reaches main.ts");
+  assert.ok(
+    ![...graph].some((s) => s.endsWith("/keeper/daemon.ts")),
+    "startup.ts reaches daemon.ts",
+  );
   assert.ok([...graph].some((s) => s.endsWith("/keeper/ticker.ts")));
 });

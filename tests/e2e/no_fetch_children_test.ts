@@ -8,7 +8,14 @@
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../../", import.meta.url);
-const DIRS = ["keeper", "web", "demo", "localnet", "lib", "tools", "tests", "bench", "contracts"];
+const DIRS = [
+  ...(JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))).workspace as string[]).map((
+    m,
+  ) => m.replace(/^\.\//, "")),
+  "tools",
+  "tests",
+  "bench",
+];
 const SKIP = /(^|\/)(node_modules|chromium)(\/|$)/;
 
 /** How far after `new Deno.Command(` its arguments are looked for (lines). */
@@ -20,7 +27,7 @@ const EXCEPTIONS: Record<string, string> = {
   "demo/keepers.ts": 'denoRunArgs(new URL("../main.ts"',
   // `deno bundle` has no --cached-only; it gets --frozen (checked below) and offline_test.ts runs
   // it with the network refused.
-  "web/bundle.ts": "--frozen",
+  "ssr/bundle.ts": "--frozen",
   // The control case: shows that a fetch of an uncached package (no config, so no lock file)
   // really fails with the network refused.
   "tests/e2e/offline_test.ts": "--no-config",

@@ -18,11 +18,11 @@
  * `.ci/run` runs with a fresh `DENO_DIR` filled only by `npm ci`).
  */
 import assert from "node:assert/strict";
-import { bundleIslands } from "../../web/bundle.ts";
-import { ISLANDS } from "../../web/manifest.ts";
-import { childEnv } from "../../lib/deno_child.ts";
-import { keeperEnv, startWorld } from "../keeper/keeper_fixture.ts";
-import { poll, startMainKeeper } from "../keeper/live_keeper.ts";
+import { bundleIslands } from "@vigil/ssr/bundle";
+import { ISLANDS } from "@vigil/web/manifest";
+import { childEnv } from "@vigil/util/deno_child";
+import { keeperEnv, startWorld } from "@vigil/testing/keeper/keeper_fixture";
+import { poll, startMainKeeper } from "@vigil/testing/keeper/live_keeper";
 
 /** A loopback port nothing listens on (bound, then released). */
 function closedPort(): number {

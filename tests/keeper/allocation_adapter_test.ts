@@ -7,7 +7,7 @@ import {
   parseTargets,
   planRebalance,
   targetWeights,
-} from "../../keeper/adapters/allocation/mod.ts";
+} from "@vigil/keeper/adapters/allocation/allocation_adapter";
 
 const A = "CASSET";
 const alloc = (amounts: [string, bigint, boolean?][], idle = 0n): AssetAllocation => ({

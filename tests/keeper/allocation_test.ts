@@ -15,8 +15,8 @@ import {
   stopKeeper,
   vaultState,
   waitLog,
-} from "./keeper_fixture.ts";
-import type { KeeperChild } from "./keeper_process.ts";
+} from "@vigil/testing/keeper/keeper_fixture";
+import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
 
 interface Funds {
   total_amount: bigint;

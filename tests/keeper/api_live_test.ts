@@ -9,11 +9,17 @@
 import assert from "node:assert/strict";
 import { PoolV2, PositionsEstimate } from "@blend-capital/blend-sdk";
 import { Keypair, nativeToScVal, rpc, StrKey } from "@stellar/stellar-sdk";
-import { loadConfig } from "../../keeper/config.ts";
-import { createKeeperContext } from "../../keeper/context.ts";
-import { Logger } from "../../keeper/log/mod.ts";
-import { contractId, validEnv } from "./keeper_process.ts";
-import { events, keeperEnv, shock, startWorld, type World } from "./keeper_fixture.ts";
+import { loadConfig } from "@vigil/keeper/config";
+import { createKeeperContext } from "@vigil/keeper/context";
+import { Logger } from "@vigil/keeper/log/logger";
+import { contractId, validEnv } from "@vigil/testing/keeper/keeper_process";
+import {
+  events,
+  keeperEnv,
+  shock,
+  startWorld,
+  type World,
+} from "@vigil/testing/keeper/keeper_fixture";
 import {
   type LiveKeeper,
   metricValue,
@@ -24,7 +30,7 @@ import {
   sseEvents,
   type SseReader,
   startMainKeeper,
-} from "./live_keeper.ts";
+} from "@vigil/testing/keeper/live_keeper";
 
 const DIGITS = /^\d+$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

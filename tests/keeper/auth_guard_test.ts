@@ -1,5 +1,5 @@
 /**
- * The keeper's authorization guard (`keeper/chain/auth_guard.ts`) over hand-built trees: the
+ * The keeper's authorization guard (`soroban/auth_guard.ts`) over hand-built trees: the
  * honest flash's tree (as the liquidator records it, see `flash_auth_test.ts`) passes, and every
  * deviation is refused with a reason naming the offending invocation — a transfer to a thief, an
  * allowance to another spender, an unplanned asset, another contract, a wrong function, an
@@ -11,7 +11,7 @@
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
 import { Address, Asset, Keypair, StrKey, xdr } from "@stellar/stellar-sdk";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 import {
   anyContract,
   argsOf,
@@ -25,13 +25,13 @@ import {
   rootCall,
   sacTransfer,
   UnexpectedAuthError,
-} from "../../keeper/chain/auth_guard.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { sv } from "../../keeper/chain/scval.ts";
-import { invokeContract } from "../../keeper/chain/tx.ts";
-import { liquidationAuth } from "../../keeper/adapters/lending_pool/flash_auth.ts";
-import { flashAuthShape } from "../../keeper/vault_client.ts";
-import { startTestNode } from "../helpers/localnet.ts";
+} from "@vigil/soroban/auth_guard";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
+import { invokeContract } from "@vigil/soroban/tx";
+import { liquidationAuth } from "@vigil/keeper/adapters/lending_pool/flash_auth";
+import { flashAuthShape } from "@vigil/keeper/vault_client";
+import { startTestNode } from "@vigil/testing/localnet";
 
 const contract = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)));
 const account = () => Keypair.random().publicKey();

@@ -8,17 +8,17 @@
 import assert from "node:assert/strict";
 import { Positions } from "@blend-capital/blend-sdk";
 import { Keypair, xdr } from "@stellar/stellar-sdk";
-import { choosePercent, type Probe } from "../../keeper/adapters/lending_pool/execute.ts";
-import { cursorLedger } from "../../keeper/adapters/lending_pool/discovery.ts";
-import { parseHostError, RpcError } from "../../keeper/chain/errors.ts";
+import { choosePercent, type Probe } from "@vigil/keeper/adapters/lending_pool/execute";
+import { cursorLedger } from "@vigil/keeper/adapters/lending_pool/discovery";
+import { parseHostError, RpcError } from "@vigil/soroban/errors";
 import {
   contractDataKey,
   getLedgerEntries,
   LedgerClock,
   MAX_KEYS_PER_REQUEST,
-} from "../../keeper/chain/ledger.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { sv } from "../../keeper/chain/scval.ts";
+} from "@vigil/soroban/ledger";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
 
 /** A JSON-RPC endpoint answering with `handler`; records each request's method and params. */
 function fakeRpc(handler: (method: string, params: unknown) => unknown | Promise<unknown>) {

@@ -6,14 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { Asset, Keypair } from "@stellar/stellar-sdk";
-import { startLocalnet } from "../../localnet/mod.ts";
-import { seedTrustline, setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployMarket } from "../../localnet/scenarios/market.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { soroswapVenue } from "../../keeper/dex/venues.ts";
-import { quoteAfter, sharesPair } from "../../keeper/dex/joint.ts";
-import { SwapClient } from "../../keeper/dex/mod.ts";
-import { envDexWasm } from "./keeper_fixture.ts";
+import { startLocalnet } from "@vigil/localnet/node";
+import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployMarket } from "@vigil/localnet/scenarios/market";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { soroswapVenue } from "@vigil/keeper/dex/venues";
+import { quoteAfter, sharesPair } from "@vigil/keeper/dex/joint";
+import { SwapClient } from "@vigil/keeper/dex/swap_client";
+import { envDexWasm } from "@vigil/testing/keeper/keeper_fixture";
 
 const E7 = 10_000_000n;
 

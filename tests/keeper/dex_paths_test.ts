@@ -23,8 +23,8 @@ import {
   vaultState,
   waitLog,
   type World,
-} from "./keeper_fixture.ts";
-import type { KeeperChild } from "./keeper_process.ts";
+} from "@vigil/testing/keeper/keeper_fixture";
+import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
 
 /** Shocks XLM so borrower_xlm_1 (XLM collateral, USDC debt) is underwater and fast-forwards. */
 async function liquidateOne(w: World, env: Record<string, string>, fill = true) {

@@ -21,21 +21,21 @@ import {
   describeAuth,
   rootCall,
   UnexpectedAuthError,
-} from "../../keeper/chain/auth_guard.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { sv } from "../../keeper/chain/scval.ts";
-import { ALLOWANCE_LEDGERS, liquidationPlan } from "../../keeper/adapters/lending_pool/execute.ts";
-import { liquidationAuth } from "../../keeper/adapters/lending_pool/flash_auth.ts";
-import { soroswapVenue } from "../../keeper/dex/venues.ts";
-import { flashAuthShape, RegistryContract, VaultContract } from "../../keeper/vault_client.ts";
+} from "@vigil/soroban/auth_guard";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
+import { ALLOWANCE_LEDGERS, liquidationPlan } from "@vigil/keeper/adapters/lending_pool/execute";
+import { liquidationAuth } from "@vigil/keeper/adapters/lending_pool/flash_auth";
+import { soroswapVenue } from "@vigil/keeper/dex/venues";
+import { flashAuthShape, RegistryContract, VaultContract } from "@vigil/keeper/vault_client";
 import {
   type MarketWorld,
   openAuction,
   Req,
   startMarketWorld,
   WITHDRAW_ALL,
-} from "../contracts/market_world.ts";
-import { USDC } from "../contracts/vigil_fixture.ts";
+} from "@vigil/testing/contracts/market_world";
+import { USDC } from "@vigil/testing/contracts/vigil_fixture";
 
 /** Simulates `contract.fn(args)` with `source` as the transaction source: the recorded entries. */
 async function recorded(

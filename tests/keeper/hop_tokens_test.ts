@@ -10,13 +10,13 @@
  */
 import assert from "node:assert/strict";
 import { Asset } from "@stellar/stellar-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
-import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployDexes } from "../../localnet/protocols/dex/deploy.ts";
-import { envDexWasm } from "./keeper_fixture.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { ErrSlippageExceeded } from "../../keeper/chain/errors.ts";
-import { flashPaths, SwapClient } from "../../keeper/dex/mod.ts";
+import { startTestNode } from "@vigil/testing/localnet";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployDexes } from "@vigil/localnet/protocols/dex/deploy";
+import { envDexWasm } from "@vigil/testing/keeper/keeper_fixture";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { ErrSlippageExceeded } from "@vigil/soroban/errors";
+import { flashPaths, SwapClient } from "@vigil/keeper/dex/swap_client";
 
 const E7 = 10_000_000n;
 

@@ -16,20 +16,20 @@
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
-import { LendingPoolAdapter } from "../../keeper/adapters/lending_pool/mod.ts";
-import type { Result } from "../../keeper/adapters/adapter.ts";
-import { ContractCallError } from "../../keeper/chain/errors.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { type PlannedLeg, SwapClient } from "../../keeper/dex/mod.ts";
-import { soroswapVenue } from "../../keeper/dex/venues.ts";
-import { VaultContract } from "../../keeper/vault_client.ts";
+import { LendingPoolAdapter } from "@vigil/keeper/adapters/lending_pool/lending_pool_adapter";
+import type { Result } from "@vigil/keeper/adapters/adapter";
+import { ContractCallError } from "@vigil/soroban/errors";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { type PlannedLeg, SwapClient } from "@vigil/keeper/dex/swap_client";
+import { soroswapVenue } from "@vigil/keeper/dex/venues";
+import { VaultContract } from "@vigil/keeper/vault_client";
 import {
   type MarketWorld,
   openAuction,
   setOraclePrice,
   startMarketWorld,
-} from "../contracts/market_world.ts";
-import { USDC } from "../contracts/vigil_fixture.ts";
+} from "@vigil/testing/contracts/market_world";
+import { USDC } from "@vigil/testing/contracts/vigil_fixture";
 
 /** The oracle's XLM price once openAuction shocked it (7 decimals, USD). */
 const ORACLE_XLM = 850_000n;

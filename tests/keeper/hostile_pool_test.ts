@@ -2,7 +2,7 @@
  * THE ATTACK of issue 20's security finding, rebuilt on the real Blend v2 market, over the real
  * keeper (a child process) and the local node's JSON-RPC. An attacker deploys a second REAL
  * Blend v2 pool through the market's pool factory (its own backstop deposit makes it active)
- * whose collateral reserve is its HOSTILE TOKEN (`tests/fixtures/contracts/hostile_token/`): a
+ * whose collateral reserve is its HOSTILE TOKEN (`testing/contracts/hostile_token/`): a
  * SEP-41 token that, once armed, robs whoever receives it — each transfer to an account also
  * calls `XLM.transfer(recipient → thief, 9,000 XLM)` and
  * `USDC.approve(recipient, thief, 2^62, …)`. Vigil's admin listed the pool in the vault's flash
@@ -36,14 +36,14 @@
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
 import { Asset, Keypair, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
-import { ROOT_ONLY } from "../../keeper/chain/auth_guard.ts";
-import { describeError } from "../../keeper/chain/errors.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { sv } from "../../keeper/chain/scval.ts";
-import { invokeContract } from "../../keeper/chain/tx.ts";
-import { seedTrustline } from "../../localnet/dev_setup.ts";
-import { deployHostileMarket, type HostileMarket } from "../fixtures/hostile_market.ts";
-import type { KeeperChild } from "./keeper_process.ts";
+import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
+import { describeError } from "@vigil/soroban/errors";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
+import { invokeContract } from "@vigil/soroban/tx";
+import { seedTrustline } from "@vigil/localnet/dev_setup";
+import { deployHostileMarket, type HostileMarket } from "@vigil/testing/hostile_market";
+import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
 import {
   balance,
   events,
@@ -57,7 +57,7 @@ import {
   USDC,
   vaultState,
   type World,
-} from "./keeper_fixture.ts";
+} from "@vigil/testing/keeper/keeper_fixture";
 
 /** 1 XLM in stroops. */
 const XLM = 10_000_000n;

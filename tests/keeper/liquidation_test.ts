@@ -18,7 +18,7 @@ import {
   stopKeeper,
   until,
   vaultState,
-} from "./keeper_fixture.ts";
+} from "@vigil/testing/keeper/keeper_fixture";
 
 const MIN_PROFIT = 1.02;
 

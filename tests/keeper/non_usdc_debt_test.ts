@@ -13,8 +13,8 @@ import {
   startWorld,
   stopKeeper,
   until,
-} from "./keeper_fixture.ts";
-import type { KeeperChild } from "./keeper_process.ts";
+} from "@vigil/testing/keeper/keeper_fixture";
+import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
 
 interface StateView {
   keeper: { last_cycle: { number: number } | null };

@@ -15,10 +15,10 @@ import {
   stopKeeper,
   until,
   vaultState,
-} from "./keeper_fixture.ts";
-import { openBorrower } from "../../demo/market_driver.ts";
-import type { KeeperChild } from "./keeper_process.ts";
-import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
+} from "@vigil/testing/keeper/keeper_fixture";
+import { openBorrower } from "@vigil/demo/market_driver";
+import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
+import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
 
 Deno.test("two keepers race the same auctions: one flash per fill, the loser's flash reverts, nothing lost", async () => {
   const w = await startWorld({ ledgerMs: 250 });

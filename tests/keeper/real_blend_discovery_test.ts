@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { PoolV2, PositionsEstimate } from "@blend-capital/blend-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
-import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployBlendMarket } from "../../localnet/protocols/blend/deploy.ts";
-import { stellarAsset } from "../../contracts/oracle/spec.ts";
-import { LendingPoolAdapter } from "../../keeper/adapters/lending_pool/mod.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
+import { startTestNode } from "@vigil/testing/localnet";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployBlendMarket } from "@vigil/localnet/protocols/blend/deploy";
+import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
+import { LendingPoolAdapter } from "@vigil/keeper/adapters/lending_pool/lending_pool_adapter";
+import { ChainRpc } from "@vigil/soroban/rpc";
 
 Deno.test("keeper adapter on the real Blend pool: borrowers discovered, underwater ones tasked", async () => {
   await using node = await startTestNode();

@@ -17,10 +17,10 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { describeAuth } from "../../keeper/chain/auth_guard.ts";
-import { PoolErrors } from "../../keeper/adapters/lending_pool/execute.ts";
-import { loadBlendWasm } from "../../localnet/protocols/blend/wasm.ts";
-import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
+import { describeAuth } from "@vigil/soroban/auth_guard";
+import { PoolErrors } from "@vigil/keeper/adapters/lending_pool/execute";
+import { loadBlendWasm } from "@vigil/localnet/protocols/blend/wasm";
+import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
 import {
   balance,
   events,
@@ -34,7 +34,7 @@ import {
   until,
   USDC,
   vaultState,
-} from "./keeper_fixture.ts";
+} from "@vigil/testing/keeper/keeper_fixture";
 
 Deno.test({
   name:

@@ -32,9 +32,9 @@ import {
   vaultState,
   waitLog,
   type World,
-} from "./keeper_fixture.ts";
-import type { KeeperChild } from "./keeper_process.ts";
-import { auditVaultTransfers } from "../helpers/transfer_audit.ts";
+} from "@vigil/testing/keeper/keeper_fixture";
+import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
+import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
 
 const STAKE = 100n * 10_000_000n;
 

@@ -10,11 +10,11 @@ import {
   MAX_BACKOFF_MS,
   newRegistrationState,
   registrationBackoffMs,
-} from "../../keeper/registration.ts";
-import type { RegistrationDeps } from "../../keeper/registration.ts";
-import { send, startVigil, TX_OPTS, USDC } from "../contracts/vigil_fixture.ts";
-import { logLines, startKeeper, stopKeeper, waitLog } from "./keeper_fixture.ts";
-import { type KeeperChild, validEnv } from "./keeper_process.ts";
+} from "@vigil/keeper/registration";
+import type { RegistrationDeps } from "@vigil/keeper/registration";
+import { send, startVigil, TX_OPTS, USDC } from "@vigil/testing/contracts/vigil_fixture";
+import { logLines, startKeeper, stopKeeper, waitLog } from "@vigil/testing/keeper/keeper_fixture";
+import { type KeeperChild, validEnv } from "@vigil/testing/keeper/keeper_process";
 
 /** A registry that fails `register` `failRegisters` times, then succeeds. */
 function scriptedRegistry(failRegisters: number, onChain = false) {

@@ -9,14 +9,14 @@
  */
 import assert from "node:assert/strict";
 import { Keypair } from "@stellar/stellar-sdk";
-import { startLocalnet } from "../../localnet/mod.ts";
-import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployVigil } from "../../contracts/deploy.ts";
-import { marketPolicy } from "../../demo/chain.ts";
-import { deployMarket, registerShock, seedBorrowers } from "../../localnet/scenarios/market.ts";
-import { loadConfig } from "../../keeper/config.ts";
-import { createKeeperContext } from "../../keeper/context.ts";
-import { keeperCycle, prepareChain } from "../../keeper/startup.ts";
+import { startLocalnet } from "@vigil/localnet/node";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployVigil } from "@vigil/contracts/deploy/deploy_vigil";
+import { marketPolicy } from "@vigil/demo/chain";
+import { deployMarket, registerShock, seedBorrowers } from "@vigil/localnet/scenarios/market";
+import { loadConfig } from "@vigil/keeper/config";
+import { createKeeperContext } from "@vigil/keeper/context";
+import { keeperCycle, prepareChain } from "@vigil/keeper/startup";
 
 interface Measured {
   tracked: number;

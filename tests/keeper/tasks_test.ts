@@ -6,10 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { PoolV2, PositionsEstimate } from "@blend-capital/blend-sdk";
-import { LendingPoolAdapter, priorityFor } from "../../keeper/adapters/lending_pool/mod.ts";
-import { sortTasks } from "../../keeper/adapters/adapter.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { shock, startWorld } from "./keeper_fixture.ts";
+import {
+  LendingPoolAdapter,
+  priorityFor,
+} from "@vigil/keeper/adapters/lending_pool/lending_pool_adapter";
+import { sortTasks } from "@vigil/keeper/adapters/adapter";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { shock, startWorld } from "@vigil/testing/keeper/keeper_fixture";
 
 Deno.test("priorityFor: the spec's bands, boundaries on the upper side", () => {
   const cases: [number, number][] = [

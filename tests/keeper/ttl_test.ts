@@ -8,15 +8,15 @@
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
 import { Address, xdr } from "@stellar/stellar-sdk";
-import { contractInstanceKey, getLedgerEntries } from "../../keeper/chain/ledger.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { sv } from "../../keeper/chain/scval.ts";
-import { ROOT_ONLY } from "../../keeper/chain/auth_guard.ts";
-import { invokeContract } from "../../keeper/chain/tx.ts";
-import { keepAlive } from "../../keeper/chain/ttl.ts";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { startPreambleRpc } from "../helpers/preamble_rpc.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { contractInstanceKey, getLedgerEntries } from "@vigil/soroban/ledger";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
+import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
+import { invokeContract } from "@vigil/soroban/tx";
+import { keepAlive } from "@vigil/soroban/ttl";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { startPreambleRpc } from "@vigil/testing/preamble_rpc";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const SHORT = { minPersistentTtl: 200, minTemporaryTtl: 20, maxEntryTtl: 100_000 };
 

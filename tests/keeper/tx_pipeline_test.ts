@@ -7,12 +7,12 @@
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
 import { Address, Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
-import { TxExpiredError } from "../../keeper/chain/errors.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { sv } from "../../keeper/chain/scval.ts";
-import { ROOT_ONLY } from "../../keeper/chain/auth_guard.ts";
-import { inclusionFeeFor, invokeContract, sendAndConfirm } from "../../keeper/chain/tx.ts";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { TxExpiredError } from "@vigil/soroban/errors";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
+import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
+import { inclusionFeeFor, invokeContract, sendAndConfirm } from "@vigil/soroban/tx";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 
 function rpcFor(node: TestNode): ChainRpc {
   return new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });

@@ -18,10 +18,10 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { realLedger, settingsOf } from "../../localnet/real_host/node_host.ts";
-import { rentFeeOf } from "../../localnet/real_host/mod.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { realLedger, settingsOf } from "@vigil/localnet/real_host/node_host";
+import { rentFeeOf } from "@vigil/localnet/real_host/mod";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const SHORT = { minPersistentTtl: 30, minTemporaryTtl: 10, maxEntryTtl: 10_000 };
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Asset, rpc } from "@stellar/stellar-sdk";
-import { DENO_CONFIG, NO_FETCH_FLAGS } from "../../lib/deno_child.ts";
+import { DENO_CONFIG, NO_FETCH_FLAGS } from "@vigil/util/deno_child";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 

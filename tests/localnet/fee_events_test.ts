@@ -18,7 +18,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 
 type AnyClient = contract.Client & Record<string, CallFn>;
 // deno-lint-ignore no-explicit-any

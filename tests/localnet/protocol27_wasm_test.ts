@@ -3,14 +3,14 @@
  * `u256_checked_add`) on the node, over JSON-RPC with stellar-sdk: uploaded and created by
  * transactions, called through `contract.Client`, it returns the sum, and `None` on overflow
  * (issue 22's "done when"). A module newer than the ledger's protocol is refused by the host
- * itself: `tests/real_host/protocol27_test.ts`.
+ * itself: `localnet/real_host/protocol27_test.ts`.
  */
 import assert from "node:assert/strict";
 import { hash, type Keypair } from "@stellar/stellar-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
-import { CHECKED_U256_PROTOCOL } from "../fixtures/contracts/checked_u256/spec.ts";
+import { startTestNode } from "@vigil/testing/localnet";
+import { CHECKED_U256_PROTOCOL } from "@vigil/testing/contracts/checked_u256/spec";
 
-const WASM = new URL("../../contracts/wasm/fixtures/checked_u256.wasm", import.meta.url);
+const WASM = new URL("../../testing/contracts/wasm/checked_u256.wasm", import.meta.url);
 
 interface CheckedU256 {
   add(args: { a: bigint; b: bigint }): Promise<{ result: bigint | null | undefined }>;

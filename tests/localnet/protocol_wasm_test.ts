@@ -4,12 +4,12 @@
  * module without the exports the market uses fails with an error naming the file.
  */
 import assert from "node:assert/strict";
-import { DENO_CONFIG, NO_FETCH_FLAGS } from "../../lib/deno_child.ts";
-import { DEX_WASM_FILES, loadDexWasm } from "../../localnet/protocols/dex/deploy.ts";
-import { parseDemoArgs } from "../../demo/mod.ts";
+import { DENO_CONFIG, NO_FETCH_FLAGS } from "@vigil/util/deno_child";
+import { DEX_WASM_FILES, loadDexWasm } from "@vigil/localnet/protocols/dex/deploy";
+import { parseDemoArgs } from "@vigil/demo/demo";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const WASM = new URL("../../contracts/wasm/", import.meta.url).pathname;
+const WASM = new URL("../../localnet/wasm/", import.meta.url).pathname;
 
 /** A folder with our three Wasm files, then `mutate` applied. */
 async function folder(mutate: (dir: string) => Promise<void> = async () => {}): Promise<string> {
@@ -33,7 +33,7 @@ async function run(args: string[]): Promise<{ code: number; stderr: string; stdo
 
 Deno.test("loadDexWasm: ours by default; a good folder loads; errors name the file", async () => {
   const ours = await loadDexWasm();
-  assert.equal(ours.source, "contracts/wasm");
+  assert.equal(ours.source, "localnet/wasm");
   assert.ok(ours.router.length > 1000 && ours.pair.length > 1000 && ours.factory.length > 1000);
   const good = await folder();
   const missing = await folder((d) => Deno.remove(`${d}/soroswap_pair.wasm`));

@@ -16,7 +16,7 @@ import {
   rpc,
   TransactionBuilder,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 
 async function payment(node: TestNode, from: Keypair, to: string, fee = "100") {
   const acc = await node.server.getAccount(from.publicKey());

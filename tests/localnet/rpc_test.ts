@@ -13,8 +13,8 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 // deno-lint-ignore no-explicit-any
 async function rawRpc(node: TestNode, body: unknown): Promise<{ status: number; json: any }> {

@@ -3,8 +3,8 @@
  * client and contract.Client decode everything the node serves (at protocol 27: meta V4, fee events).
  */
 import assert from "node:assert/strict";
-import { startTestNode } from "../helpers/localnet.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { startTestNode } from "@vigil/testing/localnet";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 // The v14 typings pull in an @types/node that breaks type-checking of node: builtins in the
 // same program, so the module is loaded untyped (a non-literal specifier is not type-checked).

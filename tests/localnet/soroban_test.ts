@@ -17,8 +17,8 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 /** A contract.Client of the counter, methods by name. */
 type Counter = contract.Client & Record<string, CounterMethod>;

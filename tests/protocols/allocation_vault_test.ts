@@ -6,16 +6,16 @@
  */
 import assert from "node:assert/strict";
 import { Keypair } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { type Client, ok, send, simError, TX } from "./helpers/client.ts";
-import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployAllocationVault } from "../../localnet/protocols/allocation_vault/deploy.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { type Client, ok, send, simError, TX } from "@vigil/testing/protocols/helpers/client";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployAllocationVault } from "@vigil/localnet/protocols/allocation_vault/deploy";
 import {
   computeDrift,
   type CurrentAssetInvestmentAllocation,
   needsRebalance,
   planRebalance,
-} from "../../localnet/protocols/allocation_vault/drift.ts";
+} from "@vigil/localnet/protocols/allocation_vault/drift";
 
 const E7 = 10_000_000n;
 

@@ -7,17 +7,17 @@
 import assert from "node:assert/strict";
 import { Asset, type Keypair, rpc, TransactionBuilder, xdr } from "@stellar/stellar-sdk";
 import { PoolContractV2, PoolV2, PositionsEstimate, RequestType } from "@blend-capital/blend-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { seedTrustline, setupDevChain } from "../../localnet/dev_setup.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
 import {
   BLEND_RESERVES,
   blendDebtFor,
   type BlendMarket,
   deployBlendMarket,
-} from "../../localnet/protocols/blend/deploy.ts";
-import { BLEND_MANIFEST, loadBlendWasm } from "../../localnet/protocols/blend/wasm.ts";
-import { wasmCustomSections } from "../../localnet/spec/mod.ts";
-import { stellarAsset } from "../../contracts/oracle/spec.ts";
+} from "@vigil/localnet/protocols/blend/deploy";
+import { BLEND_MANIFEST, loadBlendWasm } from "@vigil/localnet/protocols/blend/wasm";
+import { wasmCustomSections } from "@vigil/localnet/spec/contract_spec";
+import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
 
 const E7 = 10_000_000n;
 
@@ -75,7 +75,7 @@ Deno.test("loadBlendWasm: the crate's six Wasm files through cargo metadata --of
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-  assert.ok(BLEND_MANIFEST.endsWith("protocols/blend/Cargo.toml"));
+  assert.ok(BLEND_MANIFEST.endsWith("localnet/protocols/blend/crate/Cargo.toml"));
 });
 
 Deno.test("real Blend v2: Rust Wasm, loaded by the Blend SDK over JSON-RPC, active, auction after a drop", async () => {

@@ -1,5 +1,5 @@
 /**
- * The local market's DEX venues — the Soroswap-ABI Wasm contracts (`contracts/soroswap_*`) as
+ * The local market's DEX venues — the Soroswap-ABI Wasm contracts (`localnet/protocols/dex/contracts/soroswap_*`) as
  * `deployDexes` deploys them, twice (primary and fallback) — on the local node: over JSON-RPC
  * with `contract.Client` and real signatures, and through the in-process Localnet API.
  * Swaps both directions, multi-hop, quotes equal to results (a property test against a bigint
@@ -9,17 +9,17 @@
  */
 import assert from "node:assert/strict";
 import { Asset, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { type Client, ok, send, simError, TX } from "./helpers/client.ts";
-import { seedTrustline, setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployDexes, type DexDeployment } from "../../localnet/protocols/dex/deploy.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { type Client, ok, send, simError, TX } from "@vigil/testing/protocols/helpers/client";
+import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployDexes, type DexDeployment } from "@vigil/localnet/protocols/dex/deploy";
 import {
   getAmountIn,
   getAmountOut,
   quote as quoteRef,
   slippageFloor,
   sortTokens,
-} from "../../localnet/protocols/dex/math.ts";
+} from "@vigil/localnet/protocols/dex/math";
 
 const E7 = 10_000_000n;
 

@@ -1,5 +1,5 @@
 /**
- * Differential test of Vigil's Soroswap-ABI contracts (`contracts/soroswap_*`) against the
+ * Differential test of Vigil's Soroswap-ABI contracts (`localnet/protocols/dex/contracts/soroswap_*`) against the
  * official Soroswap Wasm from the folder in VIGIL_PROTOCOL_WASM (soroswap_factory.wasm,
  * soroswap_pair.wasm, soroswap_router.wasm; see localnet/protocols/dex/README.md for where to get
  * them). Without the variable it passes and prints "skipped: VIGIL_PROTOCOL_WASM not set".
@@ -15,9 +15,9 @@
  */
 import assert from "node:assert/strict";
 import { Asset, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { seedTrustline, setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployVenue, type DexWasm, loadDexWasm } from "../../localnet/protocols/dex/deploy.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployVenue, type DexWasm, loadDexWasm } from "@vigil/localnet/protocols/dex/deploy";
 
 const E7 = 10_000_000n;
 const DIR = Deno.env.get("VIGIL_PROTOCOL_WASM");

@@ -18,8 +18,8 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 async function build(node: TestNode, source: Keypair, op: xdr.Operation) {
   const acc = await node.server.getAccount(source.publicKey());

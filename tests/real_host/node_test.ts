@@ -18,8 +18,8 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { fixtureWasmSync } from "../fixtures/contracts/mod.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { fixtureWasmSync } from "@vigil/testing/contracts/mod";
 
 const SHORT = { minPersistentTtl: 30, minTemporaryTtl: 10, maxEntryTtl: 10_000 };
 

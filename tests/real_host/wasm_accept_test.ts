@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { Keypair, xdr } from "@stellar/stellar-sdk";
-import { closeRealHost, REAL_HOST_PROTOCOL } from "../../localnet/real_host/mod.ts";
-import { RealLedger } from "./ledger.ts";
-import { BLEND_WASM_NAMES, loadBlendWasm } from "../../localnet/protocols/blend/wasm.ts";
+import { closeRealHost, REAL_HOST_PROTOCOL } from "@vigil/localnet/real_host/mod";
+import { RealLedger } from "@vigil/testing/real_host/ledger";
+import { BLEND_WASM_NAMES, loadBlendWasm } from "@vigil/localnet/protocols/blend/wasm";
 
 function wasmFiles(): URL[] {
   const out: URL[] = [];

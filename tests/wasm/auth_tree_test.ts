@@ -16,8 +16,8 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { Buffer } from "node:buffer";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 import {
   addr,
   call,
@@ -30,7 +30,7 @@ import {
   read,
   send,
   u32,
-} from "./sac_rpc.ts";
+} from "@vigil/testing/wasm/sac_rpc";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

@@ -17,7 +17,7 @@ import {
   u32,
   vec,
   xdrHex,
-} from "./fwd_fixture.ts";
+} from "@vigil/testing/wasm/fwd_fixture";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

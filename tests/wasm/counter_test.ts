@@ -13,9 +13,15 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
-import { counterWasm } from "./contracts.ts";
-import { codeKey, contractIdFor, create, instanceKey, upload } from "./deploy_helpers.ts";
+import { startTestNode } from "@vigil/testing/localnet";
+import { counterWasm } from "@vigil/testing/wasm/contracts";
+import {
+  codeKey,
+  contractIdFor,
+  create,
+  instanceKey,
+  upload,
+} from "@vigil/testing/wasm/deploy_helpers";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

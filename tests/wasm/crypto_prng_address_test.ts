@@ -6,11 +6,22 @@
 import assert from "node:assert/strict";
 import { createHash, generateKeyPairSync, sign as nodeSign } from "node:crypto";
 import { Keypair, Operation, StrKey } from "@stellar/stellar-sdk";
-import { submit } from "./deploy_helpers.ts";
+import { submit } from "@vigil/testing/wasm/deploy_helpers";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { p256 } from "@noble/curves/nist";
 import { bls12_381 } from "@noble/curves/bls12-381";
-import { addr, bytes, forwarder, fromLe, le, native, num, str, u32, vec } from "./fwd_fixture.ts";
+import {
+  addr,
+  bytes,
+  forwarder,
+  fromLe,
+  le,
+  native,
+  num,
+  str,
+  u32,
+  vec,
+} from "@vigil/testing/wasm/fwd_fixture";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

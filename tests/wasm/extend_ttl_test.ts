@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { Operation, type rpc, xdr } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { forwarderWasm } from "./forwarder.ts";
-import { contractDataKey, deployWasm, submit } from "./deploy_helpers.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { forwarderWasm } from "@vigil/testing/wasm/forwarder";
+import { contractDataKey, deployWasm, submit } from "@vigil/testing/wasm/deploy_helpers";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

@@ -7,7 +7,17 @@
  */
 import assert from "node:assert/strict";
 import { xdr } from "@stellar/stellar-sdk";
-import { addr, forwarder, i32, native, num, str, sym, u32, vec } from "./fwd_fixture.ts";
+import {
+  addr,
+  forwarder,
+  i32,
+  native,
+  num,
+  str,
+  sym,
+  u32,
+  vec,
+} from "@vigil/testing/wasm/fwd_fixture";
 
 Deno.test("dispatch: a typed argument with the wrong tag is Error(Value, InvalidInput)", async () => {
   await using f = await forwarder();

@@ -3,7 +3,7 @@
  * values that would expose a wrong result (high bits, signs, overflow and domain errors).
  */
 import assert from "node:assert/strict";
-import { bytes, forwarder, fromLe, le, native, num, u32 } from "./fwd_fixture.ts";
+import { bytes, forwarder, fromLe, le, native, num, u32 } from "@vigil/testing/wasm/fwd_fixture";
 
 const U256_MAX = (1n << 256n) - 1n;
 const I256_MIN = -(1n << 255n);

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { rpc, scValToNative, StrKey, xdr } from "@stellar/stellar-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
-import { addr, call, eventsOf, prepare, simError, u32 } from "./sac_rpc.ts";
+import { startTestNode } from "@vigil/testing/localnet";
+import { deployFixture } from "@vigil/testing/contracts/mod";
+import { addr, call, eventsOf, prepare, simError, u32 } from "@vigil/testing/wasm/sac_rpc";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { Address, Asset, hash, Keypair, Operation, xdr } from "@stellar/stellar-sdk";
-import { addr, bytes, forwarder, native, u32, vec } from "./fwd_fixture.ts";
-import { counterWasm } from "./contracts.ts";
-import { contractIdFor, create, submit } from "./deploy_helpers.ts";
+import { addr, bytes, forwarder, native, u32, vec } from "@vigil/testing/wasm/fwd_fixture";
+import { counterWasm } from "@vigil/testing/wasm/contracts";
+import { contractIdFor, create, submit } from "@vigil/testing/wasm/deploy_helpers";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

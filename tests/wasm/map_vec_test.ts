@@ -17,7 +17,7 @@ import {
   u32,
   vec,
   xdrHex,
-} from "./fwd_fixture.ts";
+} from "@vigil/testing/wasm/fwd_fixture";
 
 const u32v = (n: number) => (BigInt(n) << 32n) | 4n;
 

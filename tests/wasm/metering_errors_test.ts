@@ -13,11 +13,11 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { proxyWasm } from "./contracts.ts";
-import { codeKey, deployWasm, submit } from "./deploy_helpers.ts";
-import { forwarder, u32 } from "./fwd_fixture.ts";
-import { wat, type WatOptions } from "../helpers/wat.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { proxyWasm } from "@vigil/testing/wasm/contracts";
+import { codeKey, deployWasm, submit } from "@vigil/testing/wasm/deploy_helpers";
+import { forwarder, u32 } from "@vigil/testing/wasm/fwd_fixture";
+import { wat, type WatOptions } from "@vigil/testing/wat";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

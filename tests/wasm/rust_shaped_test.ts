@@ -7,10 +7,10 @@
  * `StorageType` as the raw i64 the real host marshals (1 = persistent).
  */
 import assert from "node:assert/strict";
-import { defineSpec, T } from "../../contracts/sdk.ts";
-import { wat } from "../helpers/wat.ts";
-import { startTestNode } from "../helpers/localnet.ts";
-import { deployWasm } from "./deploy_helpers.ts";
+import { defineSpec, T } from "@vigil/soroban/spec_dsl";
+import { wat } from "@vigil/testing/wat";
+import { startTestNode } from "@vigil/testing/localnet";
+import { deployWasm } from "@vigil/testing/wasm/deploy_helpers";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

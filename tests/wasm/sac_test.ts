@@ -21,9 +21,9 @@ import {
   scValToNative,
   xdr,
 } from "@stellar/stellar-sdk";
-import { startTestNode, type TestNode } from "../helpers/localnet.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
-import { contractDataKey } from "./deploy_helpers.ts";
+import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { deployFixture } from "@vigil/testing/contracts/mod";
+import { contractDataKey } from "@vigil/testing/wasm/deploy_helpers";
 import {
   addr,
   call,
@@ -37,7 +37,7 @@ import {
   send,
   simError,
   u32,
-} from "./sac_rpc.ts";
+} from "@vigil/testing/wasm/sac_rpc";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

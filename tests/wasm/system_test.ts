@@ -6,11 +6,17 @@
  */
 import assert from "node:assert/strict";
 import { Address, Asset, nativeToScVal, Operation, scValToNative, xdr } from "@stellar/stellar-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
-import { counterWasm, proxyWasm } from "./contracts.ts";
-import { forwarderWasm } from "./forwarder.ts";
-import { contractDataKey, contractIdFor, deployWasm, submit, upload } from "./deploy_helpers.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { startTestNode } from "@vigil/testing/localnet";
+import { counterWasm, proxyWasm } from "@vigil/testing/wasm/contracts";
+import { forwarderWasm } from "@vigil/testing/wasm/forwarder";
+import {
+  contractDataKey,
+  contractIdFor,
+  deployWasm,
+  submit,
+  upload,
+} from "@vigil/testing/wasm/deploy_helpers";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

@@ -7,9 +7,9 @@
  * answer within 6 s with "—" and the error notice. The development wallet offers depositors only.
  */
 import assert from "node:assert/strict";
-import { jsonLines, spawnKeeper } from "../keeper/keeper_process.ts";
-import { DASH } from "../../lib/format.ts";
-import { denoRunArgs } from "../../lib/deno_child.ts";
+import { jsonLines, spawnKeeper } from "@vigil/testing/keeper/keeper_process";
+import { DASH } from "@vigil/web/data/format";
+import { denoRunArgs } from "@vigil/util/deno_child";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const PASSWORD = "pa55-w0rd-only-here";
@@ -19,7 +19,7 @@ const HZ_KEY = "hz-k3y-fedcba987654";
 /** Starts `main.ts localnet` on a free port; resolves once its out file is written. */
 async function startNode(outFile: string) {
   const child = new Deno.Command(Deno.execPath(), {
-    // From the cache only, with the lock file (lib/deno_child.ts).
+    // From the cache only, with the lock file (util/deno_child.ts).
     args: denoRunArgs(MAIN, ["localnet", "--port", "0", "--ledger-ms", "200", "--out", outFile]),
     stdout: "piped",
     stderr: "piped",

@@ -7,13 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { Contract, nativeToScVal, TransactionBuilder } from "@stellar/stellar-sdk";
-import { startWebStack, type WebStack } from "./stack.ts";
-import { createWebApp, mountWeb } from "../../web/mod.ts";
-import { createApi } from "../../keeper/api/mod.ts";
-import { rawRequest } from "../helpers/raw_http.ts";
-import { STANDALONE_PASSPHRASE } from "../../lib/config.ts";
-import { MAX_BODY_BYTES } from "../../keeper/api/guard.ts";
-import { MAX_RPC_BODY_BYTES } from "../../localnet/rpc/server.ts";
+import { startWebStack, type WebStack } from "@vigil/testing/web/stack";
+import { createWebApp, mountWeb } from "@vigil/web/server";
+import { createApi } from "@vigil/keeper/api/server";
+import { rawRequest } from "@vigil/testing/raw_http";
+import { STANDALONE_PASSPHRASE } from "@vigil/web/data/config";
+import { MAX_BODY_BYTES } from "@vigil/keeper/api/guard";
+import { MAX_RPC_BODY_BYTES } from "@vigil/localnet/rpc/server";
 
 const BIG = 20 * 1024 * 1024;
 

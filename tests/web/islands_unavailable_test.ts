@@ -5,9 +5,9 @@
  * and the island markup greyed out; page requests do not re-run a failing bundler each time.
  */
 import assert from "node:assert/strict";
-import { createWebApp, islandsUnavailableMessage } from "../../web/mod.ts";
-import { ISLANDS_UNAVAILABLE_NOTICE } from "../../web/render.tsx";
-import { TESTNET_PASSPHRASE } from "../../lib/config.ts";
+import { createWebApp, islandsUnavailableMessage } from "@vigil/web/server";
+import { ISLANDS_UNAVAILABLE_NOTICE } from "@vigil/ssr/render";
+import { TESTNET_PASSPHRASE } from "@vigil/web/data/config";
 
 /** A loopback port nothing listens on, so chain and API reads fail at once. */
 function closedPort(): number {

@@ -6,14 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { Keypair } from "@stellar/stellar-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
-import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployVigil } from "../../contracts/deploy.ts";
-import { ChainReader, KEEPERS_PAGE } from "../../lib/chain.ts";
-import { clearSpecCache } from "../../lib/soroban.ts";
-import { ChainRpc } from "../../keeper/chain/rpc.ts";
-import { RegistryContract } from "../../keeper/vault_client.ts";
-import { createWebApp } from "../../web/mod.ts";
+import { startTestNode } from "@vigil/testing/localnet";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployVigil } from "@vigil/contracts/deploy/deploy_vigil";
+import { ChainReader, KEEPERS_PAGE } from "@vigil/web/data/chain";
+import { clearSpecCache } from "@vigil/soroban/client";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { RegistryContract } from "@vigil/keeper/vault_client";
+import { createWebApp } from "@vigil/web/server";
 
 const N = 150;
 

@@ -6,11 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { Contract, nativeToScVal, TransactionBuilder } from "@stellar/stellar-sdk";
-import { QUEUED_POOL, startWebStack } from "./stack.ts";
-import { createWebApp } from "../../web/mod.ts";
-import { getIslandBundle, gzipSize, jsClosure } from "../../web/bundle.ts";
-import { DASH } from "../../lib/format.ts";
-import { TESTNET_PASSPHRASE } from "../../lib/config.ts";
+import { QUEUED_POOL, startWebStack } from "@vigil/testing/web/stack";
+import { createWebApp } from "@vigil/web/server";
+import { getIslandBundle, gzipSize, jsClosure } from "@vigil/ssr/bundle";
+import { DASH } from "@vigil/web/data/format";
+import { TESTNET_PASSPHRASE } from "@vigil/web/data/config";
 
 /** Visible text of an HTML page (scripts dropped, tags turned into separators). */
 function text(html: string): string {

@@ -9,17 +9,17 @@
  */
 import assert from "node:assert/strict";
 import { Keypair, TransactionBuilder, type xdr } from "@stellar/stellar-sdk";
-import { startTestNode } from "../helpers/localnet.ts";
-import { setupDevChain } from "../../localnet/dev_setup.ts";
-import { deployVigil, USDC } from "../../contracts/deploy.ts";
-import { type AutoRestore, clearSpecCache, type TxSigner, writeCall } from "../../lib/soroban.ts";
-import { archivedEntryKeys } from "../../lib/auto_restore.ts";
-import { startPreambleRpc } from "../helpers/preamble_rpc.ts";
-import { plainError } from "../../lib/errors.ts";
-import { ContractCallError } from "../../lib/tx_errors.ts";
-import { script } from "../fixtures/scripted_executor.ts";
-import { allowExecutor, STACK_POLICY_DELAY } from "./stack.ts";
-import { deployFixture } from "../fixtures/contracts/mod.ts";
+import { startTestNode } from "@vigil/testing/localnet";
+import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { deployVigil, USDC } from "@vigil/contracts/deploy/deploy_vigil";
+import { type AutoRestore, clearSpecCache, type TxSigner, writeCall } from "@vigil/soroban/client";
+import { archivedEntryKeys } from "@vigil/soroban/auto_restore";
+import { startPreambleRpc } from "@vigil/testing/preamble_rpc";
+import { plainError } from "@vigil/web/data/errors";
+import { ContractCallError } from "@vigil/soroban/tx_errors";
+import { script } from "@vigil/testing/scripted_executor";
+import { allowExecutor, STACK_POLICY_DELAY } from "@vigil/testing/web/stack";
+import { deployFixture } from "@vigil/testing/contracts/mod";
 
 function signer(kp: Keypair, passphrase: string): TxSigner {
   return {

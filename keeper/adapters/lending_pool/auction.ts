@@ -6,9 +6,9 @@
  * @module
  */
 import { Auction, AuctionData, AuctionType } from "@blend-capital/blend-sdk";
-import { contractDataKey, getLedgerEntries } from "../../chain/ledger.ts";
-import type { ChainRpc } from "../../chain/rpc.ts";
-import { sv } from "../../chain/scval.ts";
+import { contractDataKey, getLedgerEntries } from "@vigil/soroban/ledger";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
 import type { PoolState } from "./pool_state.ts";
 
 /** Blocks after which the bid is 0 (Blend's auction length). */

@@ -22,9 +22,9 @@ import {
   getEventsPage,
   getLedgerEntries,
   type RawEvent,
-} from "../../chain/ledger.ts";
-import type { ChainRpc } from "../../chain/rpc.ts";
-import { sv } from "../../chain/scval.ts";
+} from "@vigil/soroban/ledger";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
 
 /** Events whose topic[2] is the position owner. */
 const OWNER_IN_TOPIC2 = new Set([

@@ -27,7 +27,7 @@
  */
 import { AuctionData, type Positions } from "@blend-capital/blend-sdk";
 import type { Keypair, xdr } from "@stellar/stellar-sdk";
-import { ROOT_ONLY } from "../../chain/auth_guard.ts";
+import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
 import {
   ContractCallError,
   describeError,
@@ -35,12 +35,12 @@ import {
   ErrSlippageExceeded,
   TxRejectedError,
   UnexpectedAuthError,
-} from "../../chain/errors.ts";
-import { latestLedger, type LedgerClock, waitForLedger } from "../../chain/ledger.ts";
-import type { ChainRpc } from "../../chain/rpc.ts";
-import { sv } from "../../chain/scval.ts";
-import { invokeContract, type InvokeOptions, simulateRead } from "../../chain/tx.ts";
-import type { PlannedLeg, SwapClient } from "../../dex/mod.ts";
+} from "@vigil/soroban/errors";
+import { latestLedger, type LedgerClock, waitForLedger } from "@vigil/soroban/ledger";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
+import { invokeContract, type InvokeOptions, simulateRead } from "@vigil/soroban/tx";
+import type { PlannedLeg, SwapClient } from "../../dex/swap_client.ts";
 import { ensureTrustline } from "../../token.ts";
 import {
   type FlashOutcome,

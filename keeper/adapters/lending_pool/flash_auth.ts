@@ -28,8 +28,8 @@ import {
   is,
   sacApprove,
   sacTransfer,
-} from "../../chain/auth_guard.ts";
-import { sv } from "../../chain/scval.ts";
+} from "@vigil/soroban/auth_guard";
+import { sv } from "@vigil/soroban/scval";
 
 /** The facts of a planned liquidation the shape is derived from. */
 export interface PlannedLiquidation {

@@ -31,10 +31,10 @@ import {
   contractInstanceKey,
   getLedgerEntries,
   ledgerNow,
-} from "../../chain/ledger.ts";
-import type { ChainRpc } from "../../chain/rpc.ts";
-import { simulateRead } from "../../chain/tx.ts";
-import { sv } from "../../chain/scval.ts";
+} from "@vigil/soroban/ledger";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import { simulateRead } from "@vigil/soroban/tx";
+import { sv } from "@vigil/soroban/scval";
 
 /** A loaded pool: Blend SDK objects plus what the keeper needs around them. */
 export interface PoolState {

@@ -1,13 +1,13 @@
 /**
  * Deploys the DeFindex-style allocation vault with HODL strategies on a local node: the Wasm
- * contracts `contracts/wasm/hodl_strategy.wasm` and `contracts/wasm/allocation_vault.wasm`
- * (sources in `contracts/hodl_strategy/` and `contracts/allocation_vault/`).
+ * contracts `localnet/wasm/hodl_strategy.wasm` and `localnet/wasm/allocation_vault.wasm`
+ * (sources in `localnet/protocols/allocation_vault/contracts/hodl_strategy/` and `localnet/protocols/allocation_vault/contracts/allocation_vault/`).
  *
  * @module
  */
-import { wasmPath } from "../../../contracts/build.ts";
+import { worldWasmPath as wasmPath } from "../world_contracts.ts";
 
-/** What the deploy needs from a node: the in-process Localnet API (`localnet/mod.ts`) fits. */
+/** What the deploy needs from a node: the in-process Localnet API (`localnet/node.ts`) fits. */
 export interface AllocationDeployTarget {
   /** Uploads a Wasm and creates a contract from it, running `__constructor` with native args. */
   deployWasm(wasm: Uint8Array, args?: Record<string, unknown>): Promise<string>;

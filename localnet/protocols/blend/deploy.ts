@@ -22,13 +22,14 @@
 // Type only: market.ts builds on this module, and its borrower record is the one both return.
 import type { BorrowerInfo } from "../../scenarios/market.ts";
 import { Address, Asset, hash, Keypair, xdr } from "@stellar/stellar-sdk";
-import type { Localnet } from "../../mod.ts";
+import type { Localnet } from "../../node.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../../dev_setup.ts";
-import { otherAsset, stellarAsset } from "../../../contracts/oracle/spec.ts";
+import { otherAsset, stellarAsset } from "../oracle/contract/spec.ts";
 
-/** The market oracle's committed Wasm (`contracts/oracle/`). */
-const ORACLE_WASM = new URL("../../../contracts/wasm/oracle.wasm", import.meta.url);
+/** The market oracle's committed Wasm (`localnet/protocols/oracle/contract/`). */
+const ORACLE_WASM = worldWasmPath("oracle");
 import { type BlendCrate, loadBlendWasm } from "./wasm.ts";
+import { worldWasmPath } from "../world_contracts.ts";
 
 /** 1.0 in 7 decimals. */
 const E7 = 10_000_000n;

@@ -1,18 +1,17 @@
 /**
  * Blend v2's Wasm, from the crates.io package `blend-contract-sdk` (MIT, Blend Capital) that
- * `protocols/blend/Cargo.toml` pins. `npm ci` runs `cargo fetch --locked` on that manifest, which
+ * `localnet/protocols/blend/crate/Cargo.toml` pins. `npm ci` runs `cargo fetch --locked` on that manifest, which
  * puts the crate in cargo's cache; this module finds the crate's folder through
  * `cargo metadata --offline` (never a download) and reads its `wasm/*.wasm`. Nothing of the crate
  * is committed to this repository.
  *
  * @module
  */
-import { childEnv } from "../../../lib/deno_child.ts";
+import { childEnv } from "@vigil/util/deno_child";
 
 /** The manifest that pins the crate. */
-export const BLEND_MANIFEST: string =
-  new URL("../../../protocols/blend/Cargo.toml", import.meta.url)
-    .pathname;
+export const BLEND_MANIFEST: string = new URL("./crate/Cargo.toml", import.meta.url)
+  .pathname;
 
 /** The crate that ships the Wasm. */
 export const BLEND_CRATE = "blend-contract-sdk";
@@ -41,7 +40,7 @@ export interface BlendCrate {
 }
 
 const FIX =
-  "run `npm ci` (it runs `cargo fetch --locked --manifest-path protocols/blend/Cargo.toml`)";
+  "run `npm ci` (it runs `cargo fetch --locked --manifest-path localnet/protocols/blend/crate/Cargo.toml`)";
 
 /**
  * Locates the crate with `cargo metadata --format-version 1 --locked --offline` and reads its

@@ -3,7 +3,7 @@
  * and pairs each) — on a local node and seeds their liquidity.
  *
  * The Wasm is ours (`contracts/wasm/soroswap_{factory,pair,router}.wasm`, sources in
- * `contracts/soroswap_*`) unless {@link DexDeployOptions.wasm} gives other files, e.g. the
+ * `localnet/protocols/dex/contracts/soroswap_*`) unless {@link DexDeployOptions.wasm} gives other files, e.g. the
  * official Soroswap Wasm loaded with {@link loadDexWasm} (`--protocol-wasm DIR`). Each venue is
  * set up as on the real network: the factory is `initialize(setter, pair_wasm_hash)`d with the
  * uploaded pair Wasm, the router `initialize(factory)`d, and every pair is created by the
@@ -35,7 +35,7 @@ export interface DexWasm {
   factory: Uint8Array;
   pair: Uint8Array;
   router: Uint8Array;
-  /** Where they came from (for logs), e.g. "contracts/wasm" or the `--protocol-wasm` folder. */
+  /** Where they came from (for logs), e.g. "localnet/wasm" or the `--protocol-wasm` folder. */
   source: string;
 }
 
@@ -64,10 +64,10 @@ export const DEX_WASM_FILES = {
   },
 } as const;
 
-const OUR_WASM = new URL("../../../contracts/wasm/", import.meta.url);
+const OUR_WASM = new URL("../../wasm/", import.meta.url);
 
 /**
- * Reads and checks the three Wasm files of `dir` (default: ours, `contracts/wasm/`). Throws an
+ * Reads and checks the three Wasm files of `dir` (default: ours, `localnet/wasm/`). Throws an
  * error naming the file when one is missing, not Wasm, or lacks an export the market uses.
  */
 export async function loadDexWasm(dir?: string): Promise<DexWasm> {
@@ -114,7 +114,7 @@ export async function loadDexWasm(dir?: string): Promise<DexWasm> {
     factory: out.factory,
     pair: out.pair,
     router: out.router,
-    source: dir ?? "contracts/wasm",
+    source: dir ?? "localnet/wasm",
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Soroswap's quote maths in TypeScript, for clients (the keeper's quotes) and as the bigint
- * reference the Wasm contracts (`contracts/soroswap_*`) are tested against.
+ * reference the Wasm contracts (`localnet/protocols/dex/contracts/soroswap_*`) are tested against.
  *
  * - Soroswap (`soroswap/core` `library/src/quotes.rs`): the 0.3 % fee is `ceil(amount_in * 3 / 1000)`,
  *   taken from the input before the constant-product formula; the output floors. This differs by

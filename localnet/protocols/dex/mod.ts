@@ -1,6 +1,6 @@
 /**
  * The local market's DEX: two Soroswap-ABI venues (Wasm factory/pair/router, sources in
- * `contracts/soroswap_*`), Soroswap's quote maths for clients, and the deploy helper.
+ * `localnet/protocols/dex/contracts/soroswap_*`), Soroswap's quote maths for clients, and the deploy helper.
  * See `README.md` in this folder.
  *
  * @module

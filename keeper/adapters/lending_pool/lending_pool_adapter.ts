@@ -1,0 +1,273 @@
+/**
+ * The lending-pool adapter (Blend v2): discovers positions from pool events, computes health
+ * factors with Blend's math, emits one liquidation task per position with HF < 1.0 (and per
+ * open liquidation auction), and executes them (see `execute.ts`).
+ *
+ * Per cycle, steady state (no new pool events), it makes a constant number of RPC requests —
+ * one getEvents, one getLatestLedger, one getLedgerEntries for the pool and its reserves, one
+ * `lastprice` simulation per reserve — all concurrent, and recomputes every tracked position's
+ * health factor in memory from the fresh rates and prices.
+ *
+ * @module
+ */
+import type { Keypair } from "@stellar/stellar-sdk";
+import { latestLedger, LedgerClock } from "@vigil/soroban/ledger";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import type { InvokeOptions } from "@vigil/soroban/tx";
+import type { SwapClient } from "../../dex/swap_client.ts";
+import {
+  type Adapter,
+  clampPriority,
+  type FlashPolicy,
+  noCapitalResult,
+  type Result,
+  type Task,
+  type VaultClient,
+} from "../adapter.ts";
+import { BorrowerIndex, type SyncReport } from "./discovery.ts";
+import { executeLiquidation, type LiquidationTask } from "./execute.ts";
+import { healthOf, priorityFor } from "./health.ts";
+import { loadPoolState, type PoolCache, type PoolState } from "./pool_state.ts";
+
+export { BorrowerIndex } from "./discovery.ts";
+export { choosePercent, executeLiquidation, oracleRefValue } from "./execute.ts";
+export { healthOf, priorityFor } from "./health.ts";
+export { loadPoolState } from "./pool_state.ts";
+
+/** A tracked position as the dashboard shows it. */
+export interface PositionView {
+  pool: string;
+  user: string;
+  /** null without debt; NaN never leaves here (unpriced positions get null and `unpriced`). */
+  healthFactor: number | null;
+  collateralValue: number;
+  liabilitiesValue: number;
+  unpriced: boolean;
+  /** The open liquidation auction, if any (start block / percent null when unknown). */
+  auction: { block: number | null; percent: number | null } | null;
+}
+
+/** Options of {@link LendingPoolAdapter}. */
+export interface LendingPoolOptions {
+  poolId: string;
+  /** The keeper's address (excluded from discovery). */
+  keeper: string;
+  /** USDC_CONTRACT; without it liquidations are not executed (nothing could be settled). */
+  usdc: string | null;
+  /** LIQUIDATOR_CONTRACT (the flash executor); without it liquidations are not executed. */
+  liquidator?: string | null;
+  minProfit: number;
+  pollIntervalSec: number;
+  dex?: SwapClient;
+  invoke?: InvokeOptions;
+  log?: (level: "debug" | "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
+  /** Idle vault capital this keeper may draw now; see ExecuteDeps. */
+  availableCapital?: () => Promise<bigint | undefined>;
+  signal?: AbortSignal;
+  /** getEvents page size (default 10000, stellar-rpc's maximum). */
+  eventPageLimit?: number;
+}
+
+/** The Blend v2 lending-pool adapter. */
+export class LendingPoolAdapter implements Adapter<LiquidationTask> {
+  readonly index: BorrowerIndex;
+  readonly clock = new LedgerClock();
+  readonly #opts: LendingPoolOptions;
+  readonly #cache: PoolCache = {};
+  #state: PoolState | undefined;
+  #views: PositionView[] = [];
+  #lastSync: SyncReport | undefined;
+  #warnedNoUsdc = false;
+  /** The flash-policy problem last warned about (warned once until it changes). */
+  #policyProblem: string | undefined;
+  /** This cycle's read of the vault's flash policy (reset by getTasks: read once per cycle). */
+  #policy: Promise<FlashPolicy> | undefined;
+
+  constructor(opts: LendingPoolOptions) {
+    this.#opts = opts;
+    this.index = new BorrowerIndex(opts.poolId, {
+      exclude: [opts.keeper],
+      pageLimit: opts.eventPageLimit,
+    });
+  }
+
+  name(): string {
+    return "lending_pool";
+  }
+
+  /** Positions with health factors from the last getTasks (for the dashboard). */
+  positions(): PositionView[] {
+    return this.#views;
+  }
+
+  /** The pool state of the last getTasks. */
+  get state(): PoolState | undefined {
+    return this.#state;
+  }
+
+  /** Discovery figures of the last getTasks. */
+  get lastSync(): SyncReport | undefined {
+    return this.#lastSync;
+  }
+
+  async getTasks(rpc: ChainRpc): Promise<Task<LiquidationTask>[]> {
+    const [sync, state, head] = await Promise.all([
+      this.index.sync(rpc),
+      loadPoolState(rpc, this.#opts.poolId, this.#cache),
+      latestLedger(rpc),
+    ]);
+    this.clock.observe(head.sequence);
+    this.#policy = undefined; // a new cycle: the admin may have changed it
+    this.index.exclude(state.backstop);
+    this.#state = state;
+    this.#lastSync = sync;
+    const tasks: Task<LiquidationTask>[] = [];
+    const views: PositionView[] = [];
+    const seen = new Set<string>();
+    for (const [user, positions] of this.index.positions) {
+      seen.add(user);
+      const h = healthOf(state, positions);
+      const unpriced = h.hf !== null && Number.isNaN(h.hf);
+      const hf = unpriced ? null : h.hf;
+      const auction = this.index.auctions.get(user) ?? null;
+      const open = auction !== null;
+      views.push({
+        pool: this.#opts.poolId,
+        user,
+        healthFactor: hf,
+        collateralValue: h.collateral,
+        liabilitiesValue: h.liabilities,
+        unpriced,
+        auction,
+      });
+      if ((hf !== null && hf < 1) || open) {
+        tasks.push({
+          priority: clampPriority(priorityFor(hf ?? 1)),
+          health: hf ?? undefined,
+          estProfit: estIncentive(h.collateral, h.liabilities),
+          data: { user, positions, hf },
+          label: user,
+        });
+      }
+    }
+    // Open auctions on users without tracked debt (e.g. a position already partly filled).
+    for (const user of this.index.auctions.keys()) {
+      if (seen.has(user)) continue;
+      tasks.push({
+        priority: 1,
+        estProfit: 0,
+        data: { user, positions: emptyPositions(), hf: null },
+        label: user,
+      });
+    }
+    this.#views = views;
+    return tasks;
+  }
+
+  async execute(
+    rpc: ChainRpc,
+    keypair: Keypair,
+    task: Task<LiquidationTask>,
+    vault: VaultClient,
+  ): Promise<Result> {
+    if (!this.#opts.usdc || !this.#opts.liquidator) {
+      const missing = !this.#opts.usdc ? "USDC_CONTRACT" : "LIQUIDATOR_CONTRACT";
+      if (!this.#warnedNoUsdc) {
+        this.#log("warn", `${missing} not set: liquidations are monitored, not executed`);
+        this.#warnedNoUsdc = true;
+      }
+      return noCapitalResult("skipped", { details: { reason: `${missing} not set` } });
+    }
+    // Read once per cycle, at its first task (the admin may change it at any time): nothing
+    // that costs fees (an auction, a trustline, a flash) happens for a liquidation the vault
+    // would refuse. A failed read is retried by the next task.
+    const read = this.#policy ??= vault.flashPolicy();
+    const policy = await read.catch((err) => {
+      if (this.#policy === read) this.#policy = undefined;
+      throw err;
+    });
+    const problem = flashPolicyProblem(policy, this.#opts.liquidator, this.#opts.poolId);
+    if (problem !== this.#policyProblem) {
+      if (problem) this.#log("warn", `${problem}: liquidations are skipped`, { policy });
+      else if (this.#policyProblem) {
+        this.#log("info", "the vault's flash policy now allows our liquidations");
+      }
+      this.#policyProblem = problem;
+    }
+    if (problem) {
+      return noCapitalResult("skipped", { details: { user: task.data.user, reason: problem } });
+    }
+    const result = await executeLiquidation(rpc, keypair, task.data, vault, {
+      poolId: this.#opts.poolId,
+      usdc: this.#opts.usdc,
+      liquidator: this.#opts.liquidator,
+      minProfit: this.#opts.minProfit,
+      pollIntervalSec: this.#opts.pollIntervalSec,
+      dex: this.#opts.dex,
+      routers: new Set(policy.routers),
+      maxSlippageBps: policy.max_slippage_bps,
+      tokens: policy.tokens,
+      cache: this.#cache,
+      clock: this.clock,
+      invoke: this.#opts.invoke,
+      availableCapital: this.#opts.availableCapital,
+      signal: this.#opts.signal,
+      log: (level, msg, fields) => this.#log(level, msg, fields),
+      touched: (...users) => this.index.markDirty(...users),
+    });
+    if (
+      result.status === "filled" || result.status === "lost_race" ||
+      result.details?.reason === "no auction and no debt"
+    ) {
+      this.index.auctions.delete(task.data.user); // re-learned from events if it still exists
+    }
+    return result;
+  }
+
+  /**
+   * USDC the task needs: half the position's debt valued in the oracle's base (an auction is
+   * created at 50 %), as 7-decimal units. An estimate; execute sizes the draw exactly.
+   */
+  estimateCapital(task: Task<LiquidationTask>): bigint {
+    const st = this.#state;
+    if (!st) return 0n;
+    const h = healthOf(st, task.data.positions);
+    if (!(h.liabilities > 0)) return 0n;
+    const realLiab = h.liabilities; // effective liabilities ≥ real debt: a safe upper estimate
+    return BigInt(Math.ceil(realLiab * 0.5 * 1e7));
+  }
+
+  #log(level: "debug" | "info" | "warn", msg: string, fields?: Record<string, unknown>): void {
+    this.#opts.log?.(level, msg, { adapter: this.name(), pool: this.#opts.poolId, ...fields });
+  }
+}
+
+/**
+ * Why the vault's flash policy refuses this keeper's liquidations (the liquidator is not an
+ * allowed executor, or the pool is not an allowed pool), or undefined when it allows them.
+ */
+export function flashPolicyProblem(
+  policy: FlashPolicy,
+  liquidator: string,
+  pool: string,
+): string | undefined {
+  if (!policy.executors.includes(liquidator)) {
+    return `LIQUIDATOR_CONTRACT ${liquidator} is not an executor in the vault's flash policy`;
+  }
+  if (!policy.pools.includes(pool)) {
+    return `LENDING_POOL ${pool} is not a pool in the vault's flash policy`;
+  }
+  return undefined;
+}
+
+/** Blend's estimated liquidation incentive 1 + (1 − C/L)/2 on effective values, as a ratio hint. */
+function estIncentive(c: number, l: number): number {
+  if (!(l > 0)) return 0;
+  const inc = 1 + (1 - c / l) / 2;
+  return Number.isFinite(inc) ? Math.round(inc * 1e4) / 1e4 : 0;
+}
+
+function emptyPositions() {
+  // deno-lint-ignore no-explicit-any
+  return { liabilities: new Map(), collateral: new Map(), supply: new Map() } as any;
+}

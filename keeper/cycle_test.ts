@@ -1,0 +1,222 @@
+/**
+ * Cycle orchestration with fake adapters and a fake vault (no chain): the order (adapters,
+ * then refresh; issue 12 removed the recovery step), stable priority sort, errors never abort
+ * the cycle, every adapter gets the same flash-only vault client, abort between tasks.
+ */
+import assert from "node:assert/strict";
+import { Keypair, xdr } from "@stellar/stellar-sdk";
+import {
+  type Adapter,
+  type Result,
+  sortTasks,
+  type Task,
+  TaskError,
+  type VaultClient,
+} from "./adapters/adapter.ts";
+import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import { type CycleHooks, runCycle, type VaultLike } from "./cycle.ts";
+
+const chain = {} as ChainRpc;
+const kp = Keypair.random();
+
+interface FakeVault extends VaultLike {
+  flashes: bigint[];
+}
+
+function fakeVault(): FakeVault {
+  const v: FakeVault = {
+    flashes: [],
+    client(): VaultClient {
+      return {
+        simulateFlash: () => Promise.resolve(1n),
+        flashPolicy: () =>
+          Promise.resolve({
+            executors: ["CEXEC"],
+            max_slippage_bps: 300,
+            pools: [],
+            routers: [],
+            tokens: [],
+          }),
+        flash: (_executor, amount) => {
+          v.flashes.push(amount);
+          return Promise.resolve({ profit: 1n, txHash: "f", ledger: 1 });
+        },
+      };
+    },
+  };
+  return v;
+}
+
+function hooks() {
+  const log: string[] = [];
+  const h: CycleHooks & { log: string[]; results: [string, string, Result][]; refreshed: number } =
+    {
+      log,
+      results: [],
+      refreshed: 0,
+      info: (m) => void log.push(`info ${m}`),
+      warn: (m) => void log.push(`warn ${m}`),
+      error: (kind, err, adapter) =>
+        void log.push(`error ${kind} ${adapter ?? "-"} ${String(err)}`),
+      result: (a, t, r) => void h.results.push([a.name(), t.label ?? "", r]),
+      refresh: () => {
+        h.refreshed++;
+        log.push("refresh");
+        return Promise.resolve();
+      },
+    };
+  return h;
+}
+
+type Plan = {
+  name: string;
+  tasks?: Task<string>[];
+  getTasksError?: Error;
+  run?: (t: Task<string>, v: VaultClient) => Promise<Result>;
+  capital?: bigint;
+};
+
+function adapter(p: Plan, trace: string[]): Adapter<string> {
+  return {
+    name: () => p.name,
+    getTasks: () => {
+      trace.push(`getTasks ${p.name}`);
+      return p.getTasksError ? Promise.reject(p.getTasksError) : Promise.resolve(p.tasks ?? []);
+    },
+    execute: (_rpc, _kp, task, vault) => {
+      trace.push(`execute ${p.name}:${task.label}`);
+      return p.run
+        ? p.run(task, vault)
+        : Promise.resolve({ drew: 0n, proceeds: 0n, profit: 0n, responseTimeMs: 0, status: "ok" });
+    },
+    estimateCapital: () => p.capital ?? 0n,
+  };
+}
+
+const t = (label: string, priority: number): Task<string> => ({
+  label,
+  priority,
+  estProfit: 0,
+  data: label,
+});
+
+Deno.test("sortTasks: highest priority first, stable for ties, out-of-range priorities clamped", () => {
+  const tasks = [t("a", 1), t("b", 10), t("c", 4), t("d", 10), t("e", 1), t("f", 99), t("g", -3)];
+  assert.deepEqual(sortTasks(tasks).map((x) => x.label), ["b", "d", "f", "c", "a", "e", "g"]);
+});
+
+Deno.test("cycle order: adapters in registration order with sorted tasks, refresh last (no recovery step)", async () => {
+  const trace: string[] = [];
+  const h = hooks();
+  const vault = fakeVault();
+  const a1 = adapter({ name: "lending_pool", tasks: [t("x", 1), t("y", 7), t("z", 10)] }, trace);
+  const a2 = adapter({ name: "allocation", tasks: [t("w", 3)] }, trace);
+  const r = await runCycle({
+    chain,
+    keypair: kp,
+    vault,
+    adapters: [a1, a2],
+    hooks: h,
+  });
+  assert.deepEqual(trace, [
+    "getTasks lending_pool",
+    "execute lending_pool:z",
+    "execute lending_pool:y",
+    "execute lending_pool:x",
+    "getTasks allocation",
+    "execute allocation:w",
+  ]);
+  assert.equal(h.log.at(-1), "refresh");
+  assert.equal(r.errors, 0);
+  assert.equal(r.executed, 4);
+  assert.equal(h.results.length, 4);
+});
+
+Deno.test("a failing getTasks skips only that adapter; a failing execute skips only that task", async () => {
+  const trace: string[] = [];
+  const h = hooks();
+  const bad = adapter({ name: "bad", getTasksError: new Error("rpc down") }, trace);
+  const flaky = adapter({
+    name: "flaky",
+    tasks: [t("1", 5), t("2", 4), t("3", 3)],
+    run: (task) =>
+      task.label === "2"
+        ? Promise.reject(new Error("nope"))
+        : Promise.resolve({ drew: 0n, proceeds: 0n, profit: 0n, responseTimeMs: 0 }),
+  }, trace);
+  const r = await runCycle({
+    chain,
+    keypair: kp,
+    vault: fakeVault(),
+    adapters: [bad, flaky],
+    hooks: h,
+  });
+  assert.deepEqual(trace, [
+    "getTasks bad",
+    "getTasks flaky",
+    "execute flaky:1",
+    "execute flaky:2",
+    "execute flaky:3",
+  ]);
+  assert.equal(r.errors, 2);
+  assert.ok(h.log.some((l) => l.startsWith("error get_tasks bad")));
+  assert.ok(h.log.some((l) => l.startsWith("error execute flaky") && l.includes("nope")));
+  assert.equal(h.refreshed, 1);
+});
+
+Deno.test("every task gets the flash-only vault client; a TaskError's result is recorded, later tasks still run", async () => {
+  const trace: string[] = [];
+  const h = hooks();
+  const vault = fakeVault();
+  const a = adapter({
+    name: "lending_pool",
+    capital: 100n,
+    tasks: [t("1", 5), t("2", 4), t("3", 3)],
+    run: async (task, v) => {
+      assert.deepEqual(Object.keys(v).sort(), ["flash", "flashPolicy", "simulateFlash"]);
+      const out = await v.flash("CEXEC", 100n, xdr.ScVal.scvVoid(), 5, { auth: ROOT_ONLY });
+      const r: Result = {
+        drew: 100n,
+        proceeds: 100n + out.profit,
+        profit: out.profit,
+        responseTimeMs: 5,
+        status: "filled",
+      };
+      if (task.label === "2") throw new TaskError("boom after the flash", r);
+      return r;
+    },
+  }, trace);
+  const r = await runCycle({ chain, keypair: kp, vault, adapters: [a], hooks: h });
+  assert.deepEqual(vault.flashes, [100n, 100n, 100n], "no task is skipped for capital");
+  assert.equal(h.results.length, 3);
+  assert.equal(r.errors, 1);
+  assert.equal(r.executed, 2);
+  assert.ok(h.log.some((l) => l.startsWith("error execute lending_pool") && l.includes("boom")));
+  assert.equal(h.refreshed, 1);
+});
+
+Deno.test("an aborted signal stops between tasks; refresh still runs", async () => {
+  const trace: string[] = [];
+  const h = hooks();
+  const ctrl = new AbortController();
+  const a = adapter({
+    name: "a",
+    tasks: [t("1", 2), t("2", 1)],
+    run: () => {
+      ctrl.abort();
+      return Promise.resolve({ drew: 0n, proceeds: 0n, profit: 0n, responseTimeMs: 0 });
+    },
+  }, trace);
+  const b = adapter({ name: "b", tasks: [t("3", 1)] }, trace);
+  await runCycle({
+    chain,
+    keypair: kp,
+    vault: fakeVault(),
+    adapters: [a, b],
+    hooks: h,
+    signal: ctrl.signal,
+  });
+  assert.deepEqual(trace, ["getTasks a", "execute a:1"]);
+  assert.equal(h.refreshed, 1);
+});

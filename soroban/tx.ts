@@ -1,0 +1,517 @@
+/**
+ * Contract calls: read-only simulation, and the write path build → simulate → assemble → sign
+ * → send → poll. Failures are typed ({@link ContractCallError} with the contract error number,
+ * {@link TxRejectedError} when the envelope is refused or can no longer land —
+ * {@link TxExpiredError} —, {@link TxPendingError} when the outcome is unknown), so callers
+ * branch on facts, not on message substrings.
+ *
+ * The keeper signs only what it meant (issue 20): the simulation's recorded authorization entries
+ * are checked against the shape the caller states (`invokeContract`'s required `auth`,
+ * `auth_guard.ts`) before the transaction is assembled and signed; anything unplanned is
+ * {@link UnexpectedAuthError}, reported to `onAuthRefused`, and nothing is sent.
+ *
+ * Coping with a real network (stellar-core's queue behind stellar-rpc):
+ * - every transaction carries a ledger bound (`maxLedger` = latest + `validForLedgers`), so a
+ *   NOT_FOUND transaction is polled until it is included or the bound has passed — then it can
+ *   never land, and the caller is told so ({@link TxExpiredError});
+ * - TRY_AGAIN_LATER (queue full, or one of ours already queued) re-sends the same envelope;
+ *   DUPLICATE means the node already has it: it is polled like PENDING;
+ * - one transaction in flight per source account ({@link withSourceLock}): stellar-core
+ *   queues one per account, and sequence numbers must not race;
+ * - the inclusion fee comes from getFeeStats (p90 of recently charged Soroban inclusion fees,
+ *   at least the base fee) within a ceiling (`maxInclusionFee`, config MAX_INCLUSION_FEE);
+ * - archived entries a call needs are restored by the call itself from protocol 23 on (CAP-66:
+ *   the simulation's data lists them, the resource fee covers them); only an older RPC's
+ *   restore preamble makes us send a RestoreFootprint transaction first and build the call
+ *   again.
+ *
+ * No retries of a transaction with a new sequence number here: the caller decides (the spec
+ * forbids automatic swap retries, and a retried draw could double-draw).
+ *
+ * @module
+ */
+import {
+  Account,
+  Contract,
+  type Keypair,
+  Operation,
+  rpc,
+  TimeoutInfinite,
+  type Transaction,
+  TransactionBuilder,
+  xdr,
+} from "@stellar/stellar-sdk";
+import { type AuthShape, checkAuthEntries, rootCall } from "./auth_guard.ts";
+import {
+  ContractCallError,
+  type HostErrorCode,
+  parseHostError,
+  RpcError,
+  TxExpiredError,
+  TxPendingError,
+  TxRejectedError,
+  UnexpectedAuthError,
+} from "./errors.ts";
+import { ledgerNow } from "./ledger.ts";
+import type { ChainRpc } from "./rpc.ts";
+import { archivedEntryKeys } from "./auto_restore.ts";
+
+/** Source of read-only simulations: it need not exist (stellar-rpc does not check it). */
+export const NULL_ACCOUNT = "GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF";
+
+/** The result of a successful simulation. */
+export interface SimulationOk {
+  retval: xdr.ScVal;
+  latestLedger: number;
+  minResourceFee: string;
+}
+
+/**
+ * Simulates `contractId.fn(args)` without sending anything (a view call). Throws
+ * {@link ContractCallError} (stage "simulation") when the call fails.
+ */
+export async function simulateRead(
+  chain: ChainRpc,
+  contractId: string,
+  fn: string,
+  args: xdr.ScVal[] = [],
+  source: string = NULL_ACCOUNT,
+): Promise<SimulationOk> {
+  const tx = new TransactionBuilder(new Account(source, "0"), {
+    fee: "100",
+    networkPassphrase: chain.networkPassphrase,
+  })
+    .addOperation(new Contract(contractId).call(fn, ...args))
+    .setTimeout(TimeoutInfinite)
+    .build();
+  const sim = await chain.server.simulateTransaction(tx);
+  if (rpc.Api.isSimulationError(sim)) {
+    throw new ContractCallError(contractId, fn, parseHostError(sim.error), sim.error, "simulation");
+  }
+  const ok = sim as rpc.Api.SimulateTransactionSuccessResponse;
+  return {
+    retval: ok.result?.retval ?? xdr.ScVal.scvVoid(),
+    latestLedger: ok.latestLedger,
+    minResourceFee: ok.minResourceFee,
+  };
+}
+
+/** Options of {@link invokeContract}. */
+export interface InvokeOptions {
+  /**
+   * Fixed inclusion fee in stroops on top of the resource fee. Default: from getFeeStats
+   * ({@link inclusionFeeFor}) within {@link InvokeOptions.maxInclusionFee}.
+   */
+  inclusionFee?: number;
+  /** Ceiling of the fee-stats inclusion fee, stroops (default {@link DEFAULT_MAX_INCLUSION_FEE}). */
+  maxInclusionFee?: number;
+  /** Seconds the transaction stays valid, counted on the ledger clock (default 60). */
+  validForSec?: number;
+  /**
+   * Ledgers the transaction may still be included in after the latest one (its `maxLedger`
+   * bound; default {@link DEFAULT_VALID_FOR_LEDGERS}). Past it, it can never land.
+   */
+  validForLedgers?: number;
+  /** Poll interval of getTransaction in ms (default 250). */
+  pollIntervalMs?: number;
+  /**
+   * Wall-clock safety net: give up polling after this many ms and throw
+   * {@link TxPendingError} (default 60 000; the ledger bound normally decides first).
+   */
+  pollTimeoutMs?: number;
+  /**
+   * The source account with its current sequence number, when the caller already read it (saves
+   * a getLedgerEntries on a latency-critical path). Default: read it now.
+   */
+  account?: Account;
+  /** Called after a successful simulation, right before the transaction is sent. */
+  beforeSend?: (sim: SimulationOk) => void | Promise<void>;
+  /**
+   * Told of every refused authorization ({@link UnexpectedAuthError}) before it is thrown: the
+   * keeper logs it with its reason (`keeper/startup.ts`).
+   */
+  onAuthRefused?: (err: UnexpectedAuthError) => void;
+}
+
+/** Options of {@link invokeContract}: the pipeline's, plus the authorization it may sign. */
+export interface CallOptions extends InvokeOptions {
+  /**
+   * REQUIRED: what the call may have the keeper authorize beneath it (`auth_guard.ts`;
+   * `ROOT_ONLY` when nothing nested needs the keeper's authorization). Anything the simulation
+   * records outside it is refused with {@link UnexpectedAuthError}, and nothing is signed.
+   */
+  auth: AuthShape;
+}
+
+/** Default ceiling of the inclusion fee, stroops (0.001 XLM). */
+export const DEFAULT_MAX_INCLUSION_FEE = 10_000;
+/** Default ledger bound: included within this many ledgers after the latest, or never. */
+export const DEFAULT_VALID_FOR_LEDGERS = 20;
+/** The network's minimum inclusion fee per operation. */
+const BASE_FEE = 100;
+const FEE_STATS_TTL_MS = 5_000;
+const feeStatsCache = new WeakMap<ChainRpc, { at: number; p90: number }>();
+
+/**
+ * The inclusion fee to bid: `opts.inclusionFee` when set, else the p90 of the Soroban
+ * inclusion fees charged in stellar-rpc's fee-stats window (cached for 5 s), at least the base
+ * fee and at most `opts.maxInclusionFee`. An unreachable getFeeStats bids the base fee.
+ */
+export async function inclusionFeeFor(
+  chain: ChainRpc,
+  opts: Pick<InvokeOptions, "inclusionFee" | "maxInclusionFee"> = {},
+): Promise<number> {
+  if (opts.inclusionFee !== undefined) return opts.inclusionFee;
+  const ceiling = Math.max(BASE_FEE, opts.maxInclusionFee ?? DEFAULT_MAX_INCLUSION_FEE);
+  let cached = feeStatsCache.get(chain);
+  if (!cached || performance.now() - cached.at > FEE_STATS_TTL_MS) {
+    try {
+      const stats = await chain.server.getFeeStats();
+      const p90 = Number(stats.sorobanInclusionFee.p90);
+      cached = { at: performance.now(), p90: Number.isFinite(p90) ? p90 : 0 };
+      feeStatsCache.set(chain, cached);
+    } catch {
+      cached = { at: performance.now(), p90: 0 };
+    }
+  }
+  return Math.min(ceiling, Math.max(BASE_FEE, Math.ceil(cached.p90)));
+}
+
+const sourceLocks = new WeakMap<ChainRpc, Map<string, Promise<unknown>>>();
+
+/**
+ * Runs `fn` while holding `account`'s submission lock on `chain`: never two of the keeper's
+ * own transactions in flight from one account (stellar-core queues one per source, and the
+ * second would reuse a sequence number). Not re-entrant.
+ */
+export function withSourceLock<T>(
+  chain: ChainRpc,
+  account: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  let locks = sourceLocks.get(chain);
+  if (!locks) sourceLocks.set(chain, locks = new Map());
+  const prev = locks.get(account) ?? Promise.resolve();
+  const run = prev.then(fn, fn);
+  const tail = run.catch(() => {});
+  locks.set(account, tail);
+  tail.then(() => {
+    if (locks.get(account) === tail) locks.delete(account);
+  });
+  return run;
+}
+
+/** A transaction that was included and succeeded. */
+export interface InvokeResult {
+  hash: string;
+  /** Ledger the transaction was included in. */
+  ledger: number;
+  returnValue?: xdr.ScVal;
+  /** Wall-clock ms from send to confirmation. */
+  confirmMs: number;
+  /**
+   * Archived entries the invocation restored itself (protocol 23+, CAP-66: listed in its
+   * transaction data's v1 extension, paid by its resource fee); 0 when none.
+   */
+  restoredEntries?: number;
+  /** Set when an older RPC's `restorePreamble` made us send a RestoreFootprint first. */
+  restoreTxHash?: string;
+}
+
+/**
+ * Calls `contractId.fn(args)` in a transaction signed by `keypair` (the transaction source;
+ * Soroban auth for the keypair's address is satisfied by source-account credentials). The
+ * simulation's recorded authorizations must fit `opts.auth` (the root call exactly, then only
+ * the planned sub-invocations), otherwise {@link UnexpectedAuthError} and nothing is signed.
+ */
+export function invokeContract(
+  chain: ChainRpc,
+  keypair: Keypair,
+  contractId: string,
+  fn: string,
+  args: xdr.ScVal[],
+  opts: CallOptions,
+): Promise<InvokeResult> {
+  return withSourceLock(
+    chain,
+    keypair.publicKey(),
+    () => invokeLocked(chain, keypair, contractId, fn, args, opts),
+  );
+}
+
+async function invokeLocked(
+  chain: ChainRpc,
+  keypair: Keypair,
+  contractId: string,
+  fn: string,
+  args: xdr.ScVal[],
+  opts: CallOptions,
+): Promise<InvokeResult> {
+  const server = chain.server;
+  const [account, fee] = await Promise.all([
+    opts.account ?? server.getAccount(keypair.publicKey()),
+    inclusionFeeFor(chain, opts),
+  ]);
+  const maxTime = ledgerNow(chain) + (opts.validForSec ?? 60);
+  const tx = new TransactionBuilder(account, {
+    fee: String(fee),
+    networkPassphrase: chain.networkPassphrase,
+    timebounds: { minTime: 0, maxTime },
+  })
+    .addOperation(new Contract(contractId).call(fn, ...args))
+    .build();
+  const sim = await server.simulateTransaction(tx);
+  if (rpc.Api.isSimulationError(sim)) {
+    throw new ContractCallError(contractId, fn, parseHostError(sim.error), sim.error, "simulation");
+  }
+  // Archived entries the call needs. From protocol 23 (CAP-66) the invocation restores them
+  // itself: simulation lists them in the data's v1 extension, which assembling keeps, and the
+  // resource fee covers them; nothing else to send. An RPC older than that answers with a
+  // `restorePreamble` instead: restore first (one RestoreFootprint transaction), then build
+  // the call again on a fresh sequence number.
+  if (rpc.Api.isSimulationRestore(sim)) {
+    const restoreTxHash = await restoreFromPreamble(chain, keypair, sim.restorePreamble, opts);
+    const r = await invokeLocked(chain, keypair, contractId, fn, args, {
+      ...opts,
+      account: undefined,
+    });
+    return { ...r, restoreTxHash };
+  }
+  const okSim = sim as rpc.Api.SimulateTransactionSuccessResponse;
+  // Every recorded entry with source-account credentials would be authorized by our signature:
+  // check them against what we planned before anything else (a profit check included).
+  const auth = okSim.result?.auth ?? [];
+  guardAuth(auth, contractId, fn, args, opts);
+  await opts.beforeSend?.({
+    retval: okSim.result?.retval ?? xdr.ScVal.scvVoid(),
+    latestLedger: okSim.latestLedger,
+    minResourceFee: okSim.minResourceFee,
+  });
+  // Valid for a fixed number of ledgers after the one simulated against: past that bound the
+  // transaction can never land, which is how polling knows when to stop.
+  const prepared = rpc.assembleTransaction(tx, sim)
+    .setLedgerbounds(
+      0,
+      okSim.latestLedger + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
+    )
+    .build();
+  // What gets signed is what was checked (assembling copies the simulation's entries).
+  if (!sameEntries(assembledAuth(prepared), auth)) {
+    throw new Error("assembled transaction's authorization differs from the checked one");
+  }
+  prepared.sign(keypair);
+  const sent = await sendAndConfirm(chain, prepared, opts);
+  if (sent.failed) {
+    throw new ContractCallError(
+      contractId,
+      fn,
+      sent.failed.hostError,
+      `transaction failed${sent.failed.opCode ? ` (${sent.failed.opCode})` : ""}`,
+      "transaction",
+      sent.hash,
+    );
+  }
+  return {
+    hash: sent.hash,
+    ledger: sent.ledger,
+    returnValue: sent.returnValue,
+    confirmMs: sent.confirmMs,
+    restoredEntries: archivedEntryKeys(okSim.transactionData.build()).length,
+  };
+}
+
+/** Checks the recorded entries against `opts.auth`; refusals are reported, then thrown. */
+function guardAuth(
+  entries: readonly xdr.SorobanAuthorizationEntry[],
+  contractId: string,
+  fn: string,
+  args: readonly xdr.ScVal[],
+  opts: CallOptions,
+): void {
+  try {
+    checkAuthEntries(entries, [rootCall(contractId, fn, args, opts.auth)]);
+  } catch (err) {
+    if (err instanceof UnexpectedAuthError) {
+      err.txCall = `${fn} on ${contractId}`;
+      opts.onAuthRefused?.(err);
+    }
+    throw err;
+  }
+}
+
+function assembledAuth(tx: Transaction): xdr.SorobanAuthorizationEntry[] {
+  const op = tx.operations[0] as { auth?: xdr.SorobanAuthorizationEntry[] };
+  return op.auth ?? [];
+}
+
+function sameEntries(
+  a: readonly xdr.SorobanAuthorizationEntry[],
+  b: readonly xdr.SorobanAuthorizationEntry[],
+): boolean {
+  return a.length === b.length && a.every((e, i) => e.toXDR("base64") === b[i].toXDR("base64"));
+}
+
+/**
+ * Sends the RestoreFootprint transaction a simulation's `restorePreamble` describes, signed by
+ * `keypair`. The caller holds {@link withSourceLock} for the account.
+ */
+export async function restoreFromPreamble(
+  chain: ChainRpc,
+  keypair: Keypair,
+  preamble: { minResourceFee: string; transactionData: { build(): xdr.SorobanTransactionData } },
+  opts: InvokeOptions = {},
+): Promise<string> {
+  const [account, fee, head] = await Promise.all([
+    chain.server.getAccount(keypair.publicKey()),
+    inclusionFeeFor(chain, opts),
+    chain.server.getLatestLedger(),
+  ]);
+  const tx = new TransactionBuilder(account, {
+    fee: String(fee),
+    networkPassphrase: chain.networkPassphrase,
+    ledgerbounds: {
+      minLedger: 0,
+      maxLedger: head.sequence + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
+    },
+    timebounds: { minTime: 0, maxTime: 0 },
+  })
+    .setSorobanData(preamble.transactionData.build())
+    .addOperation(Operation.restoreFootprint({}))
+    .build();
+  tx.sign(keypair);
+  const r = await sendAndConfirm(chain, tx, opts);
+  if (r.failed) throw new Error(`RestoreFootprint failed: ${r.failed.opCode ?? "?"}`);
+  return r.hash;
+}
+
+/** Outcome of {@link sendAndConfirm}: included (succeeded, or `failed` with what is known). */
+export interface Confirmed {
+  hash: string;
+  ledger: number;
+  returnValue?: xdr.ScVal;
+  confirmMs: number;
+  failed?: { hostError?: HostErrorCode; opCode?: string };
+}
+
+/**
+ * Sends a signed transaction and polls getTransaction until it is included or can no longer
+ * be. PENDING and DUPLICATE are polled; TRY_AGAIN_LATER and a send lost in transit are re-sent
+ * (the same envelope) on the next poll; while NOT_FOUND the envelope is re-sent every few
+ * polls (DUPLICATE if the node still has it; back in the queue if it was dropped). Throws
+ * {@link TxRejectedError} when the node refuses it (ERROR: nothing included),
+ * {@link TxExpiredError} when its ledger bound has passed without it (it never will land), and
+ * {@link TxPendingError} when the wall-clock safety net runs out first — ambiguous. An
+ * included FAILED transaction is returned with `failed` set (its sequence number and fee were
+ * consumed). Callers that sign with an account hold {@link withSourceLock} around it.
+ */
+export async function sendAndConfirm(
+  chain: ChainRpc,
+  signed: Transaction,
+  opts: Pick<InvokeOptions, "pollIntervalMs" | "pollTimeoutMs"> = {},
+): Promise<Confirmed> {
+  const server = chain.server;
+  const hash = Array.from(signed.hash(), (b) => b.toString(16).padStart(2, "0")).join("");
+  const maxLedger = signed.ledgerBounds?.maxLedger ?? 0;
+  const t0 = performance.now();
+  const pollMs = opts.pollIntervalMs ?? 250;
+  const deadline = t0 + (opts.pollTimeoutMs ?? 60_000);
+  // "queued": the node has it; "retry": send again next poll.
+  const send = async (first: boolean): Promise<"queued" | "retry"> => {
+    let sent: rpc.Api.SendTransactionResponse;
+    try {
+      sent = await server.sendTransaction(signed);
+    } catch {
+      // The request may have reached the node: poll, and send again.
+      if (chain.closed) throw new RpcError("sendTransaction", "closed");
+      return "retry";
+    }
+    if (sent.status === "PENDING" || sent.status === "DUPLICATE") return "queued";
+    if (sent.status === "TRY_AGAIN_LATER") return "retry";
+    // ERROR. On a re-send it may just mean the first copy was applied meanwhile (a real node
+    // answers txBAD_SEQ then): polling decides.
+    if (!first) return "queued";
+    throw new TxRejectedError(sent.status, sent.errorResult?.result?.type, hash);
+  };
+  let state = await send(true);
+  for (let polls = 1;; polls++) {
+    let got: rpc.Api.GetTransactionResponse | undefined;
+    try {
+      got = await server.getTransaction(hash);
+    } catch (err) {
+      if (chain.closed) throw err;
+      got = undefined; // a failed poll is not an outcome; keep polling until the deadline
+    }
+    if (got?.status === "SUCCESS") {
+      const s = got as rpc.Api.GetSuccessfulTransactionResponse;
+      return {
+        hash,
+        ledger: s.ledger,
+        returnValue: s.returnValue,
+        confirmMs: performance.now() - t0,
+      };
+    }
+    if (got?.status === "FAILED") {
+      const f = got as rpc.Api.GetFailedTransactionResponse;
+      return {
+        hash,
+        ledger: f.ledger,
+        confirmMs: performance.now() - t0,
+        failed: {
+          hostError: hostErrorFromDiagnostics(f.diagnosticEventsXdr),
+          opCode: opResultCode(f.resultXdr),
+        },
+      };
+    }
+    // NOT_FOUND with the ledger before maxLedger already closed: the next ledger is past the
+    // bound, so the transaction can never be included.
+    if (got && maxLedger > 0 && got.latestLedger >= maxLedger - 1) {
+      throw new TxExpiredError(hash, got.latestLedger, maxLedger);
+    }
+    if (performance.now() >= deadline) {
+      throw new TxPendingError(hash, Math.round(performance.now() - t0));
+    }
+    await sleep(pollMs);
+    if (state === "retry" || polls % 8 === 0) state = await send(false);
+  }
+}
+
+/** Finds the `[error, Error(..)]` diagnostic event of a failed call. */
+export function hostErrorFromDiagnostics(
+  events: xdr.DiagnosticEvent[] | undefined,
+): HostErrorCode | undefined {
+  for (const d of events ?? []) {
+    const body = d.event.body;
+    if (body.type !== "v0") continue;
+    const [t0, t1] = body.v0.topics;
+    if (t0?.type === "scvSymbol" && String(t0.sym) === "error" && t1?.type === "scvError") {
+      const e = t1.error;
+      if (e.type === "sceContract") return { type: "Contract", code: e.contractCode };
+      const name = String(e.code.name).replace(/^scec/, "");
+      return { type: e.type.replace(/^sce/, ""), code: name };
+    }
+  }
+  return undefined;
+}
+
+function opResultCode(result: xdr.TransactionResult | undefined): string | undefined {
+  if (!result) return undefined;
+  try {
+    return JSON.stringify(result.result.toJson()).slice(0, 200);
+  } catch {
+    return result.result.type;
+  }
+}
+
+/** Promise-based sleep that never leaks a timer past its resolution. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * Keeper registration on the vault page: register the connected wallet as a keeper (with a
+ * name; the registry pulls exactly min_stake USDC) or deregister it (refused while a draw is
+ * outstanding; the remaining stake is paid back). Signed by the connected wallet.
+ *
+ * @module
+ */
+import { useEffect, useState } from "preact/hooks";
+import type { PublicConfig } from "../data/config.ts";
+import type { KeeperRecord, RegistryConfig } from "../data/chain.ts";
+import { DASH, formatCount, formatMs, formatUsdc } from "../data/format.ts";
+import { signerFor, wallet } from "../wallet/wallet.ts";
+import { useWrite, WriteStatus } from "../components/write.tsx";
+import { contractWrite, loadChainReader } from "../data/lazy_chain.ts";
+
+/** Props rendered by the server. */
+export interface KeeperPanelProps {
+  config: PublicConfig;
+  registryConfig: RegistryConfig | null;
+}
+
+const MAX_NAME_BYTES = 64;
+
+/** The keeper register/deregister island. */
+export default function KeeperPanel(props: KeeperPanelProps) {
+  const { config, registryConfig: rc } = props;
+  const reader = () => loadChainReader(config);
+  const w = wallet.value;
+  const [keeper, setKeeper] = useState<KeeperRecord | null>(null);
+  const [balance, setBalance] = useState<bigint | null>(null);
+  const [loaded, setLoaded] = useState(false);
+  const [readError, setReadError] = useState<string | null>(null);
+  const [name, setName] = useState("");
+  const { state: ws, run, busy } = useWrite({ usdc: rc?.usdc_token });
+
+  const load = async (address: string | null) => {
+    setLoaded(false);
+    if (!address) {
+      setKeeper(null);
+      setBalance(null);
+      return;
+    }
+    const r = await reader();
+    const [k, b] = await Promise.all([
+      r.keeper(address),
+      rc ? r.tokenBalance(rc.usdc_token, address) : Promise.resolve({ value: null, error: null }),
+    ]);
+    setKeeper(k.value);
+    setReadError(k.error);
+    setBalance(b.value);
+    setLoaded(true);
+  };
+
+  useEffect(() => {
+    load(w?.address ?? null);
+  }, [w?.address]);
+
+  const nameBytes = new TextEncoder().encode(name.trim()).length;
+  const nameOk = nameBytes >= 1 && nameBytes <= MAX_NAME_BYTES;
+  const short = rc && balance !== null && balance < rc.min_stake;
+
+  const register = async (e: Event) => {
+    e.preventDefault();
+    if (!w || !config.registry || !nameOk) return;
+    const r = await run(
+      contractWrite(config, config.registry, "register", [w.address, name.trim()], signerFor(w)),
+      () => `Registered "${name.trim()}" with a stake of ${formatUsdc(rc?.min_stake)}.`,
+    );
+    if (r) setName("");
+    await load(w.address);
+  };
+
+  const deregister = async () => {
+    if (!w || !config.registry) return;
+    await run(
+      contractWrite<bigint>(config, config.registry, "deregister", [w.address], signerFor(w)),
+      (r) => `Deregistered; ${formatUsdc(r.value, 7)} of stake paid back.`,
+    );
+    await load(w.address);
+  };
+
+  return (
+    <section class="panel" id="keeper-panel">
+      <div class="panel-head">
+        <h2>Run a keeper</h2>
+        <span class="badge" id="min-stake">Min stake {formatUsdc(rc?.min_stake)}</span>
+      </div>
+      <p class="muted small" style={{ marginTop: 0 }}>
+        Keepers stake USDC in the registry and borrow vault capital as a flash loan to fill
+        liquidation auctions: the fill, the swap and the repayment with profit happen in one
+        transaction, or nothing happens. All profit goes to depositors; a keeper risks only its
+        transaction fees, and the stake is paid back on deregistration at any time.
+      </p>
+      {!w && <p class="muted" id="keeper-empty">Connect a wallet to register or deregister.</p>}
+      {w && readError && <p class="notice error small">{readError}</p>}
+      {w && loaded && keeper && (
+        <div id="keeper-registered">
+          <dl class="kv">
+            <dt>Name</dt>
+            <dd id="keeper-name">{keeper.name ?? DASH}</dd>
+            <dt>Stake</dt>
+            <dd id="keeper-stake">{formatUsdc(keeper.stake, 7)}</dd>
+            <dt>Executions</dt>
+            <dd>{formatCount(keeper.total_executions)}</dd>
+            <dt>Successful fills</dt>
+            <dd>{formatCount(keeper.successful_fills)}</dd>
+            <dt>Profit delivered</dt>
+            <dd>{formatUsdc(keeper.total_profit, 7)}</dd>
+            <dt>Avg response</dt>
+            <dd>{formatMs(keeper.avg_response_time_ms)}</dd>
+          </dl>
+          <div style={{ marginTop: "12px" }}>
+            <button
+              type="button"
+              class="danger"
+              id="deregister-submit"
+              onClick={deregister}
+              disabled={busy}
+            >
+              {busy ? "Working…" : "Deregister and reclaim stake"}
+            </button>
+          </div>
+        </div>
+      )}
+      {w && loaded && !keeper && !readError && (
+        <form onSubmit={register} id="register-form">
+          <div class="field">
+            <label for="keeper-name-input">Keeper name</label>
+            <input
+              id="keeper-name-input"
+              maxLength={64}
+              placeholder="my-keeper"
+              value={name}
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+              disabled={busy}
+            />
+            <div class="hint">
+              Your USDC: {formatUsdc(balance, 7)}
+              {short && <span class="neg">· below the minimum stake</span>}
+              {name !== "" && !nameOk && <span class="neg">· 1 to 64 bytes</span>}
+            </div>
+          </div>
+          <button type="submit" id="register-submit" disabled={busy || !nameOk || !config.registry}>
+            {busy ? "Working…" : `Register (stakes ${formatUsdc(rc?.min_stake)})`}
+          </button>
+        </form>
+      )}
+      <WriteStatus state={ws} explorer={config.explorerTx} id="keeper-write" />
+    </section>
+  );
+}
