@@ -1,0 +1,2 @@
+/** demo: see `demo.ts`. @module */
+export * from "./demo.ts";

@@ -1,0 +1,2 @@
+/** keeper/api: see `server.ts`. @module */
+export * from "./server.ts";

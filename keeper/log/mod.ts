@@ -1,0 +1,2 @@
+/** keeper/log: see `logger.ts`. @module */
+export * from "./logger.ts";

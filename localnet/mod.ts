@@ -1,0 +1,2 @@
+/** localnet: see `node.ts`. @module */
+export * from "./node.ts";

@@ -1,0 +1,2 @@
+/** localnet/spec: see `contract_spec.ts`. @module */
+export * from "./contract_spec.ts";

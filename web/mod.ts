@@ -1,0 +1,2 @@
+/** web: see `server.ts`. @module */
+export * from "./server.ts";
