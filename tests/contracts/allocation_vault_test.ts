@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Address, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
-import { wasmPath } from "@vigil/contracts/build/builder";
+import { worldWasmPath as wasmPath } from "@vigil/localnet/protocols/world_contracts";
 import {
   ROLES,
   VAULT_ERRORS as E,

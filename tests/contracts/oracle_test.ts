@@ -17,7 +17,7 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { wasmPath } from "@vigil/contracts/build/builder";
+import { worldWasmPath as wasmPath } from "@vigil/localnet/protocols/world_contracts";
 import {
   type AssetArg,
   OracleError,

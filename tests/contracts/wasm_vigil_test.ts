@@ -22,7 +22,7 @@ import {
 } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import { type Deployment, deployToNetwork } from "@vigil/contracts/deploy/net";
-import { wasmPath } from "@vigil/contracts/build/builder";
+import { wasmPath } from "@vigil/contracts/wasm_path";
 import { VigilError, type VigilErrorName } from "@vigil/contracts/registry/errors";
 import { deployFixture } from "@vigil/testing/contracts/mod";
 
