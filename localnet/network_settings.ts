@@ -20,7 +20,32 @@
  *
  * @module
  */
-import type { FeeConfig } from "./fees.ts";
+
+/** Fee configuration (stroops). Defaults are the public network's published figures. */
+export interface FeeConfig {
+  /** per 10,000 CPU instructions */
+  perInstructionIncrement: bigint;
+  /** per disk-read ledger entry (classic entries in the footprint) */
+  perDiskReadEntry: bigint;
+  /** per written ledger entry */
+  perWriteEntry: bigint;
+  /** per 1 KiB of disk reads */
+  perDiskRead1kb: bigint;
+  /** per 1 KiB written */
+  perWrite1kb: bigint;
+  /** per 1 KiB of transaction (+ 300-byte result) kept in history */
+  perHistorical1kb: bigint;
+  /** per 1 KiB of transaction size (bandwidth) */
+  perTxSize1kb: bigint;
+  /** per 1 KiB of contract events and return value (refundable) */
+  perEvent1kb: bigint;
+  /** rent: fee per 1 KiB of ledger space, charged once per rent period */
+  rentPer1kb: bigint;
+  /** rent period (ledgers) of persistent entries */
+  persistentRentDenominator: bigint;
+  /** rent period (ledgers) of temporary entries */
+  temporaryRentDenominator: bigint;
+}
 
 /** One Soroban network setting: its value at protocol 27 and where it comes from. */
 export interface Setting {

@@ -25,6 +25,7 @@ import {
   BLEND_RESERVE_CONFIGS,
   blendDebtFor,
   BlendRequest,
+  type BorrowerInfo,
   deployBlendMarket,
   submitRequests as submit,
 } from "../protocols/blend/deploy.ts";
@@ -36,16 +37,7 @@ const E7 = 10_000_000n;
 export type MarketNode = Localnet;
 
 export type { DevAccount, DevChain };
-
-/** A seeded borrower and the health factor it was opened at. */
-export interface BorrowerInfo {
-  name: string;
-  public: string;
-  collateral: Record<string, bigint>;
-  debt: Record<string, bigint>;
-  /** Target health factor at creation (7 decimals). */
-  hf: bigint;
-}
+export type { BorrowerInfo };
 
 /** The deployed market. */
 export interface Market {

@@ -20,7 +20,6 @@
  * @module
  */
 // Type only: market.ts builds on this module, and its borrower record is the one both return.
-import type { BorrowerInfo } from "../../scenarios/market.ts";
 import { Address, Asset, hash, Keypair, xdr } from "@stellar/stellar-sdk";
 import type { Localnet } from "../../node.ts";
 import { type DevAccount, type DevChain, seedTrustline } from "../../dev_setup.ts";
@@ -30,6 +29,16 @@ import { otherAsset, stellarAsset } from "../oracle/contract/spec.ts";
 const ORACLE_WASM = worldWasmPath("oracle");
 import { type BlendCrate, loadBlendWasm } from "./wasm.ts";
 import { worldWasmPath } from "../world_contracts.ts";
+
+/** A seeded borrower and the health factor it was opened at. */
+export interface BorrowerInfo {
+  name: string;
+  public: string;
+  collateral: Record<string, bigint>;
+  debt: Record<string, bigint>;
+  /** Target health factor at creation (7 decimals). */
+  hf: bigint;
+}
 
 /** 1.0 in 7 decimals. */
 const E7 = 10_000_000n;
