@@ -8,16 +8,11 @@ import assert from "node:assert/strict";
 import { Asset, type Keypair, rpc, TransactionBuilder, xdr } from "@stellar/stellar-sdk";
 import { PoolContractV2, PoolV2, PositionsEstimate, RequestType } from "@blend-capital/blend-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
-import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
-import {
-  BLEND_RESERVES,
-  blendDebtFor,
-  type BlendMarket,
-  deployBlendMarket,
-} from "@vigil/localnet/protocols/blend/deploy";
-import { BLEND_MANIFEST, loadBlendWasm } from "@vigil/localnet/protocols/blend/wasm";
-import { wasmCustomSections } from "@vigil/localnet/spec/contract_spec";
-import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
+import { seedTrustline, setupDevChain } from "../../dev_setup.ts";
+import { BLEND_RESERVES, blendDebtFor, type BlendMarket, deployBlendMarket } from "./deploy.ts";
+import { BLEND_MANIFEST, loadBlendWasm } from "./wasm.ts";
+import { wasmCustomSections } from "../../spec/contract_spec.ts";
+import { stellarAsset } from "../oracle/contract/spec.ts";
 
 const E7 = 10_000_000n;
 

@@ -19,8 +19,8 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
-import { realLedger, settingsOf } from "@vigil/localnet/real_host/node_host";
-import { rentFeeOf } from "@vigil/localnet/real_host/mod";
+import { realLedger, settingsOf } from "./real_host/node_host.ts";
+import { rentFeeOf } from "./real_host/mod.ts";
 import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const SHORT = { minPersistentTtl: 30, minTemporaryTtl: 10, maxEntryTtl: 10_000 };

@@ -11,15 +11,9 @@ import assert from "node:assert/strict";
 import { Asset, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import { type Client, ok, send, simError, TX } from "@vigil/testing/protocols/helpers/client";
-import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
-import { deployDexes, type DexDeployment } from "@vigil/localnet/protocols/dex/deploy";
-import {
-  getAmountIn,
-  getAmountOut,
-  quote as quoteRef,
-  slippageFloor,
-  sortTokens,
-} from "@vigil/localnet/protocols/dex/math";
+import { seedTrustline, setupDevChain } from "../../dev_setup.ts";
+import { deployDexes, type DexDeployment } from "./deploy.ts";
+import { getAmountIn, getAmountOut, quote as quoteRef, slippageFloor, sortTokens } from "./math.ts";
 
 const E7 = 10_000_000n;
 

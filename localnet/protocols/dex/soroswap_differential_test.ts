@@ -16,8 +16,8 @@
 import assert from "node:assert/strict";
 import { Asset, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
-import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
-import { deployVenue, type DexWasm, loadDexWasm } from "@vigil/localnet/protocols/dex/deploy";
+import { seedTrustline, setupDevChain } from "../../dev_setup.ts";
+import { deployVenue, type DexWasm, loadDexWasm } from "./deploy.ts";
 
 const E7 = 10_000_000n;
 const DIR = Deno.env.get("VIGIL_PROTOCOL_WASM");

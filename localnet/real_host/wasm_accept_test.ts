@@ -5,14 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { Keypair, xdr } from "@stellar/stellar-sdk";
-import { closeRealHost, REAL_HOST_PROTOCOL } from "@vigil/localnet/real_host/mod";
+import { closeRealHost, REAL_HOST_PROTOCOL } from "./mod.ts";
 import { RealLedger } from "@vigil/testing/real_host/ledger";
-import { BLEND_WASM_NAMES, loadBlendWasm } from "@vigil/localnet/protocols/blend/wasm";
+import { BLEND_WASM_NAMES, loadBlendWasm } from "../protocols/blend/wasm.ts";
+import { WORLD_WASM_DIR } from "../protocols/world_contracts.ts";
+import { WASM_DIR } from "@vigil/contracts/wasm_path";
+import { TEST_WASM_DIR } from "@vigil/testing/contracts/wasm_path";
 
 function wasmFiles(): URL[] {
   const out: URL[] = [];
-  for (const dir of ["../../contracts/wasm/", "../../contracts/wasm/fixtures/"]) {
-    const base = new URL(dir, import.meta.url);
+  for (const base of [WASM_DIR, WORLD_WASM_DIR, TEST_WASM_DIR]) {
     for (const f of Deno.readDirSync(base)) {
       if (f.name.endsWith(".wasm")) out.push(new URL(f.name, base));
     }

@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { Keypair } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import { type Client, ok, send, simError, TX } from "@vigil/testing/protocols/helpers/client";
-import { setupDevChain } from "@vigil/localnet/dev_setup";
-import { deployAllocationVault } from "@vigil/localnet/protocols/allocation_vault/deploy";
+import { setupDevChain } from "../../dev_setup.ts";
+import { deployAllocationVault } from "./deploy.ts";
 import {
   computeDrift,
   type CurrentAssetInvestmentAllocation,
   needsRebalance,
   planRebalance,
-} from "@vigil/localnet/protocols/allocation_vault/drift";
+} from "./drift.ts";
 
 const E7 = 10_000_000n;
 
