@@ -1,23 +1,27 @@
 /**
- * Island bundling: every island (a component in `web/islands/`) becomes one browser entry that
- * hydrates the island's server-rendered markup. Entries are bundled together with
+ * Island bundling: every island the app hands in becomes one browser entry that hydrates the
+ * island's server-rendered markup. Entries are bundled together with
  * `deno bundle --platform browser --code-splitting --minify`, so Preact and shared code live
- * in shared chunks and code behind a dynamic `import()` (the wallet kit and the Stellar SDK)
- * is only fetched when a page needs it.
+ * in shared chunks and code behind a dynamic `import()` is only fetched when a page needs it.
  *
  * Two sources, same output (a map of file name → bytes, served from memory):
- * - "bundle": run `deno bundle` at server start (the `deno run` case), from Deno's cache only:
- *   `npm ci` (`deno task setup`) cached every package it needs, esbuild included, so nothing is
- *   downloaded here. The child gets only the safe variables of `util/deno_child.ts` (never the
- *   keeper's secrets) and the lock file. The output is read into memory and the temporary
- *   directory removed.
- * - "prebuilt": read `web/static/islands/` written by `deno task build:web` (run by `npm ci`; the
- *   `deno compile --include static` case, where no `deno` executable is available).
+ * - "bundle": run `deno bundle` (the `deno run` case), from Deno's cache only: the lock file
+ *   pins every package and the cache already holds them, esbuild included, so nothing is
+ *   downloaded here. The child gets only the safe variables of `@vigil/util/deno_child` and the
+ *   lock file. The output is read into memory and the temporary directory removed.
+ * - "prebuilt": read a directory the app's build step wrote with `bundleIslands({ outDir })`
+ *   (the `deno compile --include` case, where no `deno` executable is available).
+ *
+ * The islands and the output directory come from the caller; this module knows no app.
  *
  * @module
  */
-import { ISLANDS } from "@vigil/web/manifest";
+import { sha256 } from "hono/utils/crypto";
 import { childEnv, DENO_CONFIG } from "@vigil/util/deno_child";
+import type { Island } from "./types.ts";
+
+/** What the bundler needs of an island: its name and source module. */
+export type IslandSource = Pick<Island, "name" | "url">;
 
 /** One bundled file, kept in memory. */
 export interface BundledFile {
@@ -36,8 +40,28 @@ export interface IslandBundle {
   ms: number;
 }
 
-const ROOT = new URL("../", import.meta.url);
-const PREBUILT_DIR = new URL("web/static/islands/", ROOT);
+/** Island names become file names and CSS selectors: plain identifiers only. */
+const ISLAND_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/**
+ * Checks the islands handed to the bundler: at least one, each with a plain unique name
+ * (it becomes `<name>.js` and a `[data-island="<name>"]` selector; `chunk-` names are the
+ * bundler's own) and a `file:` source URL. Throws on the first problem.
+ */
+export function checkIslands(islands: readonly IslandSource[]): void {
+  if (islands.length === 0) throw new Error("no islands to bundle");
+  const seen = new Set<string>();
+  for (const { name, url } of islands) {
+    if (!ISLAND_NAME.test(name) || name.startsWith("chunk")) {
+      throw new Error(`island name ${JSON.stringify(name)}: letters, digits and _ only`);
+    }
+    if (seen.has(name)) throw new Error(`island ${name} listed twice`);
+    seen.add(name);
+    if (!(url instanceof URL) || url.protocol !== "file:") {
+      throw new Error(`island ${name}: source must be a file: URL, got ${String(url)}`);
+    }
+  }
+}
 
 /** The browser entry source of one island. */
 function entrySource(name: string, islandUrl: URL): string {
@@ -47,11 +71,9 @@ function entrySource(name: string, islandUrl: URL): string {
     `hydrateIslands(${JSON.stringify(name)}, Island);\n`;
 }
 
+/** Content hash (first 64 bits of SHA-256, hex): the ETag and the `?v=` of a file. */
 async function sha(bytes: Uint8Array): Promise<string> {
-  const d = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return Array.from(new Uint8Array(d).slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join(
-    "",
-  );
+  return (await sha256(bytes))!.slice(0, 16);
 }
 
 async function readDir(dir: string, prefix = ""): Promise<Map<string, Uint8Array>> {
@@ -73,18 +95,29 @@ async function toBundle(raw: Map<string, Uint8Array>, source: IslandBundle["sour
   return { files, source, ms: Math.round(performance.now() - t0) } satisfies IslandBundle;
 }
 
-/**
- * Runs `deno bundle` for every island in the manifest and returns the output in memory.
- * `outDir`, when given, also receives a copy (the build step for `deno compile`).
- */
-export async function bundleIslands(
-  opts: { minify?: boolean; outDir?: string; env?: Record<string, string> } = {},
-): Promise<IslandBundle> {
+/** Options of {@link bundleIslands}. */
+export interface BundleOptions {
+  /** The app's islands. */
+  islands: readonly IslandSource[];
+  /** Also write the files here (emptied first): the build step for `deno compile`. */
+  outDir?: string;
+  /** Minify (default true). */
+  minify?: boolean;
+  /** The child's environment (default: the safe variables of `childEnv()`). */
+  env?: Record<string, string>;
+  /** The deno.json (import map, lock file) to bundle with (default: the workspace root's). */
+  config?: string;
+}
+
+/** Runs `deno bundle` for every island and returns the output in memory. */
+export async function bundleIslands(opts: BundleOptions): Promise<IslandBundle> {
+  checkIslands(opts.islands);
+  const config = opts.config ?? DENO_CONFIG;
   const t0 = performance.now();
   const tmp = await Deno.makeTempDir({ prefix: "vigil-islands-" });
   try {
     const entries: string[] = [];
-    for (const island of ISLANDS) {
+    for (const island of opts.islands) {
       const p = `${tmp}/${island.name}.ts`;
       await Deno.writeTextFile(p, entrySource(island.name, island.url));
       entries.push(p);
@@ -101,10 +134,10 @@ export async function bundleIslands(
       "--outdir",
       out,
       // `deno bundle` has no `--cached-only`: the lock file pins every package, and the cache
-      // filled by `npm ci` holds them (tests/e2e/offline_test.ts runs this with no network).
+      // filled ahead holds them (the app's offline test runs this with no network).
       "--frozen",
       "--config",
-      DENO_CONFIG,
+      config,
       ...(opts.minify === false ? [] : ["--minify"]),
       ...entries,
     ];
@@ -114,7 +147,7 @@ export async function bundleIslands(
       env: opts.env ?? childEnv(),
       stdout: "piped",
       stderr: "piped",
-      cwd: new URL(".", ROOT).pathname,
+      cwd: config.slice(0, config.lastIndexOf("/") + 1),
     }).output();
     if (!res.success) {
       const err = new TextDecoder().decode(res.stderr);
@@ -132,16 +165,16 @@ export async function bundleIslands(
   }
 }
 
-/** Reads the islands prebuilt by `deno task build:web` (embedded by `deno compile --include static`). */
-export async function loadPrebuiltIslands(): Promise<IslandBundle> {
+/** Reads islands prebuilt by {@link bundleIslands} into `dir`; throws if one is missing. */
+export async function loadPrebuiltIslands(
+  dir: string,
+  islands: readonly IslandSource[],
+): Promise<IslandBundle> {
   const t0 = performance.now();
-  const raw = await readDir(PREBUILT_DIR.pathname);
-  for (const island of ISLANDS) {
+  const raw = await readDir(dir);
+  for (const island of islands) {
     if (!raw.has(`${island.name}.js`)) {
-      throw new Error(
-        `prebuilt island ${island.name}.js missing from web/static/islands/ (built by \`npm ci\`, ` +
-          `or \`deno task build:web\`)`,
-      );
+      throw new Error(`prebuilt island ${island.name}.js missing from ${dir}`);
     }
   }
   return await toBundle(raw, "prebuilt", t0);
@@ -196,46 +229,25 @@ export async function gzipSize(bundle: IslandBundle, files: string[]): Promise<n
   return total;
 }
 
-let shared: Promise<IslandBundle> | null = null;
-
 /**
- * The island bundle for this process, built once and shared by every web app instance
- * (tests start many servers; bundling takes a few seconds).
+ * The island bundle for this process, built once on first call and shared by every caller
+ * (tests start many servers; bundling takes a few seconds): the prebuilt files when
+ * compiled ({@link isCompiled}), else a fresh `deno bundle`. A failed build is retried by
+ * the next call instead of being cached forever.
  */
-export function getIslandBundle(): Promise<IslandBundle> {
-  if (!shared) {
-    shared = isCompiled() ? loadPrebuiltIslands() : bundleIslands();
-    // A failed build is retried by the next request instead of being cached forever.
-    shared.catch(() => {
-      shared = null;
-    });
-  }
-  return shared;
-}
-
-// `deno task build:web`: write the bundle to web/static/islands/ for `deno compile`.
-if (import.meta.main) {
-  const b = await bundleIslands({ outDir: PREBUILT_DIR.pathname });
-  let total = 0;
-  for (const [name, f] of [...b.files].sort()) {
-    total += f.body.length;
-    console.log(`${name.padEnd(32)} ${(f.body.length / 1024).toFixed(1).padStart(8)} KiB`);
-  }
-  console.log(`${b.files.size} files, ${(total / 1024).toFixed(1)} KiB in ${b.ms} ms`);
-  const pages: [string, string[]][] = [
-    ["/", ["WalletButton", "LiveLog"]],
-    ["/vault", ["WalletButton", "VaultPanel", "KeeperPanel"]],
-    ["/dashboard, keepers, liquidations, [address]", ["WalletButton"]],
-    ["/dashboard/depositor", ["WalletButton", "DepositorLookup"]],
-  ];
-  console.log("\nJavaScript loaded up front per page (raw / gzip):");
-  for (const [page, islands] of pages) {
-    const c = jsClosure(b, islands);
-    const gz = await gzipSize(b, c.files);
-    console.log(
-      `${page.padEnd(46)} ${(c.bytes / 1024).toFixed(1).padStart(7)} KiB / ${
-        (gz / 1024).toFixed(1).padStart(6)
-      } KiB`,
-    );
-  }
+export function sharedIslandBundle(
+  opts: { islands: readonly IslandSource[]; prebuiltDir: string },
+): () => Promise<IslandBundle> {
+  let shared: Promise<IslandBundle> | null = null;
+  return () => {
+    if (!shared) {
+      shared = isCompiled()
+        ? loadPrebuiltIslands(opts.prebuiltDir, opts.islands)
+        : bundleIslands({ islands: opts.islands });
+      shared.catch(() => {
+        shared = null;
+      });
+    }
+    return shared;
+  };
 }

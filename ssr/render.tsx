@@ -1,6 +1,6 @@
 /**
  * Server-side rendering with islands, the way Fresh does it: a component registered as an
- * island (see `web/manifest.ts`) renders normally on the server, wrapped in a marker element
+ * island (the app lists its islands, Fresh's manifest) renders normally on the server, wrapped in a marker element
  * that carries its serialized props; the page then loads that island's browser bundle, which
  * hydrates the marker. Everything else is plain HTML with no JavaScript.
  *
@@ -12,7 +12,6 @@
 import { type ComponentType, createContext, h, options, type VNode } from "preact";
 import { useContext } from "preact/hooks";
 import { renderToString } from "preact-render-to-string";
-import type { PublicConfig } from "@vigil/web/data/config";
 import { jsonForScript, stringifyProps } from "./serialize.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -22,7 +21,7 @@ const islandNames = new Map<AnyComponent, string>();
 const InsideIsland = createContext(false);
 
 /** Registers island components (server side) so their use in a page is detected. */
-export function registerIslands(islands: { name: string; component: AnyComponent }[]) {
+export function registerIslands(islands: readonly { name: string; component: AnyComponent }[]) {
   for (const i of islands) islandNames.set(i.component, i.name);
 }
 
@@ -73,11 +72,19 @@ options.vnode = (vnode: VNode) => {
 export interface DocumentOptions {
   title: string;
   description?: string;
-  config: PublicConfig;
+  /**
+   * The page's configuration for the browser (opaque to the framework; JSON data, bigint
+   * allowed), embedded as a `<script type="application/json">` data block.
+   */
+  config?: unknown;
+  /** The id of that data block (default "ssr-config"). */
+  configId?: string;
   /** URL of an island's script, by island name (with a cache-busting query). */
   islandSrc: (name: string) => string;
-  /** Stylesheet URL. */
-  styleHref: string;
+  /** The page's icon (none without). */
+  icon?: { href: string; type: string };
+  /** Stylesheet URL (none without). */
+  styleHref?: string;
   status?: number;
   /** The island bundles could not be loaded: no island scripts, and a notice saying so. */
   islandsUnavailable?: boolean;
@@ -114,9 +121,12 @@ export function renderDocument(body: VNode<any>, opts: DocumentOptions): string 
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${esc(opts.title)}</title>` +
     (opts.description ? `<meta name="description" content="${esc(opts.description)}">` : "") +
-    `<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">` +
-    `<link rel="stylesheet" href="${esc(opts.styleHref)}">` +
+    (opts.icon
+      ? `<link rel="icon" href="${esc(opts.icon.href)}" type="${esc(opts.icon.type)}">`
+      : "") +
+    (opts.styleHref ? `<link rel="stylesheet" href="${esc(opts.styleHref)}">` : "") +
     `</head><body${opts.islandsUnavailable ? ` class="islands-off"` : ""}>${notice}${html}` +
-    `<script id="vigil-config" type="application/json">${jsonForScript(opts.config)}</script>` +
+    (opts.config === undefined ? "" : `<script id="${esc(opts.configId ?? "ssr-config")}" ` +
+      `type="application/json">${jsonForScript(opts.config)}</script>`) +
     scripts + `</body></html>`;
 }

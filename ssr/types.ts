@@ -1,51 +1,60 @@
 /**
- * Route module types, shaped like Fresh 1.x (`Handlers`, `PageProps`, `ctx.render`) so a
- * later move to Fresh is mechanical.
+ * Route module types, shaped like Fresh (`Handlers`, `PageProps`, `ctx.render`) so a later
+ * move to Fresh is mechanical. `State` is the app's own: the services its handlers use
+ * (Fresh's `ctx.state`); the framework never looks inside it.
  *
  * @module
  */
-import type { ComponentType } from "preact";
-import type { PublicConfig } from "@vigil/web/data/config";
-import type { ChainReader } from "@vigil/web/data/chain";
-import type { KeeperApi } from "@vigil/web/data/api";
-import type { ChainHistory } from "@vigil/web/data/history";
-
-/** Services every route handler can use. */
-export interface WebState {
-  config: PublicConfig;
-  chain: ChainReader;
-  api: KeeperApi;
-  history: ChainHistory;
-  /** Current time in ms (injectable for tests). */
-  now: () => number;
-}
+import type { ComponentChildren, ComponentType } from "preact";
 
 /** What a page component receives. */
-export interface PageProps<T = unknown> {
+export interface PageProps<T = unknown, State = unknown> {
   data: T;
   url: URL;
   params: Record<string, string>;
-  state: WebState;
+  state: State;
 }
 
 /** Context of a route handler. */
-export interface HandlerContext<T = unknown> {
+export interface HandlerContext<T = unknown, State = unknown> {
   params: Record<string, string>;
   url: URL;
-  state: WebState;
+  state: State;
   /** Renders the route's page with `data`. */
   render(data: T, init?: { status?: number }): Response | Promise<Response>;
 }
 
 /** A route's request handlers (GET only here). */
-export interface Handlers<T = unknown> {
-  GET?(req: Request, ctx: HandlerContext<T>): Response | Promise<Response>;
+export interface Handlers<T = unknown, State = unknown> {
+  GET?(req: Request, ctx: HandlerContext<T, State>): Response | Promise<Response>;
 }
 
 /** A route module: optional handler, page component, and its title. */
-export interface RouteModule<T = unknown> {
-  handler?: Handlers<T>;
-  default: ComponentType<PageProps<T>>;
+export interface RouteModule<T = unknown, State = unknown> {
+  handler?: Handlers<T, State>;
+  default: ComponentType<PageProps<T, State>>;
   /** Document title (and description) for a render. */
-  meta?: (props: PageProps<T>) => { title: string; description?: string };
+  meta?: (props: PageProps<T, State>) => { title: string; description?: string };
+}
+
+/** One route of the app's manifest: a URL pattern (Hono syntax) and its module. */
+export interface Route<State = unknown> {
+  path: string;
+  // deno-lint-ignore no-explicit-any
+  module: RouteModule<any, State>;
+}
+
+/** One island: its name (= bundle file name), component and source module URL. */
+export interface Island {
+  name: string;
+  // deno-lint-ignore no-explicit-any
+  component: ComponentType<any>;
+  url: URL;
+}
+
+/** What the app wrapper (Fresh's `_app.tsx`) receives around every page. */
+export interface AppProps<State = unknown> {
+  url: URL;
+  state: State;
+  children?: ComponentChildren;
 }

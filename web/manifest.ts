@@ -1,10 +1,11 @@
 /**
  * The app manifest (what Fresh generates as `fresh.gen.ts`): every route with its URL
- * pattern, and every island. Listed statically so `deno compile` sees all modules.
+ * pattern, and every island, handed to `@vigil/ssr`. Listed statically so `deno compile` sees all modules.
  *
  * @module
  */
-import type { RouteModule } from "@vigil/ssr/types";
+import type { Island, Route } from "@vigil/ssr/types";
+import type { WebState } from "./state.ts";
 import * as index from "./routes/index.tsx";
 import * as vault from "./routes/vault.tsx";
 import * as dashboard from "./routes/dashboard/index.tsx";
@@ -19,20 +20,20 @@ import KeeperPanel from "./islands/KeeperPanel.tsx";
 import DepositorLookup from "./islands/DepositorLookup.tsx";
 
 /** Routes in match order (static paths before the `[address]` parameter). */
-export const ROUTES: { path: string; module: RouteModule<unknown> }[] = [
-  { path: "/", module: index as RouteModule<unknown> },
-  { path: "/vault", module: vault as RouteModule<unknown> },
-  { path: "/dashboard", module: dashboard as RouteModule<unknown> },
-  { path: "/dashboard/keepers", module: keepers as RouteModule<unknown> },
-  { path: "/dashboard/liquidations", module: liquidations as RouteModule<unknown> },
-  { path: "/dashboard/depositor", module: depositor as RouteModule<unknown> },
-  { path: "/dashboard/:address", module: address as RouteModule<unknown> },
+export const ROUTES: Route<WebState>[] = [
+  { path: "/", module: index },
+  { path: "/vault", module: vault },
+  { path: "/dashboard", module: dashboard },
+  { path: "/dashboard/keepers", module: keepers },
+  { path: "/dashboard/liquidations", module: liquidations },
+  { path: "/dashboard/depositor", module: depositor },
+  { path: "/dashboard/:address", module: address },
 ];
 
 const islandUrl = (file: string) => new URL(`./islands/${file}`, import.meta.url);
 
 /** Islands: name (= bundle file name), component, source URL. */
-export const ISLANDS = [
+export const ISLANDS: Island[] = [
   { name: "LiveLog", component: LiveLog, url: islandUrl("LiveLog.tsx") },
   { name: "WalletButton", component: WalletButton, url: islandUrl("WalletButton.tsx") },
   { name: "VaultPanel", component: VaultPanel, url: islandUrl("VaultPanel.tsx") },

@@ -10,6 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { bundleIslands } from "@vigil/ssr/bundle";
+import { ISLANDS } from "@vigil/web/manifest";
 import { childEnv, NO_FETCH_FLAGS } from "@vigil/util/deno_child";
 import { keeperEnv, startWorld } from "@vigil/testing/keeper/keeper_fixture";
 
@@ -62,7 +63,7 @@ async function compileLayout(): Promise<{ dir: string; islands: Map<string, stri
       await Deno.copyFile(new URL(`web/static/${e.name}`, ROOT), `${dir}/web/static/${e.name}`);
     }
   }
-  const built = await bundleIslands({ outDir: `${dir}/web/static/islands` });
+  const built = await bundleIslands({ islands: ISLANDS, outDir: `${dir}/web/static/islands` });
   const islands = new Map<string, string>();
   for (const [name] of built.files) {
     const p = `${dir}/web/static/islands/${name}`;

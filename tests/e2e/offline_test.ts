@@ -72,7 +72,7 @@ Deno.test("offline control: with the proxy closed, a package that is not cached 
 });
 
 Deno.test("offline: the island bundler builds every island with no network", async () => {
-  const b = await bundleIslands({ env: childEnv(noNetwork()) });
+  const b = await bundleIslands({ islands: ISLANDS, env: childEnv(noNetwork()) });
   assert.equal(b.source, "bundle");
   for (const island of ISLANDS) {
     const f = b.files.get(`${island.name}.js`);

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { Contract, nativeToScVal, TransactionBuilder } from "@stellar/stellar-sdk";
 import { QUEUED_POOL, startWebStack } from "@vigil/testing/web/stack";
 import { createWebApp } from "@vigil/web/server";
-import { getIslandBundle, gzipSize, jsClosure } from "@vigil/ssr/bundle";
+import { gzipSize, jsClosure } from "@vigil/ssr/bundle";
+import { getIslandBundle } from "@vigil/web/island_bundle";
 import { DASH } from "@vigil/web/data/format";
 import { TESTNET_PASSPHRASE } from "@vigil/web/data/config";
 

@@ -3,13 +3,10 @@
  *
  * @module
  */
-import type { ComponentChildren } from "preact";
-import type { PublicConfig } from "../data/config.ts";
+import type { AppProps } from "../state.ts";
 import { Layout } from "../components/Layout.tsx";
 
 /** Wraps a page in the site layout. */
-export default function App(
-  props: { config: PublicConfig; path: string; children?: ComponentChildren },
-) {
-  return <Layout config={props.config} path={props.path}>{props.children}</Layout>;
+export default function App(props: AppProps) {
+  return <Layout config={props.state.config} path={props.url.pathname}>{props.children}</Layout>;
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Handlers, PageProps } from "@vigil/ssr/types";
+import type { Handlers, PageProps } from "../state.ts";
 import type { VaultState } from "../data/chain.ts";
 import type { ApiState } from "../data/api.ts";
 import {

@@ -6,7 +6,7 @@
  * @module
  */
 import { StrKey } from "@stellar/stellar-sdk";
-import type { Handlers, PageProps } from "@vigil/ssr/types";
+import type { Handlers, PageProps } from "../../state.ts";
 import type { DepositorPosition } from "../../data/chain.ts";
 import type { DepositorTx } from "../../data/history.ts";
 import {

@@ -5,7 +5,7 @@
  * @module
  */
 import { StrKey } from "@stellar/stellar-sdk";
-import type { Handlers, PageProps } from "@vigil/ssr/types";
+import type { Handlers, PageProps } from "../../state.ts";
 import { Notice, PageHead, Panel } from "../../components/ui.tsx";
 import DepositorLookup from "../../islands/DepositorLookup.tsx";
 

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Handlers, PageProps } from "@vigil/ssr/types";
+import type { Handlers, PageProps } from "../../state.ts";
 import {
   type FlashPolicy,
   type KeeperRecord,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Handlers, PageProps } from "@vigil/ssr/types";
+import type { Handlers, PageProps } from "../../state.ts";
 import { type KeeperRecord, KEEPERS_PAGE } from "../../data/chain.ts";
 import {
   DASH,

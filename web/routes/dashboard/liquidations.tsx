@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Handlers, PageProps } from "@vigil/ssr/types";
+import type { Handlers, PageProps } from "../../state.ts";
 import type { ApiLiquidation } from "../../data/api.ts";
 import { formatCount, formatMs, formatTime, formatUsdc, shortAddress } from "../../data/format.ts";
 import { type LiquidationRow, liquidationRows, liquidationSummary } from "../../data/derive.ts";
