@@ -30,7 +30,7 @@ import { ChainReader } from "./data/chain.ts";
 import { type ApiFetch, KeeperApi } from "./data/api.ts";
 import { ChainHistory } from "./data/history.ts";
 import { setRpcServer } from "@vigil/soroban/client";
-import { bodyLimitGuard, nosniff } from "@vigil/keeper/api/guard";
+import { bodyLimitGuard, nosniff } from "@vigil/util/http_guard";
 import App from "./routes/_app.tsx";
 
 export { resolveWebConfig, WEB_VARIABLES, WebConfigError } from "./config.ts";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { bodyLimitGuard } from "./guard.ts";
+import { bodyLimitGuard } from "@vigil/util/http_guard";
 
 const enc = new TextEncoder();
 

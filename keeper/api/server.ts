@@ -13,13 +13,13 @@ import { type KeeperMetrics, METRICS_CONTENT_TYPE } from "../metrics.ts";
 import type { DashboardState } from "../state.ts";
 import { encodeJson, jsonResponse } from "./json.ts";
 import type { SseHub } from "./sse.ts";
-import { bodyLimitGuard, nosniff, withNosniff } from "./guard.ts";
+import { bodyLimitGuard, nosniff, withNosniff } from "@vigil/util/http_guard";
 import { type KeeperInfo, performanceView, stateView } from "./views.ts";
 
 export { SseHub, type SseOptions } from "./sse.ts";
 export { API_VERSION, type KeeperInfo } from "./views.ts";
 export { encodeJson, jsonResponse } from "./json.ts";
-export { bodyLimitGuard, MAX_BODY_BYTES, nosniff } from "./guard.ts";
+export { bodyLimitGuard, MAX_BODY_BYTES, nosniff } from "@vigil/util/http_guard";
 
 /** What the API reads. The keeper's context satisfies it; tests can build one directly. */
 export interface ApiContext {

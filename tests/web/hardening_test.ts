@@ -12,7 +12,7 @@ import { createWebApp, mountWeb } from "@vigil/web/server";
 import { createApi } from "@vigil/keeper/api/server";
 import { rawRequest } from "@vigil/testing/raw_http";
 import { STANDALONE_PASSPHRASE } from "@vigil/web/data/config";
-import { MAX_BODY_BYTES } from "@vigil/keeper/api/guard";
+import { MAX_BODY_BYTES } from "@vigil/util/http_guard";
 import { MAX_RPC_BODY_BYTES } from "@vigil/localnet/rpc/server";
 
 const BIG = 20 * 1024 * 1024;
