@@ -52,7 +52,7 @@ export async function prepare(
     .setTimeout(60)
     .build();
   // Legacy v1 address credentials (`useUpgradedAuth: false`): these suites build and tamper with
-  // v1 entries by hand; the SDK's default v2 is tested in tests/real_host/auth_v2_test.ts.
+  // v1 entries by hand; the SDK's default v2 is tested in localnet/real_host/auth_v2_test.ts.
   return { raw, sim: await node.server.simulateTransaction(raw, undefined, undefined, false) };
 }
 
@@ -242,6 +242,6 @@ export async function prepareSigned(
     .setTimeout(60)
     .build();
   // Legacy v1 address credentials (`useUpgradedAuth: false`): these suites build and tamper with
-  // v1 entries by hand; the SDK's default v2 is tested in tests/real_host/auth_v2_test.ts.
+  // v1 entries by hand; the SDK's default v2 is tested in localnet/real_host/auth_v2_test.ts.
   return { raw, sim: await node.server.simulateTransaction(raw, undefined, undefined, false) };
 }
