@@ -62,6 +62,8 @@ export interface DepsReport {
   files: number;
   imports: number;
   violations: Violation[];
+  /** Imports between members outside tests: "from → to" → count (type-only included). */
+  matrix: Map<string, number>;
 }
 
 const IMPORT_RE =
@@ -128,6 +130,7 @@ export async function checkDeps(root: string): Promise<DepsReport> {
   files.sort();
   const edges = new Map<string, Set<string>>(); // module graph, non-test files
   const memberEdges = new Map<string, Set<string>>();
+  const matrix = new Map<string, number>();
   let imports = 0;
   for (const from of files) {
     const src = await Deno.readTextFile(join(root, from));
@@ -194,6 +197,8 @@ export async function checkDeps(root: string): Promise<DepsReport> {
           });
         }
         if (!ref.typeOnly) add(memberEdges, fromMember, targetMember);
+        const cell = `${fromMember} → ${targetMember}`;
+        matrix.set(cell, (matrix.get(cell) ?? 0) + 1);
       }
       if (target && !test && !isTest(target)) add(edges, from, target);
     }
@@ -204,7 +209,7 @@ export async function checkDeps(root: string): Promise<DepsReport> {
   for (const cycle of cycles(memberEdges)) {
     violations.push({ rule: "circle", message: `member circle: ${cycle.join(" → ")}` });
   }
-  return { members, files: files.length, imports, violations };
+  return { members, files: files.length, imports, violations, matrix };
 }
 
 function add(g: Map<string, Set<string>>, a: string, b: string): void {
@@ -248,9 +253,19 @@ export function cycles(g: Map<string, Set<string>>): string[][] {
 }
 
 if (import.meta.main) {
-  const root = Deno.args[0] ??
+  const root = Deno.args.filter((a) => !a.startsWith("--"))[0] ??
     (relative(Deno.cwd(), new URL("..", import.meta.url).pathname) || ".");
+  const table = Deno.args.includes("--table");
   const report = await checkDeps(root);
+  if (table) {
+    // The import table: rows import columns (counts of import statements outside tests).
+    const ms = report.members;
+    console.log(`| imports → | ${ms.join(" | ")} |\n|---|${ms.map(() => "---:").join("|")}|`);
+    for (const a of ms) {
+      const row = ms.map((b) => String(report.matrix.get(`${a} → ${b}`) ?? (a === b ? "·" : "")));
+      console.log(`| ${a} | ${row.join(" | ")} |`);
+    }
+  }
   for (const v of report.violations) console.error(`check:deps [${v.rule}] ${v.message}`);
   const summary = `${report.members.length} members, ${report.files} files, ${report.imports} ` +
     `imports: ${report.violations.length} violation(s)`;
