@@ -11,10 +11,10 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { runKeeper } from "@vigil/keeper/daemon";
-import { DEPLOY_HELP, runDeploy } from "@vigil/contracts/deploy/cli";
-import { createApi } from "@vigil/keeper/api/server";
-import { mountWeb } from "@vigil/web/server";
+import { runKeeper } from "@vigil/keeper";
+import { DEPLOY_HELP, runDeploy } from "@vigil/contracts/deploy";
+import { createApi } from "@vigil/keeper/api";
+import { mountWeb } from "@vigil/web";
 
 const HELP = `Vigil — pooled liquidation service on Stellar/Soroban
 
@@ -154,7 +154,7 @@ export async function main(args: string[]): Promise<number> {
           }),
       });
     case "demo": {
-      const { DEMO_HELP, runDemo } = await import("@vigil/demo/demo");
+      const { DEMO_HELP, runDemo } = await import("@vigil/demo");
       if (argv.includes("--help") || argv.includes("-h")) {
         console.log(DEMO_HELP);
         return 0;

@@ -1,2 +1,6 @@
-/** demo: see `demo.ts`. @module */
+/**
+ * `main.ts demo`: the local node, the market, keepers and the pages in one command.
+ *
+ * @module
+ */
 export * from "./demo.ts";

@@ -1,2 +1,6 @@
-/** keeper/api: see `server.ts`. @module */
+/**
+ * The keeper's HTTP/SSE API (`createApi`) and its views.
+ *
+ * @module
+ */
 export * from "./server.ts";

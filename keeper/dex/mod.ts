@@ -1,2 +1,6 @@
-/** keeper/dex: see `swap_client.ts`. @module */
+/**
+ * Swaps for the keeper: the swap client over Soroswap-ABI routers, flash paths and slippage floors.
+ *
+ * @module
+ */
 export * from "./swap_client.ts";

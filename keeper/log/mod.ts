@@ -1,2 +1,6 @@
-/** keeper/log: see `logger.ts`. @module */
+/**
+ * The keeper's structured logger (JSON lines, a ring for the API, secrets redacted).
+ *
+ * @module
+ */
 export * from "./logger.ts";

@@ -1,2 +1,6 @@
-/** keeper/adapters/allocation: see `allocation_adapter.ts`. @module */
+/**
+ * The allocation adapter: rebalances a DeFindex-style allocation vault toward its target weights.
+ *
+ * @module
+ */
 export * from "./allocation_adapter.ts";
