@@ -1,12 +1,17 @@
 /**
- * Executing one user liquidation on a Blend v2 pool, in ONE transaction (issue 12):
+ * Executing one user liquidation on a Blend v2 pool, in ONE transaction (issue 12). Deciding is
+ * kept apart from sending: {@link executeLiquidation} runs the steps below in order, each a small
+ * exported function — ensure-auction ({@link ensureAuction}, {@link creationBlocker}) → target
+ * block ({@link targetBlock}) → size ({@link sizeFlash}) → plan ({@link planSwaps},
+ * {@link planLiquidation}) → send ({@link awaitTarget}, {@link sendFlash},
+ * {@link classifyFlashFailure}).
  *
  * 1. Use the user's open liquidation auction, or create one at 50 %. If the pool rejects 50 %
- *    for the health band (1213 too large / 1214 too small), binary-search by simulation for the
+ *    for the health band (`ContractErrorType.InvalidLiqTooLarge` / `InvalidLiqTooSmall`), binary-search by simulation for the
  *    nearest accepted percent on the side the error points to, and log it.
  * 2. Value the auction on Blend's 400-block curve with the pool's oracle and find the first
  *    block whose lot_value / bid_cost clears MIN_PROFIT. If that block is further away than one
- *    poll interval, stop (status "waiting"): a later cycle comes back.
+ *    poll interval, stop (outcome "waiting"): a later cycle comes back.
  * 3. Size the flash: the bid amount plus a 0.1 % buffer for interest accrued until the fill
  *    (paid back with the rest); when the vault's idle capital or the per-flash cap is short, fill
  *    a smaller percent that fits. Non-USDC lot assets need the DEX client (without one the
@@ -19,14 +24,20 @@
  *    is positive; the transaction lands in the first profitable block.
  *
  * Failure handling: nothing is ever outstanding. A lost race (the auction is gone or was replaced
- * when our simulation or transaction fails) is status "lost_race"; an unprofitable simulation is
- * "skipped"; any other failure throws. In every case the flash reverted as a whole, so the vault
+ * when our simulation or transaction fails) is outcome "lost_race"; an unprofitable simulation is
+ * "skipped" (a typed {@link SkipReason}); any other failure throws. In every case the flash reverted as a whole, so the vault
  * lent nothing and booked nothing — a crash or `kill -9` at any point costs it nothing either.
  *
  * @module
  */
-import { AuctionData, type Positions } from "@blend-capital/blend-sdk";
-import type { Keypair, xdr } from "@stellar/stellar-sdk";
+import {
+  AuctionData,
+  AuctionType,
+  ContractErrorType,
+  type Positions,
+  RequestType,
+} from "@blend-capital/blend-sdk";
+import type { Account, Keypair, xdr } from "@stellar/stellar-sdk";
 import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
 import {
   ContractCallError,
@@ -36,6 +47,7 @@ import {
   TxRejectedError,
   UnexpectedAuthError,
 } from "@vigil/soroban/errors";
+import type { AuthShape } from "@vigil/soroban/auth_guard";
 import { latestLedger, type LedgerClock, waitForLedger } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import { sv } from "@vigil/soroban/scval";
@@ -47,8 +59,19 @@ import {
   FlashUnprofitableError,
   noCapitalResult,
   type Result,
+  skipped,
   type VaultClient,
 } from "../adapter.ts";
+import {
+  blockerText,
+  type ConversionBlocker,
+  NO_DEX,
+  NO_FLASH_VENUE,
+  type SkipReason,
+  type TaskOutcome,
+  USDC_ONLY,
+  type WaitReason,
+} from "../outcome.ts";
 import {
   type AuctionValue,
   bidAmounts,
@@ -60,18 +83,20 @@ import {
 import { liquidationAuth } from "./flash_auth.ts";
 import { loadPoolState, type PoolCache, type PoolState } from "./pool_state.ts";
 
-/** Blend pool error codes the keeper branches on. */
+export { NO_DEX, NO_FLASH_VENUE, USDC_ONLY };
+
+/**
+ * The Blend pool errors the keeper's liquidation path knows, by name, with blend-sdk's numbers
+ * (a test checks them against the real pool's spec).
+ */
 export const PoolErrors = {
-  InvalidLiquidation: 1211,
-  AuctionInProgress: 1212,
-  InvalidLiqTooLarge: 1213,
-  InvalidLiqTooSmall: 1214,
+  InvalidLiquidation: ContractErrorType.InvalidLiquidation,
+  AuctionInProgress: ContractErrorType.AuctionInProgress,
+  InvalidLiqTooLarge: ContractErrorType.InvalidLiqTooLarge,
+  InvalidLiqTooSmall: ContractErrorType.InvalidLiqTooSmall,
+  InvalidDTokenBurnAmount: ContractErrorType.InvalidDTokenBurnAmount,
 } as const;
 
-/** Blend request types used here. */
-const REQ_WITHDRAW_COLLATERAL = 3;
-const REQ_REPAY = 5;
-const REQ_FILL_USER_LIQUIDATION = 6;
 /** "Withdraw everything": the pool caps a withdrawal at the position (as Blend does). */
 const WITHDRAW_ALL = 1n << 62n;
 /** Percent of a new user-liquidation auction. */
@@ -114,7 +139,10 @@ export interface LiquidationTask {
   hf: number | null;
 }
 
-/** Executes a liquidation task (see the module doc). */
+/**
+ * Executes a liquidation task (see the module doc): the steps in order, each step's early
+ * outcome (skipped, waiting) returned as it comes.
+ */
 export async function executeLiquidation(
   chain: ChainRpc,
   keypair: Keypair,
@@ -124,69 +152,33 @@ export async function executeLiquidation(
 ): Promise<Result> {
   const me = keypair.publicKey();
   const { user } = task;
-  if (user === me) return noCapitalResult("skipped", { details: { reason: "own position" } });
+  if (user === me) return skipped({ kind: "own_position" });
   const state = await loadPoolState(chain, deps.poolId, deps.cache);
 
   // 1. The auction: existing, or created now.
-  let auction = await readAuction(chain, deps.poolId, user);
-  if (!auction) {
-    if (task.positions.liabilities.size === 0) {
-      return noCapitalResult("skipped", { details: { reason: "no auction and no debt" } });
-    }
-    // Vault capital is USDC: only USDC liabilities can be bid. A position with no USDC debt is
-    // left alone rather than auctioned at a fee and then never filled.
-    if (!task.positions.liabilities.has(state.reserveList.indexOf(deps.usdc))) {
-      return noCapitalResult("skipped", { details: { reason: USDC_ONLY } });
-    }
-    // Never create an auction whose non-USDC lot could not be converted inside the flash.
-    const blocked = nonUsdcCollateral(state, task.positions, deps.usdc)
-      ? conversionBlocker(deps)
-      : undefined;
-    if (blocked) return noCapitalResult("skipped", { details: { reason: blocked } });
-    auction = await createAuction(chain, keypair, state, task, deps);
-    if (!auction) {
-      return noCapitalResult("skipped", {
-        details: { reason: "auction vanished after creation race" },
-      });
-    }
-  }
+  const ensured = await ensureAuction(chain, keypair, state, task, deps);
+  if ("skip" in ensured) return skipped(ensured.skip);
+  const { auction } = ensured;
 
   // 2. The first profitable block.
   const head = await latestLedger(chain);
   deps.clock.observe(head.sequence);
-  const next = head.sequence + 1;
-  const target = firstProfitableBlock(state, user, auction, deps.minProfit, next);
-  const now = valueAt(state, user, auction, next);
-  if (!target) {
-    return noCapitalResult("waiting", {
-      details: { reason: "never clears MIN_PROFIT (or unpriced)", ratio_now: finite(now.ratio) },
-    });
-  }
+  // The pace estimate, read once: the wait below sizes its deadline and polling from it too.
   const spl = deps.clock.secondsPerLedger();
-  // One poll interval ahead, plus a few ledgers for the trustline transactions, so the next
-  // cycle never arrives too late to send the flash before the target block.
-  const maxWait = Math.ceil(deps.pollIntervalSec / spl) + 3;
-  if (target.block - next > maxWait) {
-    return noCapitalResult("waiting", {
-      details: {
-        auction_block: auction.block,
-        target_block: target.block,
-        ledgers_to_go: target.block - next,
-        ratio_now: finite(now.ratio),
-        ratio_at_target: finite(target.ratio),
-      },
-    });
-  }
+  const decided = targetBlock(state, user, auction, {
+    minProfit: deps.minProfit,
+    next: head.sequence + 1,
+    pollIntervalSec: deps.pollIntervalSec,
+    secondsPerLedger: spl,
+  });
+  if ("wait" in decided) return noCapitalResult({ status: "waiting", reason: decided.wait });
+  const { target, next } = decided;
 
   // 3. The flash amount.
   const t0 = performance.now();
   const bids = bidAmounts(state, target);
-  // An auction someone else created may bid other assets: not fillable from USDC capital.
-  for (const asset of bids.keys()) {
-    if (asset !== deps.usdc) {
-      return noCapitalResult("skipped", { details: { reason: USDC_ONLY, bid_asset: asset } });
-    }
-  }
+  const bidSkip = unfillableBid(bids, deps.usdc);
+  if (bidSkip) return skipped(bidSkip);
   const lotAssets = [...auction.lot.keys()];
   const lotBlocked = lotAssets.some((a) => a !== deps.usdc) ? conversionBlocker(deps) : undefined;
   if (lotBlocked) {
@@ -196,32 +188,20 @@ export async function executeLiquidation(
       {
         user,
         lot: lotAssets.join(","),
-        reason: lotBlocked,
+        reason: blockerText(lotBlocked),
       },
     );
-    return noCapitalResult("skipped", { details: { reason: lotBlocked } });
+    return skipped({ kind: "lot_not_convertible", blocker: lotBlocked });
   }
   const need = bids.get(deps.usdc) ?? 0n;
-  let percent = 100;
-  let amount = need + need / 1000n + 1n;
-  const available = await deps.availableCapital?.();
-  if (available !== undefined && amount > available) {
-    percent = Number((available * 100n) / amount);
-    if (percent < 1) {
-      return noCapitalResult("skipped", {
-        details: {
-          reason: "insufficient vault capital",
-          need: String(amount),
-          available: String(available),
-        },
-      });
-    }
-    amount = (need * BigInt(percent) + 99n) / 100n;
-    amount += amount / 1000n + 1n;
+  const size = sizeFlash(need, await deps.availableCapital?.());
+  if ("skip" in size) return skipped(size.skip);
+  const { percent, amount } = size;
+  if (size.short !== undefined) {
     deps.log("info", `vault capital short: filling ${percent}% of the auction`, {
       user,
       need: String(need),
-      available: String(available),
+      available: String(size.short),
     });
   }
   // The keeper account receives every lot asset (classic assets need a trustline).
@@ -231,7 +211,7 @@ export async function executeLiquidation(
     }
   }
 
-  // The swaps are planned (quotes, venue, slippage floors) before waiting, so nothing but the
+  // 4. The swaps are planned (quotes, venue, slippage floors) before waiting, so nothing but the
   // flash itself is left for the latency-critical moment.
   let legs: PlannedLeg[];
   try {
@@ -245,74 +225,39 @@ export async function executeLiquidation(
           : "lot cannot be converted to USDC above the slippage floor: skipped",
         { user, error: describeError(err) },
       );
-      return noCapitalResult("skipped", { details: { user, reason: err.name } });
+      return skipped({ kind: "swap_unplannable", error: err.name as SwapErrorName }, user);
     }
     throw err;
   }
 
-  // 4. Wait for the block before the target, then send the flash.
-  // Generous deadline (the pace estimate may be off); what matters is below: never fill early.
-  const deadline = Date.now() +
-    Math.max(2 * deps.pollIntervalSec, (target.block - next + 2) * spl * 2) * 1000 + 10_000;
-  // Read the sequence number now: the flash is latency-critical (it must land in the target
-  // block), and nothing else signs for this account meanwhile.
-  const account = await chain.server.getAccount(me);
-  const reached = await waitForLedger(chain, target.block - 1, deadline, {
-    clock: deps.clock,
-    signal: deps.signal,
-    pollMs: Math.max(20, Math.min(250, spl * 100)),
-  });
-  if (reached.sequence + 1 < target.block) {
-    // Shutting down, or the chain is slower than estimated: a fill now would land before the
-    // first profitable block. Nothing was lent; a later cycle comes back.
-    return noCapitalResult("skipped", {
-      details: {
-        user,
-        reason: deps.signal?.aborted
-          ? "shutdown before the profitable block"
-          : "profitable block not reached in time",
-        target_block: target.block,
-        latest: reached.sequence,
-      },
-    });
-  }
-  // From block 400 on Blend's bid is free: the filler takes on no debt, and repaying a debt it
-  // does not have burns 0 d-tokens, which the pool refuses (#1219 InvalidDTokenBurnAmount, the
-  // real pool and the stand-in alike). Then no Repay: the flash lends 1 unit and the lot is profit.
-  const repays = need > 0n;
-  const requests = [
-    request(REQ_FILL_USER_LIQUIDATION, user, BigInt(percent)),
-    ...(repays ? [request(REQ_REPAY, deps.usdc, amount)] : []),
-    ...lotAssets.map((a) => request(REQ_WITHDRAW_COLLATERAL, a, WITHDRAW_ALL)),
-  ];
-  // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
-  // the flash cannot outlive: far beyond the transaction's own validity window.
-  const allowanceUntil = reached.sequence + ALLOWANCE_LEDGERS;
-  const plan = liquidationPlan(deps.poolId, requests, legs, allowanceUntil);
-  // What the keeper's signature may cover, from the plan: anything else is refused unsigned.
-  const auth = liquidationAuth({
+  // 5. Wait for the block before the target, then send the flash.
+  const waited = await awaitTarget(chain, me, { targetBlock: target.block, next, spl }, deps);
+  if ("skip" in waited) return skipped(waited.skip, user);
+  const { account, reached } = waited;
+  const planned = planLiquidation({
     keeper: me,
-    liquidator: deps.liquidator,
+    user,
     pool: deps.poolId,
+    liquidator: deps.liquidator,
     usdc: deps.usdc,
-    requests,
-    repay: repays ? new Map([[deps.usdc, amount]]) : new Map(),
+    percent,
+    amount,
+    need,
     lotAssets,
-    allowanceUntil,
+    legs,
+    reachedLedger: reached,
   });
   const responseTimeMs = Math.round(performance.now() - t0);
   let out: FlashOutcome;
   try {
-    try {
-      out = await vault.flash(deps.liquidator, amount, plan, responseTimeMs, { account, auth });
-    } catch (err) {
-      // The prefetched sequence number went stale (something else signed for this account):
-      // nothing was included, so rebuilding with a fresh one is not a retry of the flash.
-      if (!(err instanceof TxRejectedError && err.txCode === "txBadSeq")) throw err;
-      out = await vault.flash(deps.liquidator, amount, plan, responseTimeMs, { auth });
-    }
+    out = await sendFlash(vault, deps.liquidator, amount, planned, responseTimeMs, account);
   } catch (err) {
-    return await onFlashFailure(chain, err, { user, auction, amount, deps, responseTimeMs });
+    return await classifyFlashFailure(chain, err, {
+      user,
+      auction,
+      poolId: deps.poolId,
+      responseTimeMs,
+    });
   }
   deps.touched?.(user, me);
   for (const l of legs) {
@@ -326,32 +271,366 @@ export async function executeLiquidation(
       failed_venues: l.failures.map((f) => `${f.venue}: ${f.error}`).join("; ") || undefined,
     });
   }
-  return {
-    drew: amount,
-    proceeds: amount + out.profit,
-    profit: out.profit,
+  return filledResult(out, {
+    user,
+    percent,
+    amount,
     responseTimeMs,
-    status: "filled",
+    auctionBlock: auction.block,
+    target,
+    swaps: legs.length,
+  });
+}
+
+/** The names of the swap planner's errors that skip a liquidation. */
+export type SwapErrorName = "ErrSlippageExceeded" | "ErrNoRoute";
+
+/**
+ * Step 1, ensure-auction: the user's open auction, or one created now (50 %, or the nearest
+ * accepted percent). A skip when none may be created ({@link creationBlocker}) or it vanished in
+ * a creation race. Reads the auction, then (only when creating) simulates and sends `new_auction`.
+ */
+export async function ensureAuction(
+  chain: ChainRpc,
+  keypair: Keypair,
+  state: PoolState,
+  task: LiquidationTask,
+  deps: ExecuteDeps,
+): Promise<{ auction: AuctionData } | { skip: SkipReason }> {
+  const existing = await readAuction(chain, deps.poolId, task.user);
+  if (existing) return { auction: existing };
+  const blocked = creationBlocker(state, task.positions, deps);
+  if (blocked) return { skip: blocked };
+  const auction = await createAuction(chain, keypair, state, task, deps);
+  return auction ? { auction } : { skip: { kind: "auction_vanished" } };
+}
+
+/**
+ * Why no auction may be created for a position (pure): no debt; no USDC debt (vault capital is
+ * USDC, so only USDC liabilities can be bid — a position without one is left alone rather than
+ * auctioned at a fee and never filled); or a non-USDC lot that could not be converted inside the
+ * flash. Undefined when one may be created.
+ */
+export function creationBlocker(
+  state: Pick<PoolState, "reserveList">,
+  positions: Pick<Positions, "liabilities" | "collateral">,
+  deps: Pick<ExecuteDeps, "usdc" | "dex" | "routers">,
+): SkipReason | undefined {
+  if (positions.liabilities.size === 0) return { kind: "no_auction_no_debt" };
+  if (!positions.liabilities.has(state.reserveList.indexOf(deps.usdc))) {
+    return { kind: "usdc_only" };
+  }
+  const nonUsdcLot = [...positions.collateral.keys()].some((i) =>
+    state.reserveList[i] !== deps.usdc
+  );
+  const blocker = nonUsdcLot ? conversionBlocker(deps) : undefined;
+  return blocker ? { kind: "lot_not_convertible", blocker } : undefined;
+}
+
+/** What {@link targetBlock} needs besides the auction. */
+export interface TargetInputs {
+  /** MIN_PROFIT: the lot value / bid cost ratio a fill must clear. */
+  minProfit: number;
+  /** The next ledger (the earliest a transaction sent now can land in). */
+  next: number;
+  pollIntervalSec: number;
+  /** The chain's pace estimate. */
+  secondsPerLedger: number;
+}
+
+/**
+ * Step 2, target block (pure): the first block whose lot value / bid cost clears MIN_PROFIT, or a
+ * wait reason when there is none or it is more than one poll interval (plus a few ledgers for the
+ * trustline transactions) away — so the next cycle never arrives too late to send the flash.
+ */
+export function targetBlock(
+  state: PoolState,
+  user: string,
+  auction: AuctionData,
+  inp: TargetInputs,
+): { target: AuctionValue; next: number } | { wait: WaitReason } {
+  const { next } = inp;
+  const target = firstProfitableBlock(state, user, auction, inp.minProfit, next);
+  const now = valueAt(state, user, auction, next);
+  if (!target) return { wait: { kind: "never_profitable", ratioNow: finite(now.ratio) } };
+  const maxWait = Math.ceil(inp.pollIntervalSec / inp.secondsPerLedger) + 3;
+  if (target.block - next > maxWait) {
+    return {
+      wait: {
+        kind: "too_early",
+        auctionBlock: auction.block,
+        targetBlock: target.block,
+        ledgersToGo: target.block - next,
+        ratioNow: finite(now.ratio),
+        ratioAtTarget: finite(target.ratio),
+      },
+    };
+  }
+  return { target, next };
+}
+
+/**
+ * A skip when the auction bids anything but USDC (pure): an auction someone else created may
+ * bid other assets, which USDC capital cannot fill.
+ */
+export function unfillableBid(
+  bids: ReadonlyMap<string, bigint>,
+  usdc: string,
+): SkipReason | undefined {
+  for (const asset of bids.keys()) {
+    if (asset !== usdc) return { kind: "usdc_only", bidAsset: asset };
+  }
+  return undefined;
+}
+
+/**
+ * Step 3, size (pure): the flash amount for a USDC bid of `need` — the bid plus a 0.1 % buffer
+ * for interest accrued until the fill (paid back with the rest). When `available` (the vault's
+ * idle capital and per-flash cap; undefined = unknown) is short, the largest percent that fits
+ * (`short` is then the available amount); a skip when not even 1 % fits.
+ */
+export function sizeFlash(
+  need: bigint,
+  available: bigint | undefined,
+): { percent: number; amount: bigint; short?: bigint } | { skip: SkipReason } {
+  const full = need + need / 1000n + 1n;
+  if (available === undefined || full <= available) return { percent: 100, amount: full };
+  const percent = Number((available * 100n) / full);
+  if (percent < 1) return { skip: { kind: "insufficient_capital", need: full, available } };
+  let amount = (need * BigInt(percent) + 99n) / 100n;
+  amount += amount / 1000n + 1n;
+  return { percent, amount, short: available };
+}
+
+/**
+ * Step 5a: reads the keeper's account (its sequence number, so the latency-critical flash needs
+ * no read), then waits for the ledger before `targetBlock`. A skip when the wait ended before it
+ * (shutdown, or the chain slower than estimated): a fill now would land before the first
+ * profitable block. Nothing was lent; a later cycle comes back.
+ */
+export async function awaitTarget(
+  chain: ChainRpc,
+  keeper: string,
+  at: { targetBlock: number; next: number; spl: number },
+  deps: Pick<ExecuteDeps, "clock" | "pollIntervalSec" | "signal">,
+): Promise<{ account: Account; reached: number } | { skip: SkipReason }> {
+  const { targetBlock, next, spl } = at;
+  // Generous deadline (the pace estimate may be off); what matters is below: never fill early.
+  const deadline = Date.now() +
+    Math.max(2 * deps.pollIntervalSec, (targetBlock - next + 2) * spl * 2) * 1000 + 10_000;
+  const account = await chain.server.getAccount(keeper);
+  const reached = await waitForLedger(chain, targetBlock - 1, deadline, {
+    clock: deps.clock,
+    signal: deps.signal,
+    pollMs: Math.max(20, Math.min(250, spl * 100)),
+  });
+  const skip = targetMissed(reached.sequence, targetBlock, deps.signal?.aborted ?? false);
+  return skip ? { skip } : { account, reached: reached.sequence };
+}
+
+/** A skip when ledger `reached` is not the one before `targetBlock` or later (pure). */
+export function targetMissed(
+  reached: number,
+  targetBlock: number,
+  shutdown: boolean,
+): SkipReason | undefined {
+  return reached + 1 < targetBlock
+    ? { kind: "target_not_reached", shutdown, targetBlock, latest: reached }
+    : undefined;
+}
+
+/** What {@link planLiquidation} plans from. */
+export interface LiquidationFacts {
+  keeper: string;
+  user: string;
+  pool: string;
+  liquidator: string;
+  usdc: string;
+  /** Percent of the auction to fill. */
+  percent: number;
+  /** The flash amount (the repayment). */
+  amount: bigint;
+  /** The USDC bid at the target block (0 from block 400 on). */
+  need: bigint;
+  lotAssets: readonly string[];
+  legs: Pick<PlannedLeg, "amountIn" | "kind" | "minOut" | "path" | "router">[];
+  /** The ledger the wait reached (the repayment allowance is counted from it). */
+  reachedLedger: number;
+}
+
+/** A planned liquidation flash: the Blend requests, the liquidator's plan and what may be signed. */
+export interface PlannedFlash {
+  requests: xdr.ScVal[];
+  plan: xdr.ScVal;
+  auth: AuthShape;
+}
+
+/**
+ * Step 4b, plan (pure): the Blend `submit` requests — fill `percent` of the user's auction, repay
+ * the bid with the flash amount, withdraw every lot asset — the liquidator's `LiquidationPlan`
+ * and the authorization shape the keeper's signature may cover (anything else is refused
+ * unsigned).
+ */
+export function planLiquidation(f: LiquidationFacts): PlannedFlash {
+  // From block 400 on Blend's bid is free: the filler takes on no debt, and repaying a debt it
+  // does not have burns 0 d-tokens, which the pool refuses (InvalidDTokenBurnAmount, the real
+  // pool and the stand-in alike). Then no Repay: the flash lends 1 unit and the lot is profit.
+  const repays = f.need > 0n;
+  const requests = [
+    request(RequestType.FillUserLiquidationAuction, f.user, BigInt(f.percent)),
+    ...(repays ? [request(RequestType.Repay, f.usdc, f.amount)] : []),
+    ...f.lotAssets.map((a) => request(RequestType.WithdrawCollateral, a, WITHDRAW_ALL)),
+  ];
+  // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
+  // the flash cannot outlive: far beyond the transaction's own validity window.
+  const allowanceUntil = f.reachedLedger + ALLOWANCE_LEDGERS;
+  const plan = liquidationPlan(f.pool, requests, f.legs, allowanceUntil);
+  const auth = liquidationAuth({
+    keeper: f.keeper,
+    liquidator: f.liquidator,
+    pool: f.pool,
+    usdc: f.usdc,
+    requests,
+    repay: repays ? new Map([[f.usdc, f.amount]]) : new Map(),
+    lotAssets: f.lotAssets,
+    allowanceUntil,
+  });
+  return { requests, plan, auth };
+}
+
+/**
+ * Step 5b, send: `vault.flash(liquidator, amount, plan, …)` with the prefetched account. When its
+ * sequence number went stale (something else signed for this account: txBadSeq, nothing was
+ * included) it is sent once more with a fresh one — not a retry of the flash.
+ */
+export async function sendFlash(
+  vault: VaultClient,
+  liquidator: string,
+  amount: bigint,
+  planned: PlannedFlash,
+  responseTimeMs: number,
+  account: Account,
+): Promise<FlashOutcome> {
+  const { plan, auth } = planned;
+  try {
+    return await vault.flash(liquidator, amount, plan, responseTimeMs, { account, auth });
+  } catch (err) {
+    if (!(err instanceof TxRejectedError && err.txCode === "txBadSeq")) throw err;
+    return await vault.flash(liquidator, amount, plan, responseTimeMs, { auth });
+  }
+}
+
+/** The filled {@link Result} of a settled flash (pure). */
+export function filledResult(
+  out: FlashOutcome,
+  f: {
+    user: string;
+    percent: number;
+    amount: bigint;
+    responseTimeMs: number;
+    auctionBlock: number;
+    target: Pick<AuctionValue, "block" | "ratio">;
+    swaps: number;
+  },
+): Result {
+  return {
+    drew: f.amount,
+    proceeds: f.amount + out.profit,
+    profit: out.profit,
+    responseTimeMs: f.responseTimeMs,
     txHash: out.txHash,
-    details: {
-      user,
-      percent,
-      auction_block: auction.block,
-      fill_ledger: out.ledger,
-      target_block: target.block,
-      ratio: finite(target.ratio),
-      swaps: legs.length,
+    outcome: {
+      status: "filled",
+      user: f.user,
+      percent: f.percent,
+      auctionBlock: f.auctionBlock,
+      fillLedger: out.ledger,
+      targetBlock: f.target.block,
+      ratio: finite(f.target.ratio),
+      swaps: f.swaps,
     },
   };
+}
+
+/**
+ * Step 5c, classify a failed flash (nothing moved: it reverted as a whole, or was never signed or
+ * sent): a skip for an unprofitable simulation or a refused authorization ({@link refusedFlash});
+ * otherwise the auction is read again and a lost race is returned when it is gone or was replaced
+ * ({@link raceLost}); anything else is thrown.
+ */
+export async function classifyFlashFailure(
+  chain: ChainRpc,
+  err: unknown,
+  c: { user: string; auction: AuctionData; poolId: string; responseTimeMs: number },
+): Promise<Result> {
+  const refused = refusedFlash(err);
+  if (refused) return skipped(refused, c.user);
+  let still: AuctionData | undefined;
+  let readOk = true;
+  try {
+    still = await readAuction(chain, c.poolId, c.user);
+  } catch {
+    readOk = false;
+  }
+  if (raceLost(readOk, still, c.auction)) {
+    // Another keeper filled first: our flash reverted as a whole (or was never sent).
+    const outcome: TaskOutcome = { status: "lost_race", user: c.user, error: describeError(err) };
+    return noCapitalResult(outcome, { responseTimeMs: c.responseTimeMs });
+  }
+  throw err;
+}
+
+/**
+ * The skip for a flash refused before sending (pure): its simulated profit was not positive, or
+ * it asked the keeper to authorize something it did not plan (a hostile pool, router or token;
+ * nothing was signed, and the refusal was logged with its reason where it happened).
+ */
+export function refusedFlash(err: unknown): SkipReason | undefined {
+  if (err instanceof FlashUnprofitableError) {
+    return { kind: "unprofitable", simulatedProfit: err.simulatedProfit };
+  }
+  if (err instanceof UnexpectedAuthError) {
+    return {
+      kind: "auth_refused",
+      refusal: err.reason,
+      invocation: err.invocation,
+      path: err.path,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * True when a failed flash lost the race (pure): the auction, read back successfully, is gone or
+ * started at another block than the one we planned on.
+ */
+export function raceLost(
+  readOk: boolean,
+  still: Pick<AuctionData, "block"> | undefined,
+  ours: Pick<AuctionData, "block">,
+): boolean {
+  return readOk && (!still || still.block !== ours.block);
+}
+
+/**
+ * Why a non-USDC lot could not be converted to USDC inside a flash (no DEX client, or no usable
+ * venue among the flash policy's routers), or undefined when a usable venue exists.
+ */
+export function conversionBlocker(
+  deps: Pick<ExecuteDeps, "dex" | "routers">,
+): ConversionBlocker | undefined {
+  if (!deps.dex) return "no_dex";
+  return deps.dex.flashVenues(deps.routers).length === 0 ? "no_flash_venue" : undefined;
 }
 
 /**
  * One swap leg per non-USDC lot asset, sized at the target block for `percent` of the lot. The
  * legs run one after the other inside the flash, so each is quoted after the ones before it
  * (`keeper/dex/joint.ts`). When a later leg cannot clear its floor behind the others, the other
- * order is tried (the first leg then meets untouched pairs).
+ * order is tried (the first leg then meets untouched pairs). Step 4a, before the wait: quotes,
+ * venues and slippage floors, so nothing but the flash is left for the latency-critical moment.
  */
-async function planSwaps(
+export async function planSwaps(
   chain: ChainRpc,
   state: PoolState,
   target: AuctionValue,
@@ -421,80 +700,6 @@ export function liquidationPlan(
   });
 }
 
-async function onFlashFailure(
-  chain: ChainRpc,
-  err: unknown,
-  c: {
-    user: string;
-    auction: AuctionData;
-    amount: bigint;
-    deps: ExecuteDeps;
-    responseTimeMs: number;
-  },
-): Promise<Result> {
-  if (err instanceof FlashUnprofitableError) {
-    return noCapitalResult("skipped", {
-      details: {
-        user: c.user,
-        reason: "simulated flash profit not positive",
-        simulated_profit: String(err.simulatedProfit),
-      },
-    });
-  }
-  if (err instanceof UnexpectedAuthError) {
-    // The flash asked the keeper to authorize something it did not plan (a hostile pool,
-    // router or token): nothing was signed. Logged with its reason where it was refused.
-    return noCapitalResult("skipped", {
-      details: {
-        user: c.user,
-        reason: `refused to sign: ${err.reason}`,
-        refused_invocation: err.invocation,
-        refused_path: err.path,
-      },
-    });
-  }
-  let still: AuctionData | undefined;
-  let readOk = true;
-  try {
-    still = await readAuction(chain, c.deps.poolId, c.user);
-  } catch {
-    readOk = false;
-  }
-  const lost = readOk && (!still || still.block !== c.auction.block);
-  if (lost) {
-    // Another keeper filled first: our flash reverted as a whole (or was never sent).
-    return noCapitalResult("lost_race", {
-      responseTimeMs: c.responseTimeMs,
-      details: { user: c.user, error: describeError(err) },
-    });
-  }
-  throw err;
-}
-
-/** Why a position or auction is skipped when its debt is not in USDC. */
-export const USDC_ONLY =
-  "debt not in USDC: only USDC-denominated bids are filled from vault capital";
-
-/**
- * Why a non-USDC lot could not be converted to USDC inside a flash ({@link NO_DEX} or
- * {@link NO_FLASH_VENUE}), or undefined when a usable venue exists.
- */
-function conversionBlocker(deps: ExecuteDeps): string | undefined {
-  if (!deps.dex) return NO_DEX;
-  return deps.dex.flashVenues(deps.routers).length === 0 ? NO_FLASH_VENUE : undefined;
-}
-
-/** Why an auction with a non-USDC lot is skipped when no DEX venue may be used inside a flash. */
-export const NO_FLASH_VENUE =
-  "NO_ROUTE: non-USDC lot and no DEX venue usable inside a flash (a Soroswap-ABI router in the vault's flash policy)";
-
-/** Why an auction with a non-USDC lot is skipped without a DEX client. */
-export const NO_DEX = "non-USDC lot and no DEX configured: only USDC lots can be filled";
-
-function nonUsdcCollateral(state: PoolState, positions: Positions, usdc: string): boolean {
-  return [...positions.collateral.keys()].some((i) => state.reserveList[i] !== usdc);
-}
-
 /** Creates the auction (50 %, or the nearest accepted percent); undefined if it vanished. */
 async function createAuction(
   chain: ChainRpc,
@@ -513,7 +718,7 @@ async function createAuction(
     throw new Error("position has no debt or no collateral");
   }
   const args = (p: number) => [
-    sv.u32(0),
+    sv.u32(AuctionType.Liquidation),
     sv.address(task.user),
     sv.addresses(bid),
     sv.addresses(lot),
@@ -525,9 +730,9 @@ async function createAuction(
       return "ok";
     } catch (err) {
       const code = err instanceof ContractCallError ? err.contractCode : undefined;
-      if (code === PoolErrors.InvalidLiqTooLarge) return "large";
-      if (code === PoolErrors.InvalidLiqTooSmall) return "small";
-      if (code === PoolErrors.AuctionInProgress) return "exists";
+      if (code === ContractErrorType.InvalidLiqTooLarge) return "large";
+      if (code === ContractErrorType.InvalidLiqTooSmall) return "small";
+      if (code === ContractErrorType.AuctionInProgress) return "exists";
       throw err;
     }
   });
@@ -562,7 +767,9 @@ async function createAuction(
     return await readAuction(chain, deps.poolId, task.user);
   } catch (err) {
     // Another keeper created it between our simulation and our transaction.
-    if (err instanceof ContractCallError && err.contractCode === PoolErrors.AuctionInProgress) {
+    if (
+      err instanceof ContractCallError && err.contractCode === ContractErrorType.AuctionInProgress
+    ) {
       return await readAuction(chain, deps.poolId, task.user);
     }
     throw err;
@@ -628,7 +835,7 @@ export async function choosePercent(
 }
 
 /** A Blend `Request {address, amount, request_type}`. */
-function request(type: number, address: string, amount: bigint) {
+function request(type: RequestType, address: string, amount: bigint) {
   return sv.struct({
     address: sv.address(address),
     amount: sv.i128(amount),
