@@ -2,9 +2,9 @@
  * Executing one user liquidation on a Blend v2 pool, in ONE transaction (issue 12). Deciding is
  * kept apart from sending: {@link executeLiquidation} runs the steps below in order, each a small
  * exported function — ensure-auction ({@link ensureAuction}, {@link creationBlocker}) → target
- * block ({@link targetBlock}) → size ({@link sizeFlash}) → plan ({@link planSwaps},
- * {@link planLiquidation}) → send ({@link awaitTarget}, {@link sendFlash},
- * {@link classifyFlashFailure}).
+ * block ({@link targetBlock}) → size ({@link sizeLiquidation}, {@link sizeFlash}) → plan
+ * ({@link planLegs}, {@link planLiquidation}) → send ({@link awaitTarget}, {@link sendFlash},
+ * {@link classifyFlashFailure}). The pure ones are tested alone in `execute_test.ts`.
  *
  * 1. Use the user's open liquidation auction, or create one at 50 %. If the pool rejects 50 %
  *    for the health band (`ContractErrorType.InvalidLiqTooLarge` / `InvalidLiqTooSmall`), binary-search by simulation for the
@@ -176,9 +176,75 @@ export async function executeLiquidation(
 
   // 3. The flash amount.
   const t0 = performance.now();
+  const size = await sizeLiquidation(state, auction, target, user, deps);
+  if ("skip" in size) return skipped(size.skip);
+  const { percent, amount, need, lotAssets } = size;
+  await ensureTrustlines(chain, keypair, lotAssets, user, deps);
+
+  // 4. The swaps are planned (quotes, venue, slippage floors) before waiting, so nothing but the
+  // flash itself is left for the latency-critical moment.
+  const swaps = await planLegs(chain, state, target, percent, user, deps);
+  if ("skip" in swaps) return skipped(swaps.skip, user);
+  const { legs } = swaps;
+
+  // 5. Wait for the block before the target, then send the flash.
+  const waited = await awaitTarget(chain, me, { targetBlock: target.block, next, spl }, deps);
+  if ("skip" in waited) return skipped(waited.skip, user);
+  const planned = planLiquidation({
+    keeper: me,
+    user,
+    pool: deps.poolId,
+    liquidator: deps.liquidator,
+    usdc: deps.usdc,
+    percent,
+    amount,
+    need,
+    lotAssets,
+    legs,
+    reachedLedger: waited.reached,
+  });
+  const responseTimeMs = Math.round(performance.now() - t0);
+  let out: FlashOutcome;
+  try {
+    out = await sendFlash(vault, deps.liquidator, amount, planned, responseTimeMs, waited.account);
+  } catch (err) {
+    return await classifyFlashFailure(chain, err, {
+      user,
+      auction,
+      poolId: deps.poolId,
+      responseTimeMs,
+    });
+  }
+  deps.touched?.(user, me);
+  logSwaps(deps.log, legs, out.txHash);
+  return filledResult(out, {
+    user,
+    percent,
+    amount,
+    responseTimeMs,
+    auctionBlock: auction.block,
+    target,
+    swaps: legs.length,
+  });
+}
+
+/**
+ * Step 3, size: the bid must be USDC ({@link unfillableBid}) and a non-USDC lot convertible
+ * inside the flash (skipped with a log line otherwise); then the flash amount for the USDC bid
+ * and the vault's available capital ({@link sizeFlash}; a short fill is logged).
+ */
+export async function sizeLiquidation(
+  state: PoolState,
+  auction: AuctionData,
+  target: AuctionValue,
+  user: string,
+  deps: Pick<ExecuteDeps, "usdc" | "dex" | "routers" | "availableCapital" | "log">,
+): Promise<
+  { percent: number; amount: bigint; need: bigint; lotAssets: string[] } | { skip: SkipReason }
+> {
   const bids = bidAmounts(state, target);
   const bidSkip = unfillableBid(bids, deps.usdc);
-  if (bidSkip) return skipped(bidSkip);
+  if (bidSkip) return { skip: bidSkip };
   const lotAssets = [...auction.lot.keys()];
   const lotBlocked = lotAssets.some((a) => a !== deps.usdc) ? conversionBlocker(deps) : undefined;
   if (lotBlocked) {
@@ -191,95 +257,76 @@ export async function executeLiquidation(
         reason: blockerText(lotBlocked),
       },
     );
-    return skipped({ kind: "lot_not_convertible", blocker: lotBlocked });
+    return { skip: { kind: "lot_not_convertible", blocker: lotBlocked } };
   }
   const need = bids.get(deps.usdc) ?? 0n;
   const size = sizeFlash(need, await deps.availableCapital?.());
-  if ("skip" in size) return skipped(size.skip);
-  const { percent, amount } = size;
+  if ("skip" in size) return size;
   if (size.short !== undefined) {
-    deps.log("info", `vault capital short: filling ${percent}% of the auction`, {
+    deps.log("info", `vault capital short: filling ${size.percent}% of the auction`, {
       user,
       need: String(need),
       available: String(size.short),
     });
   }
-  // The keeper account receives every lot asset (classic assets need a trustline).
+  return { percent: size.percent, amount: size.amount, need, lotAssets };
+}
+
+/** The keeper account receives every lot asset: a trustline for each classic one that lacks it. */
+async function ensureTrustlines(
+  chain: ChainRpc,
+  keypair: Keypair,
+  lotAssets: readonly string[],
+  user: string,
+  deps: Pick<ExecuteDeps, "invoke" | "log">,
+): Promise<void> {
   for (const a of lotAssets) {
     if ((await ensureTrustline(chain, keypair, a, deps.invoke)) === "created") {
       deps.log("info", `trustline created for lot asset ${a}`, { user });
     }
   }
+}
 
-  // 4. The swaps are planned (quotes, venue, slippage floors) before waiting, so nothing but the
-  // flash itself is left for the latency-critical moment.
-  let legs: PlannedLeg[];
+/**
+ * Step 4a: {@link planSwaps}, with a lot that no venue converts above its floor (or at all)
+ * turned into a skip and a warning; any other error is thrown.
+ */
+export async function planLegs(
+  chain: ChainRpc,
+  state: PoolState,
+  target: AuctionValue,
+  percent: number,
+  user: string,
+  deps: ExecuteDeps,
+): Promise<{ legs: PlannedLeg[] } | { skip: SkipReason }> {
   try {
-    legs = await planSwaps(chain, state, target, percent, deps);
+    return { legs: await planSwaps(chain, state, target, percent, deps) };
   } catch (err) {
-    if (err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute) {
-      deps.log(
-        "warn",
-        err instanceof ErrNoRoute
-          ? "lot cannot be converted to USDC: no venue usable inside the flash answered: skipped"
-          : "lot cannot be converted to USDC above the slippage floor: skipped",
-        { user, error: describeError(err) },
-      );
-      return skipped({ kind: "swap_unplannable", error: err.name as SwapErrorName }, user);
-    }
-    throw err;
+    if (!(err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute)) throw err;
+    deps.log(
+      "warn",
+      err instanceof ErrNoRoute
+        ? "lot cannot be converted to USDC: no venue usable inside the flash answered: skipped"
+        : "lot cannot be converted to USDC above the slippage floor: skipped",
+      { user, error: describeError(err) },
+    );
+    return { skip: { kind: "swap_unplannable", error: err.name as SwapErrorName } };
   }
+}
 
-  // 5. Wait for the block before the target, then send the flash.
-  const waited = await awaitTarget(chain, me, { targetBlock: target.block, next, spl }, deps);
-  if ("skip" in waited) return skipped(waited.skip, user);
-  const { account, reached } = waited;
-  const planned = planLiquidation({
-    keeper: me,
-    user,
-    pool: deps.poolId,
-    liquidator: deps.liquidator,
-    usdc: deps.usdc,
-    percent,
-    amount,
-    need,
-    lotAssets,
-    legs,
-    reachedLedger: reached,
-  });
-  const responseTimeMs = Math.round(performance.now() - t0);
-  let out: FlashOutcome;
-  try {
-    out = await sendFlash(vault, deps.liquidator, amount, planned, responseTimeMs, account);
-  } catch (err) {
-    return await classifyFlashFailure(chain, err, {
-      user,
-      auction,
-      poolId: deps.poolId,
-      responseTimeMs,
-    });
-  }
-  deps.touched?.(user, me);
+/** One info line per swap that ran inside a settled flash. */
+function logSwaps(log: ExecuteDeps["log"], legs: readonly PlannedLeg[], txHash: string): void {
   for (const l of legs) {
-    deps.log("info", `swapped seized ${l.path[0]} to USDC on ${l.venue} inside the flash`, {
+    log("info", `swapped seized ${l.path[0]} to USDC on ${l.venue} inside the flash`, {
       amount_in: String(l.amountIn),
       min_out: String(l.minOut),
       quote: String(l.quote),
       floor: String(l.floor),
       path: l.path.join(">"),
-      tx_hash: out.txHash,
+      tx_hash: txHash,
       failed_venues: l.failures.map((f) => `${f.venue}: ${f.error}`).join("; ") || undefined,
     });
   }
-  return filledResult(out, {
-    user,
-    percent,
-    amount,
-    responseTimeMs,
-    auctionBlock: auction.block,
-    target,
-    swaps: legs.length,
-  });
 }
 
 /** The names of the swap planner's errors that skip a liquidation. */
