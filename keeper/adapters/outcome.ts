@@ -83,7 +83,7 @@ export type TaskOutcome =
   }
   /** Another keeper won: our simulation or transaction reverted, nothing moved. */
   | { status: "lost_race"; user: string; error: string }
-  /** A liquidation attempt failed (an adapter's {@link TaskError} result). */
+  /** A liquidation attempt failed (for a result an adapter throws with `TaskError`). */
   | { status: "failed"; user?: string; error?: string }
   /** The allocation vault was rebalanced. */
   | { status: "rebalanced"; asset: string; driftBps: number; instructions: number }

@@ -55,8 +55,8 @@ export async function planLegs(
  * One swap leg per non-USDC lot asset, sized at the target block for `percent` of the lot. The
  * legs run one after the other inside the flash, so each is quoted after the ones before it
  * (`keeper/dex/joint.ts`). When a later leg cannot clear its floor behind the others, the other
- * order is tried (the first leg then meets untouched pairs). Step 4a, before the wait: quotes,
- * venues and slippage floors, so nothing but the flash is left for the latency-critical moment.
+ * order is tried (the first leg then meets untouched pairs). Planned before the wait (quotes,
+ * venues, slippage floors), so nothing but the flash is left for the latency-critical moment.
  */
 export async function planSwaps(
   chain: ChainRpc,
