@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { Keypair, xdr } from "@stellar/stellar-sdk";
 import {
   type Adapter,
+  noCapitalResult,
   type Result,
   sortTasks,
   type Task,
@@ -18,6 +19,7 @@ import type { ChainRpc } from "@vigil/soroban/rpc";
 import { type CycleHooks, runCycle, type VaultLike } from "./cycle.ts";
 
 const chain = {} as ChainRpc;
+const never = { kind: "never_profitable", ratioNow: null } as const;
 const kp = Keypair.random();
 
 interface FakeVault extends VaultLike {
@@ -88,7 +90,7 @@ function adapter(p: Plan, trace: string[]): Adapter<string> {
       trace.push(`execute ${p.name}:${task.label}`);
       return p.run
         ? p.run(task, vault)
-        : Promise.resolve({ drew: 0n, proceeds: 0n, profit: 0n, responseTimeMs: 0, status: "ok" });
+        : Promise.resolve(noCapitalResult({ status: "skipped", reason: { kind: "own_position" } }));
     },
     estimateCapital: () => p.capital ?? 0n,
   };
@@ -143,7 +145,7 @@ Deno.test("a failing getTasks skips only that adapter; a failing execute skips o
     run: (task) =>
       task.label === "2"
         ? Promise.reject(new Error("nope"))
-        : Promise.resolve({ drew: 0n, proceeds: 0n, profit: 0n, responseTimeMs: 0 }),
+        : Promise.resolve(noCapitalResult({ status: "waiting", reason: never })),
   }, trace);
   const r = await runCycle({
     chain,
@@ -181,7 +183,16 @@ Deno.test("every task gets the flash-only vault client; a TaskError's result is 
         proceeds: 100n + out.profit,
         profit: out.profit,
         responseTimeMs: 5,
-        status: "filled",
+        outcome: {
+          status: "filled",
+          user: `G${task.label}`,
+          percent: 100,
+          auctionBlock: 1,
+          fillLedger: 2,
+          targetBlock: 2,
+          ratio: 1.1,
+          swaps: 0,
+        },
       };
       if (task.label === "2") throw new TaskError("boom after the flash", r);
       return r;
@@ -190,6 +201,11 @@ Deno.test("every task gets the flash-only vault client; a TaskError's result is 
   const r = await runCycle({ chain, keypair: kp, vault, adapters: [a], hooks: h });
   assert.deepEqual(vault.flashes, [100n, 100n, 100n], "no task is skipped for capital");
   assert.equal(h.results.length, 3);
+  assert.deepEqual(h.results.map(([, l, res]) => [l, res.outcome.status]), [
+    ["1", "filled"],
+    ["2", "filled"],
+    ["3", "filled"],
+  ]);
   assert.equal(r.errors, 1);
   assert.equal(r.executed, 2);
   assert.ok(h.log.some((l) => l.startsWith("error execute lending_pool") && l.includes("boom")));
@@ -205,7 +221,7 @@ Deno.test("an aborted signal stops between tasks; refresh still runs", async () 
     tasks: [t("1", 2), t("2", 1)],
     run: () => {
       ctrl.abort();
-      return Promise.resolve({ drew: 0n, proceeds: 0n, profit: 0n, responseTimeMs: 0 });
+      return Promise.resolve(noCapitalResult({ status: "waiting", reason: never }));
     },
   }, trace);
   const b = adapter({ name: "b", tasks: [t("3", 1)] }, trace);

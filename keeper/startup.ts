@@ -20,6 +20,12 @@
 import { AllocationAdapter } from "./adapters/allocation/allocation_adapter.ts";
 import type { Adapter, Result, Task } from "./adapters/adapter.ts";
 import {
+  outcomeFields,
+  outcomeUser,
+  type TaskOutcome,
+  type TaskStatus,
+} from "./adapters/outcome.ts";
+import {
   flashPolicyProblem,
   LendingPoolAdapter,
 } from "./adapters/lending_pool/lending_pool_adapter.ts";
@@ -341,7 +347,19 @@ export async function keeperCycle(
   return { errors: report.errors };
 }
 
-const OUTCOMES = new Set<string>(["filled", "lost_race", "failed"]);
+/** The dashboard outcome of a task outcome that is a liquidation attempt, else undefined. */
+export function liquidationOutcome(o: TaskOutcome): LiquidationOutcome | undefined {
+  switch (o.status) {
+    case "filled":
+    case "lost_race":
+    case "failed":
+      return o.status;
+    case "rebalanced":
+    case "waiting":
+    case "skipped":
+      return undefined;
+  }
+}
 
 /** Folds one task result into the dashboard (liquidations) or the log (everything else). */
 export function recordResult(
@@ -350,42 +368,43 @@ export function recordResult(
   task: Task,
   result: Result,
 ): void {
-  const status = result.status ?? "filled";
-  const d = result.details ?? {};
-  if (OUTCOMES.has(status) && adapter.name() === "lending_pool") {
+  const o = result.outcome;
+  const outcome = liquidationOutcome(o);
+  if (outcome && adapter.name() === "lending_pool") {
+    const error = o.status === "lost_race" || o.status === "failed" ? o.error : undefined;
     ctx.recordLiquidation({
       adapter: adapter.name(),
       pool: ctx.config.lendingPool,
-      user: typeof d.user === "string" ? d.user : task.label ?? null,
-      outcome: status as LiquidationOutcome,
+      user: outcomeUser(o) ?? task.label ?? null,
+      outcome,
       drew: result.drew,
       proceeds: result.proceeds,
       responseTimeMs: result.responseTimeMs,
       txHash: result.txHash ?? null,
-      ledger: typeof d.fill_ledger === "number" ? d.fill_ledger : null,
-      auctionBlock: typeof d.auction_block === "number" ? d.auction_block : null,
+      ledger: o.status === "filled" ? o.fillLedger : null,
+      auctionBlock: o.status === "filled" ? o.auctionBlock : null,
       time: new Date(),
-      note: typeof d.error === "string" ? d.error : belowMinFill(ctx, status, result.profit),
+      note: error ?? belowMinFill(ctx, o.status, result.profit),
     });
     return;
   }
   const fields = {
     adapter: adapter.name(),
     task: task.label,
-    status,
+    status: o.status,
     tx_hash: result.txHash,
-    ...d,
+    ...outcomeFields(o),
   };
-  if (status === "rebalanced") ctx.log.info(`${adapter.name()}: rebalanced`, fields);
-  else if (status === "waiting") ctx.log.debug(`${adapter.name()}: waiting`, fields);
-  else ctx.log.debug(`${adapter.name()}: ${status}`, fields);
+  if (o.status === "rebalanced") ctx.log.info(`${adapter.name()}: rebalanced`, fields);
+  else if (o.status === "waiting") ctx.log.debug(`${adapter.name()}: waiting`, fields);
+  else ctx.log.debug(`${adapter.name()}: ${o.status}`, fields);
 }
 
 /**
  * A note for a fill whose profit is below the vault's `min_fill_profit`: it went to depositors
  * all the same, but the registry does not count it as a successful fill.
  */
-function belowMinFill(ctx: KeeperContext, status: string, profit: bigint): string | null {
+function belowMinFill(ctx: KeeperContext, status: TaskStatus, profit: bigint): string | null {
   const min = ctx.state.vaultConfig?.minFillProfit;
   if (status !== "filled" || min === undefined || profit >= min) return null;
   return `profit below the vault's min_fill_profit ${min}: not counted as a successful fill`;

@@ -8,8 +8,8 @@
  *    the cycle; it never stops the keeper.
  * 2. The tasks are stably sorted by {@link Task.priority}, highest first.
  * 3. {@link Adapter.execute} for each task. Throwing logs the error and moves to the next task.
- *    A returned {@link Result} is folded into the dashboard (liquidation history, keeper
- *    stats).
+ *    A returned {@link Result} — its typed {@link TaskOutcome} — is folded into the dashboard
+ *    (liquidation history, keeper stats) and the log.
  *
  * Rules for authors:
  * - Talk to the chain only through the {@link ChainRpc} you are given (its requests are
@@ -53,7 +53,13 @@
  * export const noop: Adapter<{ id: string }> = {
  *   name: () => "noop",
  *   getTasks: async () => [{ priority: 1, estProfit: 0, data: { id: "x" } }],
- *   execute: async () => ({ drew: 0n, proceeds: 0n, profit: 0n, responseTimeMs: 0 }),
+ *   execute: async () => ({
+ *     drew: 0n,
+ *     proceeds: 0n,
+ *     profit: 0n,
+ *     responseTimeMs: 0,
+ *     outcome: { status: "skipped", reason: { kind: "own_position" } },
+ *   }),
  *   estimateCapital: () => 0n,
  * };
  * ```
@@ -64,7 +70,17 @@ import type { Account, Keypair, xdr } from "@stellar/stellar-sdk";
 import type { AuthShape } from "@vigil/soroban/auth_guard";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 
+import type { SkipReason, TaskOutcome } from "./outcome.ts";
+
 export type { AuthShape, ChainRpc };
+export type {
+  ConversionBlocker,
+  PolicyRefusal,
+  SkipReason,
+  TaskOutcome,
+  TaskStatus,
+  WaitReason,
+} from "./outcome.ts";
 
 /** Lowest task priority. */
 export const MIN_PRIORITY = 0;
@@ -95,16 +111,10 @@ export interface Result {
   profit: bigint;
   /** Latency forwarded to the registry's counters (ms). */
   responseTimeMs: number;
-  /**
-   * What happened: "filled" (a liquidation settled in one flash), "rebalanced", "lost_race"
-   * (another keeper won: our simulation or transaction reverted, nothing moved), "waiting"
-   * (not profitable yet), or "skipped". Optional; adapters may use their own words.
-   */
-  status?: string;
+  /** What happened, typed: the cycle's host switches on `outcome.status` (see `outcome.ts`). */
+  outcome: TaskOutcome;
   /** Hash of the main transaction (the fill, the rebalance), when there is one. */
   txHash?: string;
-  /** Extra facts for the log and the dashboard (JSON-safe values). */
-  details?: Record<string, string | number | boolean | null>;
 }
 
 /** A settled flash. */
@@ -204,8 +214,22 @@ export interface Adapter<D = unknown> {
 }
 
 /** A Result for a task that moved no capital. */
-export function noCapitalResult(status: string, extra: Partial<Result> = {}): Result {
-  return { drew: 0n, proceeds: 0n, profit: 0n, responseTimeMs: 0, status, ...extra };
+export function noCapitalResult(
+  outcome: TaskOutcome,
+  extra: Partial<Omit<Result, "outcome">> = {},
+): Result {
+  return { drew: 0n, proceeds: 0n, profit: 0n, responseTimeMs: 0, outcome, ...extra };
+}
+
+/** A Result for a skipped task (nothing lent, nothing booked). */
+export function skipped(reason: SkipReason, user?: string): Result {
+  return noCapitalResult(
+    user === undefined ? { status: "skipped", reason } : {
+      status: "skipped",
+      user,
+      reason,
+    },
+  );
 }
 
 /** profit = max(0, proceeds − drew). */

@@ -33,6 +33,8 @@ import { USDC } from "@vigil/testing/contracts/vigil_fixture";
 
 /** The oracle's XLM price once openAuction shocked it (7 decimals, USD). */
 const ORACLE_XLM = 850_000n;
+/** JSON.stringify replacer for outcomes (bigint fields). */
+const jsonBig = (_k: string, v: unknown) => typeof v === "bigint" ? String(v) : v;
 /** XLM the attacker sells in its front-run (the pair holds 20M XLM: a few percent of price). */
 const FRONT_RUN_XLM = 600_000n;
 
@@ -89,8 +91,11 @@ Deno.test("hostile oracle far above the market: the keeper's quote is below its 
     await setOraclePrice(w, w.xlm, ORACLE_XLM * 10n); // $0.85 against a market near $0.09
     const before = { state: await w.state(), usdc: await w.bal(w.usdc, w.eve.publicKey()) };
     const r = await k.liquidate();
-    assert.equal(r.status, "skipped");
-    assert.equal(r.details?.reason, "ErrSlippageExceeded");
+    assert.equal(r.outcome.status, "skipped");
+    assert.deepEqual(r.outcome.status === "skipped" && r.outcome.reason, {
+      kind: "swap_unplannable",
+      error: "ErrSlippageExceeded",
+    });
     assert.equal(r.drew, 0n);
     assert.deepEqual(await w.state(), before.state);
     assert.equal(await w.bal(w.usdc, w.eve.publicKey()), before.usdc);
@@ -131,7 +136,7 @@ Deno.test("hostile oracle far below the market + a sandwich around the keeper's 
 
     // The next attempt, at the market price: filled for at least the quote less 1 %.
     const r = await k.liquidate();
-    assert.equal(r.status, "filled", JSON.stringify(r.details));
+    assert.equal(r.outcome.status, "filled", JSON.stringify(r.outcome, jsonBig));
     const swap = k.logs.find((l) => /^swapped seized/.test(l.msg))!;
     const minOut = BigInt(String(swap.fields?.min_out));
     const quote = BigInt(String(swap.fields?.quote));
@@ -160,7 +165,7 @@ Deno.test("KNOWN LIMIT: hostile oracle far below the market + a front-run BEFORE
     const state0 = await w.state();
     const sold = await w.dexSellXlm(FRONT_RUN_XLM); // before the keeper's cycle
     const r = await k.liquidate();
-    assert.equal(r.status, "filled", JSON.stringify(r.details));
+    assert.equal(r.outcome.status, "filled", JSON.stringify(r.outcome, jsonBig));
     await w.dexBuyXlm(sold);
     const end = await whaleBalances(w, whale);
     const gainXlm = end.xlm - start.xlm;

@@ -136,14 +136,12 @@ export class AllocationAdapter implements Adapter<RebalanceTask> {
       ),
       tx_hash: r.hash,
     });
-    return noCapitalResult("rebalanced", {
-      txHash: r.hash,
-      details: {
-        asset: task.data.asset,
-        drift_bps: task.data.driftBps,
-        instructions: task.data.instructions.length,
-      },
-    });
+    return noCapitalResult({
+      status: "rebalanced",
+      asset: task.data.asset,
+      driftBps: task.data.driftBps,
+      instructions: task.data.instructions.length,
+    }, { txHash: r.hash });
   }
 
   estimateCapital(_task: Task<RebalanceTask>): bigint {

@@ -15,7 +15,7 @@ import type { PoolState } from "./pool_state.ts";
 export const AUCTION_LENGTH = 400;
 
 /** Ledger key of the user-liquidation auction of `user` (temporary storage). */
-export function auctionKey(poolId: string, user: string, type = 0) {
+export function auctionKey(poolId: string, user: string, type = AuctionType.Liquidation) {
   return contractDataKey(
     poolId,
     sv.variant("Auction", sv.struct({ auct_type: sv.u32(type), user: sv.address(user) })),

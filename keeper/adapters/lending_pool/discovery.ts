@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { Positions } from "@blend-capital/blend-sdk";
+import { AuctionType, Positions } from "@blend-capital/blend-sdk";
 import { scValToNative, xdr } from "@stellar/stellar-sdk";
 import {
   contractDataKey,
@@ -182,7 +182,7 @@ export class BorrowerIndex {
     if (name === "new_auction" || name === "fill_auction" || name === "delete_auction") {
       const type = topics[1]?.type === "scvU32" ? Number(topics[1].u32) : -1;
       const user = addrAt(2);
-      if (type !== 0 || !user) return;
+      if (type !== AuctionType.Liquidation || !user) return;
       if (name === "new_auction") this.auctions.set(user, auctionInfo(ev.value));
       if (name === "delete_auction") this.auctions.delete(user);
       if (name === "fill_auction") {

@@ -19,11 +19,12 @@ import {
   type Adapter,
   clampPriority,
   type FlashPolicy,
-  noCapitalResult,
   type Result,
+  skipped,
   type Task,
   type VaultClient,
 } from "../adapter.ts";
+import { type PolicyRefusal, policyRefusalText } from "../outcome.ts";
 import { BorrowerIndex, type SyncReport } from "./discovery.ts";
 import { executeLiquidation, type LiquidationTask } from "./execute.ts";
 import { healthOf, priorityFor } from "./health.ts";
@@ -176,7 +177,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
         this.#log("warn", `${missing} not set: liquidations are monitored, not executed`);
         this.#warnedNoUsdc = true;
       }
-      return noCapitalResult("skipped", { details: { reason: `${missing} not set` } });
+      return skipped({ kind: "not_configured", missing });
     }
     // Read once per cycle, at its first task (the admin may change it at any time): nothing
     // that costs fees (an auction, a trustline, a flash) happens for a liquidation the vault
@@ -186,7 +187,8 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       if (this.#policy === read) this.#policy = undefined;
       throw err;
     });
-    const problem = flashPolicyProblem(policy, this.#opts.liquidator, this.#opts.poolId);
+    const refusal = flashPolicyRefusal(policy, this.#opts.liquidator, this.#opts.poolId);
+    const problem = refusal && policyRefusalText(refusal);
     if (problem !== this.#policyProblem) {
       if (problem) this.#log("warn", `${problem}: liquidations are skipped`, { policy });
       else if (this.#policyProblem) {
@@ -194,9 +196,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       }
       this.#policyProblem = problem;
     }
-    if (problem) {
-      return noCapitalResult("skipped", { details: { user: task.data.user, reason: problem } });
-    }
+    if (refusal) return skipped({ kind: "flash_policy", refusal }, task.data.user);
     const result = await executeLiquidation(rpc, keypair, task.data, vault, {
       poolId: this.#opts.poolId,
       usdc: this.#opts.usdc,
@@ -215,9 +215,10 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       log: (level, msg, fields) => this.#log(level, msg, fields),
       touched: (...users) => this.index.markDirty(...users),
     });
+    const o = result.outcome;
     if (
-      result.status === "filled" || result.status === "lost_race" ||
-      result.details?.reason === "no auction and no debt"
+      o.status === "filled" || o.status === "lost_race" ||
+      (o.status === "skipped" && o.reason.kind === "no_auction_no_debt")
     ) {
       this.index.auctions.delete(task.data.user); // re-learned from events if it still exists
     }
@@ -246,18 +247,24 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
  * Why the vault's flash policy refuses this keeper's liquidations (the liquidator is not an
  * allowed executor, or the pool is not an allowed pool), or undefined when it allows them.
  */
+export function flashPolicyRefusal(
+  policy: Pick<FlashPolicy, "executors" | "pools">,
+  liquidator: string,
+  pool: string,
+): PolicyRefusal | undefined {
+  if (!policy.executors.includes(liquidator)) return { kind: "executor_not_listed", liquidator };
+  if (!policy.pools.includes(pool)) return { kind: "pool_not_listed", pool };
+  return undefined;
+}
+
+/** {@link flashPolicyRefusal} as the operator-facing text (logs, the API's warnings). */
 export function flashPolicyProblem(
-  policy: FlashPolicy,
+  policy: Pick<FlashPolicy, "executors" | "pools">,
   liquidator: string,
   pool: string,
 ): string | undefined {
-  if (!policy.executors.includes(liquidator)) {
-    return `LIQUIDATOR_CONTRACT ${liquidator} is not an executor in the vault's flash policy`;
-  }
-  if (!policy.pools.includes(pool)) {
-    return `LENDING_POOL ${pool} is not a pool in the vault's flash policy`;
-  }
-  return undefined;
+  const refusal = flashPolicyRefusal(policy, liquidator, pool);
+  return refusal && policyRefusalText(refusal);
 }
 
 /** Blend's estimated liquidation incentive 1 + (1 − C/L)/2 on effective values, as a ratio hint. */

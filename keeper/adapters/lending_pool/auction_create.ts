@@ -1,0 +1,226 @@
+/**
+ * Step 1 of a liquidation, ensure-auction: the user's open liquidation auction, or one created
+ * now at 50 % — or, when the pool rejects 50 % for its health band (`InvalidLiqTooLarge` /
+ * `InvalidLiqTooSmall`), the nearest accepted percent found by simulation. No auction is created
+ * that could not be filled from USDC capital ({@link creationBlocker}).
+ *
+ * @module
+ */
+import {
+  AuctionData,
+  AuctionType,
+  ContractErrorType,
+  type Positions,
+} from "@blend-capital/blend-sdk";
+import type { Keypair } from "@stellar/stellar-sdk";
+import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
+import { ContractCallError } from "@vigil/soroban/errors";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import { sv } from "@vigil/soroban/scval";
+import { invokeContract, simulateRead } from "@vigil/soroban/tx";
+import type { ConversionBlocker, SkipReason } from "../outcome.ts";
+import { readAuction } from "./auction.ts";
+import type { ExecuteDeps, LiquidationTask } from "./execute_deps.ts";
+import type { PoolState } from "./pool_state.ts";
+
+/**
+ * The Blend pool errors the keeper's liquidation path knows, by name, with blend-sdk's numbers
+ * (a test checks them against the real pool's spec).
+ */
+export const PoolErrors = {
+  InvalidLiquidation: ContractErrorType.InvalidLiquidation,
+  AuctionInProgress: ContractErrorType.AuctionInProgress,
+  InvalidLiqTooLarge: ContractErrorType.InvalidLiqTooLarge,
+  InvalidLiqTooSmall: ContractErrorType.InvalidLiqTooSmall,
+  InvalidDTokenBurnAmount: ContractErrorType.InvalidDTokenBurnAmount,
+} as const;
+
+/** Percent of a new user-liquidation auction. */
+export const DEFAULT_AUCTION_PERCENT = 50;
+
+/**
+ * Step 1, ensure-auction: the user's open auction, or one created now (50 %, or the nearest
+ * accepted percent). A skip when none may be created ({@link creationBlocker}) or it vanished in
+ * a creation race. Reads the auction, then (only when creating) simulates and sends `new_auction`.
+ */
+export async function ensureAuction(
+  chain: ChainRpc,
+  keypair: Keypair,
+  state: PoolState,
+  task: LiquidationTask,
+  deps: ExecuteDeps,
+): Promise<{ auction: AuctionData } | { skip: SkipReason }> {
+  const existing = await readAuction(chain, deps.poolId, task.user);
+  if (existing) return { auction: existing };
+  const blocked = creationBlocker(state, task.positions, deps);
+  if (blocked) return { skip: blocked };
+  const auction = await createAuction(chain, keypair, state, task, deps);
+  return auction ? { auction } : { skip: { kind: "auction_vanished" } };
+}
+
+/**
+ * Why no auction may be created for a position (pure): no debt; no USDC debt (vault capital is
+ * USDC, so only USDC liabilities can be bid — a position without one is left alone rather than
+ * auctioned at a fee and never filled); or a non-USDC lot that could not be converted inside the
+ * flash. Undefined when one may be created.
+ */
+export function creationBlocker(
+  state: Pick<PoolState, "reserveList">,
+  positions: Pick<Positions, "liabilities" | "collateral">,
+  deps: Pick<ExecuteDeps, "usdc" | "dex" | "routers">,
+): SkipReason | undefined {
+  if (positions.liabilities.size === 0) return { kind: "no_auction_no_debt" };
+  if (!positions.liabilities.has(state.reserveList.indexOf(deps.usdc))) {
+    return { kind: "usdc_only" };
+  }
+  const nonUsdcLot = [...positions.collateral.keys()].some((i) =>
+    state.reserveList[i] !== deps.usdc
+  );
+  const blocker = nonUsdcLot ? conversionBlocker(deps) : undefined;
+  return blocker ? { kind: "lot_not_convertible", blocker } : undefined;
+}
+
+/**
+ * Why a non-USDC lot could not be converted to USDC inside a flash (no DEX client, or no usable
+ * venue among the flash policy's routers), or undefined when a usable venue exists.
+ */
+export function conversionBlocker(
+  deps: Pick<ExecuteDeps, "dex" | "routers">,
+): ConversionBlocker | undefined {
+  if (!deps.dex) return "no_dex";
+  return deps.dex.flashVenues(deps.routers).length === 0 ? "no_flash_venue" : undefined;
+}
+
+/** Creates the auction (50 %, or the nearest accepted percent); undefined if it vanished. */
+async function createAuction(
+  chain: ChainRpc,
+  keypair: Keypair,
+  state: PoolState,
+  task: LiquidationTask,
+  deps: ExecuteDeps,
+): Promise<AuctionData | undefined> {
+  // Bid only the USDC liability (Blend lets the creator choose the bid assets); other debt stays
+  // with the borrower for a keeper that holds those assets.
+  const bid = [...task.positions.liabilities.keys()]
+    .map((i) => state.reserveList[i])
+    .filter((a) => a === deps.usdc);
+  const lot = [...task.positions.collateral.keys()].map((i) => state.reserveList[i]);
+  if (bid.length === 0 || lot.length === 0) {
+    throw new Error("position has no debt or no collateral");
+  }
+  const args = (p: number) => [
+    sv.u32(AuctionType.Liquidation),
+    sv.address(task.user),
+    sv.addresses(bid),
+    sv.addresses(lot),
+    sv.u32(p),
+  ];
+  const percent = await choosePercent(async (p) => {
+    try {
+      await simulateRead(chain, deps.poolId, "new_auction", args(p));
+      return "ok";
+    } catch (err) {
+      const code = err instanceof ContractCallError ? err.contractCode : undefined;
+      if (code === ContractErrorType.InvalidLiqTooLarge) return "large";
+      if (code === ContractErrorType.InvalidLiqTooSmall) return "small";
+      if (code === ContractErrorType.AuctionInProgress) return "exists";
+      throw err;
+    }
+  });
+  if (percent === "exists") return await readAuction(chain, deps.poolId, task.user);
+  if (percent !== DEFAULT_AUCTION_PERCENT) {
+    deps.log(
+      "info",
+      `pool rejected a ${DEFAULT_AUCTION_PERCENT}% auction; using nearest accepted ${percent}%`,
+      {
+        user: task.user,
+        percent,
+      },
+    );
+  }
+  try {
+    // Creating an auction needs no nested authorization from the keeper.
+    const r = await invokeContract(
+      chain,
+      keypair,
+      deps.poolId,
+      "new_auction",
+      args(percent),
+      { ...deps.invoke, auth: ROOT_ONLY },
+    );
+    deps.log("info", `liquidation auction created for ${task.user} at ${percent}%`, {
+      user: task.user,
+      percent,
+      tx_hash: r.hash,
+      ledger: r.ledger,
+    });
+    if (r.returnValue) return AuctionData.fromScVal(r.returnValue.toXDR("base64"));
+    return await readAuction(chain, deps.poolId, task.user);
+  } catch (err) {
+    // Another keeper created it between our simulation and our transaction.
+    if (
+      err instanceof ContractCallError && err.contractCode === ContractErrorType.AuctionInProgress
+    ) {
+      return await readAuction(chain, deps.poolId, task.user);
+    }
+    throw err;
+  }
+}
+
+/** Outcome of probing one percent. */
+export type Probe = "ok" | "large" | "small" | "exists";
+
+/**
+ * The accepted percent nearest to 50: 50 itself, else the smallest accepted above it (when 50 is
+ * too small) or the largest accepted below it (when 50 is too large), by binary search over the
+ * pool's monotone health band. "exists" when an auction already exists. Throws when no percent
+ * is accepted.
+ */
+export async function choosePercent(
+  probe: (p: number) => Promise<Probe>,
+): Promise<number | "exists"> {
+  const first = await probe(DEFAULT_AUCTION_PERCENT);
+  if (first === "ok" || first === "exists") {
+    return first === "ok" ? DEFAULT_AUCTION_PERCENT : "exists";
+  }
+  if (first === "small") {
+    // Smallest p in (50, 100] that is not "too small".
+    let lo = DEFAULT_AUCTION_PERCENT, hi = 100;
+    const top = await probe(hi);
+    if (top === "exists") return "exists";
+    if (top === "small") {
+      throw new Error("no accepted liquidation percent (even 100% is too small)");
+    }
+    let best = top === "ok" ? hi : undefined;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      const r = await probe(mid);
+      if (r === "exists") return "exists";
+      if (r === "small") lo = mid;
+      else {
+        hi = mid;
+        if (r === "ok") best = mid;
+      }
+    }
+    if (best === undefined) throw new Error("no accepted liquidation percent above 50%");
+    return best;
+  }
+  // Too large: largest p in [1, 50) that is not "too large".
+  let lo = 1, hi = DEFAULT_AUCTION_PERCENT;
+  const bottom = await probe(lo);
+  if (bottom === "exists") return "exists";
+  if (bottom === "large") throw new Error("no accepted liquidation percent (even 1% is too large)");
+  let best = bottom === "ok" ? lo : undefined;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    const r = await probe(mid);
+    if (r === "exists") return "exists";
+    if (r === "large") hi = mid;
+    else {
+      lo = mid;
+      if (r === "ok") best = mid;
+    }
+  }
+  if (best === undefined) throw new Error("no accepted liquidation percent below 50%");
+  return best;
+}

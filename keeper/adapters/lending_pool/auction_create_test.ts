@@ -1,0 +1,56 @@
+/**
+ * Ensure-auction's pure parts: when no auction may be created, and the Blend numbers the keeper
+ * sends and branches on, pinned against blend-sdk.
+ */
+import assert from "node:assert/strict";
+import { AuctionType, ContractErrorType, RequestType } from "@blend-capital/blend-sdk";
+import { StrKey } from "@stellar/stellar-sdk";
+import type { SwapClient } from "../../dex/swap_client.ts";
+import { conversionBlocker, creationBlocker, PoolErrors } from "./auction_create.ts";
+
+const contract = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)));
+const USDC = contract();
+const XLM = contract();
+
+Deno.test("the Blend numbers the keeper relies on are blend-sdk's", () => {
+  // Pinned: the keeper sent and branched on these numbers before it used the SDK's enums.
+  assert.equal(RequestType.WithdrawCollateral, 3);
+  assert.equal(RequestType.Repay, 5);
+  assert.equal(RequestType.FillUserLiquidationAuction, 6);
+  assert.equal(AuctionType.Liquidation, 0);
+  assert.equal(ContractErrorType.InvalidLiquidation, 1211);
+  assert.equal(ContractErrorType.AuctionInProgress, 1212);
+  assert.equal(ContractErrorType.InvalidLiqTooLarge, 1213);
+  assert.equal(ContractErrorType.InvalidLiqTooSmall, 1214);
+  assert.equal(ContractErrorType.InvalidDTokenBurnAmount, 1219);
+  assert.deepEqual(PoolErrors, {
+    InvalidLiquidation: 1211,
+    AuctionInProgress: 1212,
+    InvalidLiqTooLarge: 1213,
+    InvalidLiqTooSmall: 1214,
+    InvalidDTokenBurnAmount: 1219,
+  });
+});
+
+Deno.test("creationBlocker: no debt, no USDC debt, and an unconvertible lot block a new auction", () => {
+  const state = { reserveList: [USDC, XLM] };
+  const pos = (liab: number[], coll: number[]) => ({
+    liabilities: new Map(liab.map((i) => [i, 1n])),
+    collateral: new Map(coll.map((i) => [i, 1n])),
+  });
+  const venues = (n: number) => ({ flashVenues: () => new Array(n) }) as unknown as SwapClient;
+  const deps = { usdc: USDC, dex: venues(1) };
+  assert.deepEqual(creationBlocker(state, pos([], [1]), deps), { kind: "no_auction_no_debt" });
+  assert.deepEqual(creationBlocker(state, pos([1], [0]), deps), { kind: "usdc_only" });
+  assert.equal(creationBlocker(state, pos([0], [0]), { usdc: USDC }), undefined, "USDC lot");
+  assert.equal(creationBlocker(state, pos([0], [1]), deps), undefined);
+  assert.deepEqual(creationBlocker(state, pos([0], [1]), { usdc: USDC }), {
+    kind: "lot_not_convertible",
+    blocker: "no_dex",
+  });
+  assert.deepEqual(creationBlocker(state, pos([0], [1]), { usdc: USDC, dex: venues(0) }), {
+    kind: "lot_not_convertible",
+    blocker: "no_flash_venue",
+  });
+  assert.equal(conversionBlocker({ dex: venues(2) }), undefined);
+});

@@ -1,0 +1,48 @@
+/**
+ * What executing a liquidation needs (the lending-pool adapter builds it per task) and the task's
+ * payload, shared by the liquidation's steps.
+ *
+ * @module
+ */
+import type { Positions } from "@blend-capital/blend-sdk";
+import type { LedgerClock } from "@vigil/soroban/ledger";
+import type { InvokeOptions } from "@vigil/soroban/tx";
+import type { SwapClient } from "../../dex/swap_client.ts";
+import type { PoolCache } from "./pool_state.ts";
+
+/** What the lending-pool adapter needs to execute. */
+export interface ExecuteDeps {
+  poolId: string;
+  /** USDC_CONTRACT (the vault's settlement token). */
+  usdc: string;
+  /** LIQUIDATOR_CONTRACT: the flash executor that fills, swaps and repays. */
+  liquidator: string;
+  minProfit: number;
+  pollIntervalSec: number;
+  dex?: SwapClient;
+  /**
+   * The routers of the vault's flash policy: swaps inside the flash use only Soroswap-ABI venues
+   * whose router is listed (undefined: every Soroswap-ABI venue).
+   */
+  routers?: ReadonlySet<string>;
+  /** The flash policy's `max_slippage_bps`: the planned floors are never looser than it. */
+  maxSlippageBps?: number;
+  /** The flash policy's hop tokens: a swap path passes only through these (or is direct). */
+  tokens?: readonly string[];
+  cache: PoolCache;
+  clock: LedgerClock;
+  invoke?: InvokeOptions;
+  log: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
+  /** The largest flash the keeper may take now (vault idle and per-flash cap); undefined = unknown. */
+  availableCapital?: () => Promise<bigint | undefined>;
+  /** Called when positions changed because of us (re-read next sync). */
+  touched?: (...users: string[]) => void;
+  signal?: AbortSignal;
+}
+
+/** The task payload of a liquidation. */
+export interface LiquidationTask {
+  user: string;
+  positions: Positions;
+  hf: number | null;
+}

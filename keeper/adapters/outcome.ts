@@ -1,0 +1,214 @@
+/**
+ * What executing one task did, as a discriminated union ({@link TaskOutcome}) with typed skip
+ * and wait reasons. The cycle's host switches on `status`; {@link outcomeFields} renders an
+ * outcome into the flat, JSON-safe fields of the keeper's log lines (the shape the log has always
+ * had: `reason` as text, amounts as decimal strings, ratios rounded or null).
+ *
+ * @module
+ */
+
+/** Why a position or auction is skipped when its debt is not in USDC. */
+export const USDC_ONLY =
+  "debt not in USDC: only USDC-denominated bids are filled from vault capital";
+
+/** Why an auction with a non-USDC lot is skipped when no DEX venue may be used inside a flash. */
+export const NO_FLASH_VENUE =
+  "NO_ROUTE: non-USDC lot and no DEX venue usable inside a flash (a Soroswap-ABI router in the vault's flash policy)";
+
+/** Why an auction with a non-USDC lot is skipped without a DEX client. */
+export const NO_DEX = "non-USDC lot and no DEX configured: only USDC lots can be filled";
+
+/** Why a non-USDC lot cannot be converted to USDC inside a flash. */
+export type ConversionBlocker = "no_dex" | "no_flash_venue";
+
+/** Why the vault's flash policy refuses this keeper's liquidations. */
+export type PolicyRefusal =
+  | { kind: "executor_not_listed"; liquidator: string }
+  | { kind: "pool_not_listed"; pool: string };
+
+/** Why a task was skipped: nothing was lent, nothing sent (or the flash reverted as a whole). */
+export type SkipReason =
+  /** The position is the keeper's own. */
+  | { kind: "own_position" }
+  /** No auction exists and the position has no debt to auction. */
+  | { kind: "no_auction_no_debt" }
+  /** The debt (or, with `bidAsset`, an existing auction's bid) is not in USDC. */
+  | { kind: "usdc_only"; bidAsset?: string }
+  /** A non-USDC lot could not be converted inside the flash. */
+  | { kind: "lot_not_convertible"; blocker: ConversionBlocker }
+  /** `new_auction` raced and the auction was gone when read back. */
+  | { kind: "auction_vanished" }
+  /** Not even 1 % of the auction fits the vault's idle capital / per-flash cap. */
+  | { kind: "insufficient_capital"; need: bigint; available: bigint }
+  /** No venue answered a quote above the slippage floor (the swap error's name). */
+  | { kind: "swap_unplannable"; error: "ErrSlippageExceeded" | "ErrNoRoute" }
+  /** The wait for the profitable block ended early (shutdown) or the chain was too slow. */
+  | { kind: "target_not_reached"; shutdown: boolean; targetBlock: number; latest: number }
+  /** The flash's simulated profit was not positive. */
+  | { kind: "unprofitable"; simulatedProfit: bigint }
+  /** The simulation asked for an authorization the keeper did not plan: nothing was signed. */
+  | { kind: "auth_refused"; refusal: string; invocation: string; path: string }
+  /** The keeper lacks a contract it needs to execute. */
+  | { kind: "not_configured"; missing: "USDC_CONTRACT" | "LIQUIDATOR_CONTRACT" }
+  /** The vault's flash policy refuses the liquidation. */
+  | { kind: "flash_policy"; refusal: PolicyRefusal };
+
+/** Why a task waits for a later cycle (nothing done). */
+export type WaitReason =
+  /** The auction never clears MIN_PROFIT on its curve (or the oracle does not price it). */
+  | { kind: "never_profitable"; ratioNow: number | null }
+  /** The first profitable block is more than one poll interval away. */
+  | {
+    kind: "too_early";
+    auctionBlock: number;
+    targetBlock: number;
+    ledgersToGo: number;
+    ratioNow: number | null;
+    ratioAtTarget: number | null;
+  };
+
+/** How executing one task ended. */
+export type TaskOutcome =
+  /** A liquidation settled in one flash. */
+  | {
+    status: "filled";
+    user: string;
+    percent: number;
+    auctionBlock: number;
+    fillLedger: number;
+    targetBlock: number;
+    /** lot value / bid cost at the target block (rounded to 6 places), null when not finite. */
+    ratio: number | null;
+    swaps: number;
+  }
+  /** Another keeper won: our simulation or transaction reverted, nothing moved. */
+  | { status: "lost_race"; user: string; error: string }
+  /** A liquidation attempt failed (for a result an adapter throws with `TaskError`). */
+  | { status: "failed"; user?: string; error?: string }
+  /** The allocation vault was rebalanced. */
+  | { status: "rebalanced"; asset: string; driftBps: number; instructions: number }
+  /** Not profitable yet: a later cycle comes back. */
+  | { status: "waiting"; reason: WaitReason }
+  /** Not done, on purpose. `user` is named when the log has always named it. */
+  | { status: "skipped"; user?: string; reason: SkipReason };
+
+/** The `status` values of {@link TaskOutcome}. */
+export type TaskStatus = TaskOutcome["status"];
+
+/** A JSON-safe log field value. */
+export type FieldValue = string | number | boolean | null;
+
+/** The operator-facing text of a flash-policy refusal. */
+export function policyRefusalText(r: PolicyRefusal): string {
+  switch (r.kind) {
+    case "executor_not_listed":
+      return `LIQUIDATOR_CONTRACT ${r.liquidator} is not an executor in the vault's flash policy`;
+    case "pool_not_listed":
+      return `LENDING_POOL ${r.pool} is not a pool in the vault's flash policy`;
+  }
+}
+
+/** The operator-facing text of a conversion blocker. */
+export function blockerText(b: ConversionBlocker): string {
+  return b === "no_dex" ? NO_DEX : NO_FLASH_VENUE;
+}
+
+/** The `reason` text of a skip, as logged. */
+export function skipReasonText(r: SkipReason): string {
+  switch (r.kind) {
+    case "own_position":
+      return "own position";
+    case "no_auction_no_debt":
+      return "no auction and no debt";
+    case "usdc_only":
+      return USDC_ONLY;
+    case "lot_not_convertible":
+      return blockerText(r.blocker);
+    case "auction_vanished":
+      return "auction vanished after creation race";
+    case "insufficient_capital":
+      return "insufficient vault capital";
+    case "swap_unplannable":
+      return r.error;
+    case "target_not_reached":
+      return r.shutdown
+        ? "shutdown before the profitable block"
+        : "profitable block not reached in time";
+    case "unprofitable":
+      return "simulated flash profit not positive";
+    case "auth_refused":
+      return `refused to sign: ${r.refusal}`;
+    case "not_configured":
+      return `${r.missing} not set`;
+    case "flash_policy":
+      return policyRefusalText(r.refusal);
+  }
+}
+
+/** A skip reason's extra log fields (after `reason`). */
+function skipFields(r: SkipReason): Record<string, FieldValue> {
+  switch (r.kind) {
+    case "usdc_only":
+      return r.bidAsset === undefined ? {} : { bid_asset: r.bidAsset };
+    case "insufficient_capital":
+      return { need: String(r.need), available: String(r.available) };
+    case "target_not_reached":
+      return { target_block: r.targetBlock, latest: r.latest };
+    case "unprofitable":
+      return { simulated_profit: String(r.simulatedProfit) };
+    case "auth_refused":
+      return { refused_invocation: r.invocation, refused_path: r.path };
+    default:
+      return {};
+  }
+}
+
+/**
+ * The outcome's facts as flat log fields, in the order and shape the keeper has always logged
+ * them (a `status` field is added by the caller).
+ */
+export function outcomeFields(o: TaskOutcome): Record<string, FieldValue> {
+  switch (o.status) {
+    case "filled":
+      return {
+        user: o.user,
+        percent: o.percent,
+        auction_block: o.auctionBlock,
+        fill_ledger: o.fillLedger,
+        target_block: o.targetBlock,
+        ratio: o.ratio,
+        swaps: o.swaps,
+      };
+    case "lost_race":
+      return { user: o.user, error: o.error };
+    case "failed": {
+      const f: Record<string, FieldValue> = {};
+      if (o.user !== undefined) f.user = o.user;
+      if (o.error !== undefined) f.error = o.error;
+      return f;
+    }
+    case "rebalanced":
+      return { asset: o.asset, drift_bps: o.driftBps, instructions: o.instructions };
+    case "waiting":
+      return o.reason.kind === "never_profitable"
+        ? { reason: "never clears MIN_PROFIT (or unpriced)", ratio_now: o.reason.ratioNow }
+        : {
+          auction_block: o.reason.auctionBlock,
+          target_block: o.reason.targetBlock,
+          ledgers_to_go: o.reason.ledgersToGo,
+          ratio_now: o.reason.ratioNow,
+          ratio_at_target: o.reason.ratioAtTarget,
+        };
+    case "skipped":
+      return {
+        ...(o.user === undefined ? {} : { user: o.user }),
+        reason: skipReasonText(o.reason),
+        ...skipFields(o.reason),
+      };
+  }
+}
+
+/** The user a liquidation outcome is about, when it names one. */
+export function outcomeUser(o: TaskOutcome): string | undefined {
+  return "user" in o ? o.user : undefined;
+}

@@ -1,0 +1,162 @@
+/**
+ * `recordResult` switches on the typed outcome: liquidation attempts go to the dashboard (with the
+ * fill's ledger and auction block, a lost race's error as the note), everything else to one log
+ * line whose JSON is the one the keeper has always written.
+ */
+import assert from "node:assert/strict";
+import { Keypair } from "@stellar/stellar-sdk";
+import { contractId, validEnv } from "@vigil/testing/keeper/keeper_process";
+import { type Adapter, noCapitalResult, type Result, type Task } from "./adapters/adapter.ts";
+import { loadConfig } from "./config.ts";
+import { createKeeperContext } from "./context.ts";
+import { Logger } from "./log/logger.ts";
+import { liquidationOutcome, recordResult } from "./startup.ts";
+
+const POOL = contractId(3);
+const USER = Keypair.random().publicKey();
+const T = new Date("2026-03-01T12:00:00.000Z");
+
+function harness() {
+  const config = loadConfig({
+    ...validEnv(Keypair.random().secret()),
+    LENDING_POOL: POOL,
+    USDC_CONTRACT: contractId(4),
+  });
+  const sunk: string[] = [];
+  const log = new Logger({ sink: (l) => sunk.push(l), level: "debug", now: () => T, idBase: 0 });
+  const ctx = createKeeperContext(config, { log, defaultMetrics: false });
+  return { ctx, sunk };
+}
+
+const named = (name: string) => ({ name: () => name }) as Adapter;
+const task: Task = { priority: 5, estProfit: 0, data: null, label: "the-label" };
+
+Deno.test("a filled liquidation is recorded with the fill's ledger and auction block", () => {
+  const { ctx } = harness();
+  const r: Result = {
+    drew: 100n,
+    proceeds: 130n,
+    profit: 30n,
+    responseTimeMs: 7,
+    txHash: "ab12",
+    outcome: {
+      status: "filled",
+      user: USER,
+      percent: 50,
+      auctionBlock: 1000,
+      fillLedger: 1230,
+      targetBlock: 1230,
+      ratio: 1.2,
+      swaps: 0,
+    },
+  };
+  recordResult(ctx, named("lending_pool"), task, r);
+  const [rec] = ctx.state.liquidations;
+  assert.equal(rec.outcome, "filled");
+  assert.equal(rec.user, USER);
+  assert.equal(rec.ledger, 1230);
+  assert.equal(rec.auctionBlock, 1000);
+  assert.equal(rec.txHash, "ab12");
+  assert.equal(rec.profit, 30n);
+  assert.equal(rec.note, null);
+  assert.equal(ctx.state.stats.fills, 1);
+});
+
+Deno.test("a lost race is recorded with its error as the note; a failure without a user takes the task's label", () => {
+  const { ctx } = harness();
+  recordResult(
+    ctx,
+    named("lending_pool"),
+    task,
+    noCapitalResult({ status: "lost_race", user: USER, error: "gone" }, { responseTimeMs: 4 }),
+  );
+  recordResult(ctx, named("lending_pool"), task, noCapitalResult({ status: "failed" }));
+  const [lost, failed] = ctx.state.liquidations;
+  assert.deepEqual(
+    [lost.outcome, lost.user, lost.note, lost.ledger, lost.responseTimeMs],
+    ["lost_race", USER, "gone", null, 4],
+  );
+  assert.deepEqual([failed.outcome, failed.user, failed.note], ["failed", "the-label", null]);
+  assert.equal(ctx.state.stats.lostRaces, 1);
+  assert.equal(ctx.state.stats.failed, 1);
+});
+
+Deno.test("skips, waits and rebalances are log lines, byte for byte as before", () => {
+  const { ctx, sunk } = harness();
+  const skip = noCapitalResult({
+    status: "skipped",
+    user: USER,
+    reason: { kind: "unprofitable", simulatedProfit: 0n },
+  });
+  recordResult(ctx, named("lending_pool"), task, skip);
+  recordResult(
+    ctx,
+    named("lending_pool"),
+    task,
+    noCapitalResult({ status: "waiting", reason: { kind: "never_profitable", ratioNow: 0.25 } }),
+  );
+  recordResult(
+    ctx,
+    named("allocation"),
+    task,
+    noCapitalResult({ status: "rebalanced", asset: "CA", driftBps: 1500, instructions: 2 }, {
+      txHash: "cd34",
+    }),
+  );
+  assert.equal(ctx.state.liquidations.length, 0);
+  const lines = sunk.map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => [l.level, l.msg]), [
+    ["debug", "lending_pool: skipped"],
+    ["debug", "lending_pool: waiting"],
+    ["info", "allocation: rebalanced"],
+  ]);
+  const rest = (l: Record<string, unknown>) => {
+    const { ts: _t, level: _l, msg: _m, id: _i, keeper: _k, operator: _o, ...f } = l;
+    return JSON.stringify(f);
+  };
+  assert.equal(
+    rest(lines[0]),
+    JSON.stringify({
+      adapter: "lending_pool",
+      task: "the-label",
+      status: "skipped",
+      user: USER,
+      reason: "simulated flash profit not positive",
+      simulated_profit: "0",
+    }),
+  );
+  assert.equal(
+    rest(lines[1]),
+    JSON.stringify({
+      adapter: "lending_pool",
+      task: "the-label",
+      status: "waiting",
+      reason: "never clears MIN_PROFIT (or unpriced)",
+      ratio_now: 0.25,
+    }),
+  );
+  assert.equal(
+    rest(lines[2]),
+    JSON.stringify({
+      adapter: "allocation",
+      task: "the-label",
+      status: "rebalanced",
+      tx_hash: "cd34",
+      asset: "CA",
+      drift_bps: 1500,
+      instructions: 2,
+    }),
+  );
+});
+
+Deno.test("only filled, lost_race and failed are liquidation outcomes", () => {
+  assert.equal(liquidationOutcome({ status: "failed" }), "failed");
+  assert.equal(
+    liquidationOutcome({ status: "skipped", reason: { kind: "auction_vanished" } }),
+    undefined,
+  );
+  assert.equal(
+    liquidationOutcome({ status: "waiting", reason: { kind: "never_profitable", ratioNow: 1 } }),
+    undefined,
+  );
+});
