@@ -83,7 +83,8 @@ export function importsOf(from: string, src: string): ImportRef[] {
   for (const m of text.matchAll(IMPORT_RE)) {
     const specifier = m[3] ?? m[4] ?? m[5];
     if (!specifier) continue;
-    const line = text.slice(0, m.index).split("\n").length;
+    // The match may start at the whitespace before `import`: count lines up to the keyword.
+    const line = text.slice(0, m.index! + m[0].search(/\S/)).split("\n").length;
     out.push({ from, specifier, line, typeOnly: Boolean(m[2]) });
   }
   return out;
