@@ -16,7 +16,13 @@
  *
  * @module
  */
-import { type Keypair, rpc, type Transaction, TransactionBuilder, xdr } from "@stellar/stellar-sdk";
+import {
+  type Keypair,
+  type rpc,
+  type Transaction,
+  TransactionBuilder,
+  type xdr,
+} from "@stellar/stellar-sdk";
 import { bytesToHex } from "@noble/hashes/utils";
 import delay from "delay";
 import {
