@@ -104,6 +104,8 @@ export interface Confirmed {
   ledger: number;
   returnValue?: xdr.ScVal;
   confirmMs: number;
+  /** The fee charged, stroops (when the node reports the result). */
+  feeCharged?: bigint;
   failed?: {
     hostError?: HostErrorCode;
     opCode?: string;
@@ -169,7 +171,13 @@ export async function sendAndConfirm(
     }
     if (got?.status === "SUCCESS") {
       const s = got as rpc.Api.GetSuccessfulTransactionResponse;
-      return { hash, ledger: s.ledger, returnValue: s.returnValue, confirmMs: ms(t0) };
+      return {
+        hash,
+        ledger: s.ledger,
+        returnValue: s.returnValue,
+        confirmMs: ms(t0),
+        feeCharged: feeOf(s.resultXdr),
+      };
     }
     if (got?.status === "FAILED") {
       const f = got as rpc.Api.GetFailedTransactionResponse;
@@ -177,6 +185,7 @@ export async function sendAndConfirm(
         hash,
         ledger: f.ledger,
         confirmMs: ms(t0),
+        feeCharged: feeOf(f.resultXdr),
         failed: {
           hostError: hostErrorFromDiagnostics(f.diagnosticEventsXdr),
           opCode: opResultCode(f.resultXdr),
@@ -246,6 +255,14 @@ function opResultCode(result: xdr.TransactionResult | undefined): string | undef
     return JSON.stringify(result.result.toJson()).slice(0, 200);
   } catch {
     return result.result.type;
+  }
+}
+
+function feeOf(result: xdr.TransactionResult | undefined): bigint | undefined {
+  try {
+    return result ? BigInt(String(result.feeCharged)) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

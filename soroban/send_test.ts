@@ -186,6 +186,7 @@ Deno.test("sendAndConfirm: an included FAILED transaction is returned with `fail
   assert.ok(r.failed);
   assert.equal(r.failed.hostError, undefined);
   assert.match(r.failed.opCode ?? "", /tx_failed/);
+  assert.equal(r.feeCharged, 100n, "the fee was charged");
 });
 
 Deno.test("signTx: a key pair signs in place; a wallet signs the envelope it is handed", async () => {
