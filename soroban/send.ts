@@ -10,7 +10,8 @@
  *   re-send the same envelope on the next poll, for as long as the transaction is valid;
  *   DUPLICATE means the node already has it: it is polled like PENDING;
  * - NOT_FOUND is polled until the transaction's bound has passed — its `maxLedger`, or its
- *   `maxTime` on the ledger clock — then it can never land: {@link TxExpiredError};
+ *   `maxTime` on both the ledger's and the wall clock — then it can never land:
+ *   {@link TxExpiredError};
  * - ERROR on the first send is a {@link TxRejectedError} with the decoded result code
  *   (`txBadSeq`, `txInsufficientFee`, …).
  *
@@ -199,9 +200,12 @@ export async function sendAndConfirm(
       if (maxLedger > 0 && got.latestLedger >= maxLedger - 1) {
         throw new TxExpiredError(hash, got.latestLedger, maxLedger);
       }
-      // The latest ledger closed after maxTime: every later one does too.
+      // Past maxTime: a network checks it against the ledger's close time, a local node with
+      // time travel against the wall clock; the earlier of the two clocks decides, so an
+      // envelope is never declared dead while either could still take it.
       const closeTime = Number(got.latestLedgerCloseTime);
-      if (maxTime > 0 && Number.isFinite(closeTime) && closeTime > maxTime) {
+      const now = Math.min(Number.isFinite(closeTime) ? closeTime : 0, Date.now() / 1000);
+      if (maxTime > 0 && now > maxTime) {
         throw new TxExpiredError(hash, got.latestLedger, maxLedger, maxTime);
       }
     }

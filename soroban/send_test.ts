@@ -118,6 +118,17 @@ Deno.test("sendAndConfirm: NOT_FOUND past the time bound (ledger clock) is a typ
   assert.match(err.message, /max time 2000/);
 });
 
+Deno.test("sendAndConfirm: a ledger clock running ahead of the wall clock does not expire it", async () => {
+  // A local node with time travel: ledger time far ahead, validity checked on the wall clock.
+  const wall = Math.floor(Date.now() / 1000);
+  const { chain } = fakeRpc(
+    [{ status: "PENDING" }],
+    [notFound(5, wall + 5000), notFound(6, wall + 6000), success(7)],
+  );
+  const r = await sendAndConfirm(chain, signed({ maxTime: wall + 60 }), FAST);
+  assert.equal(r.ledger, 7);
+});
+
 Deno.test("sendAndConfirm: ERROR on the first send is TxRejectedError with the result code", async () => {
   const errorResult = new xdr.TransactionResult({
     feeCharged: xdr.Int64.fromString("100"),
