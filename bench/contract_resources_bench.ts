@@ -29,6 +29,7 @@ import { setupDevChain } from "@vigil/localnet/dev_setup";
 import { deployMarket } from "@vigil/localnet/scenarios/market";
 import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
 import { deployVigil, USDC } from "@vigil/contracts/deploy/deploy_vigil";
+import { sendOk } from "@vigil/testing/submit";
 
 // deno-lint-ignore no-explicit-any
 type AnyClient = contract.Client & Record<string, any>;
@@ -64,7 +65,7 @@ try {
     })
       .addOperation(Operation.changeTrust({ asset })).setTimeout(60).build();
     tx.sign(kp);
-    await server.pollTransaction((await server.sendTransaction(tx)).hash, { attempts: 60 });
+    await sendOk(server, tx, "changeTrust");
     await net.invoke(usdc, "mint", { to: kp.publicKey(), amount }, { source: issuer.publicKey() });
     return kp;
   };

@@ -18,6 +18,7 @@ import {
   TransactionBuilder,
 } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { sendOk } from "@vigil/testing/submit";
 import { deployFixture } from "@vigil/testing/contracts/mod";
 
 const count = Number(Deno.args[0] ?? 40);
@@ -39,10 +40,7 @@ async function incrementOnce(node: TestNode, id: string, kp: Keypair): Promise<v
   if (rpc.Api.isSimulationError(sim)) throw new Error(sim.error);
   const ready = rpc.assembleTransaction(tx, sim).build();
   ready.sign(kp);
-  const sent = await node.server.sendTransaction(ready);
-  if (sent.status !== "PENDING") throw new Error(JSON.stringify(sent));
-  const got = await node.confirm(sent.hash);
-  if (got.status !== "SUCCESS") throw new Error(JSON.stringify(got));
+  await sendOk(node.server, ready);
 }
 
 async function bench(): Promise<void> {

@@ -1,14 +1,15 @@
 /**
  * Keeper configuration from environment variables (spec "Keeper configuration"). `loadConfig` is
  * pure: it takes the variables and returns a validated {@link Config} or throws {@link ConfigError}
- * with the exact message to print. `readEnvironment` merges a best-effort `.env` file from the
- * working directory under the real environment (the real environment wins).
+ * with the exact message to print. `readEnvironment` (from `@vigil/util/env`) merges a best-effort
+ * `.env` file from the working directory under the real environment (the real environment wins).
  */
 import { Keypair, Networks, StrKey } from "@stellar/stellar-sdk";
-// @ts-types="./dotenv.d.ts"
-import dotenv from "dotenv";
 import { redactSecrets } from "./log/redact.ts";
 import { redactUrl } from "@vigil/util/url_redact";
+
+// The env/dotenv reading lives in util (deploy reads it too); re-exported for the keeper.
+export { type EnvironmentRead, readEnvironment } from "@vigil/util/env";
 
 /** A configuration problem; `message` is exactly what is printed to stderr before exit 1. */
 export class ConfigError extends Error {
@@ -362,49 +363,4 @@ function level(raw: string | undefined): ConfigLogLevel {
 /** Quotes a user value for a message, shortened; secrets are redacted by ConfigError anyway. */
 function show(v: string): string {
   return JSON.stringify(v.length > 80 ? `${v.slice(0, 77)}...` : v);
-}
-
-/** Result of reading `.env` plus the process environment. */
-export interface EnvironmentRead {
-  /** Merged variables: the real environment wins over `.env`. */
-  env: Record<string, string>;
-  /** Path of the `.env` file that was read, if any. */
-  dotenvPath: string | null;
-  /** Non-fatal problems (unreadable `.env`, `.env` readable by others while holding a secret). */
-  warnings: string[];
-}
-
-/**
- * Reads `<dir>/.env` best-effort (a missing or unreadable file is not an error) and overlays the
- * process environment on it. The process environment is not modified.
- */
-export function readEnvironment(
-  opts: { dir?: string; processEnv?: Record<string, string> } = {},
-): EnvironmentRead {
-  const dir = opts.dir ?? Deno.cwd();
-  const processEnv = opts.processEnv ?? Deno.env.toObject();
-  const path = `${dir.replace(/\/$/, "")}/.env`;
-  const warnings: string[] = [];
-  let fileVars: Record<string, string> = {};
-  let dotenvPath: string | null = null;
-  try {
-    const text = Deno.readTextFileSync(path);
-    fileVars = dotenv.parse(text);
-    dotenvPath = path;
-    if (fileVars.KEEPER_SECRET) {
-      const mode = Deno.statSync(path).mode;
-      if (mode !== null && (mode & 0o077) !== 0) {
-        warnings.push(
-          `${path} holds KEEPER_SECRET and is readable by other users (mode ${
-            (mode & 0o777).toString(8)
-          }); chmod 600 it`,
-        );
-      }
-    }
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) {
-      warnings.push(`could not read ${path}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-  return { env: { ...fileVars, ...processEnv }, dotenvPath, warnings };
 }

@@ -2,7 +2,8 @@
  * Soroban access shared by the server and the browser, through `@stellar/stellar-sdk` only:
  * contract specs (fetched once per contract with `contract.Client.from`), read-only
  * simulation of view functions, and the write path (build → simulate → assemble → sign by a
- * wallet → send → poll) with progress reporting.
+ * wallet → send → poll) with progress reporting. Sending and polling is `send.ts`'s
+ * {@link sendAndConfirm}, the keeper's; specs come from `spec_cache.ts`.
  *
  * @module
  */
@@ -16,10 +17,12 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { ContractCallError, TxFailedError } from "./tx_errors.ts";
+import { ContractCallError, parseHostError } from "./errors.ts";
 import { type AutoRestore, autoRestoreOf } from "./auto_restore.ts";
+import { sendAndConfirm, signTx, type WalletSigner } from "./send.ts";
+import { clearSpecs, specOf } from "./spec_cache.ts";
 
-export { ContractCallError, TxFailedError };
+export { ContractCallError };
 export type { AutoRestore };
 
 /** An address used as the source of read-only simulations; it need not exist. */
@@ -51,29 +54,14 @@ export function setRpcServer(rpcUrl: string, server: rpc.Server): void {
   servers.set(rpcUrl, server);
 }
 
-const specs = new Map<string, Promise<contract.Spec>>();
-
-/** The spec of a deployed contract (cached; a failed fetch is retried next time). */
+/** The spec of a deployed contract (cached per RPC server; a failed fetch is retried next time). */
 export function contractSpec(net: NetworkInfo, contractId: string): Promise<contract.Spec> {
-  const key = `${net.rpcUrl}|${contractId}`;
-  let p = specs.get(key);
-  if (!p) {
-    p = contract.Client.from({
-      rpcUrl: net.rpcUrl,
-      contractId,
-      networkPassphrase: net.passphrase,
-      allowHttp: net.rpcUrl.startsWith("http:"),
-      server: rpcServer(net.rpcUrl),
-    }).then((c) => c.spec);
-    specs.set(key, p);
-    p.catch(() => specs.delete(key));
-  }
-  return p;
+  return specOf(rpcServer(net.rpcUrl), contractId);
 }
 
 /** Forgets cached specs (tests redeploy contracts at the same RPC URL). */
-export function clearSpecCache() {
-  specs.clear();
+export function clearSpecCache(): void {
+  clearSpecs();
 }
 
 /** The function's arguments in spec order, from an object or a positional array. */
@@ -151,6 +139,7 @@ export function callError(
   detail: string,
   spec: contract.Spec | null,
   events?: unknown[],
+  txHash?: string,
 ): ContractCallError {
   const m = CONTRACT_ERR.exec(detail);
   const code = m ? Number(m[1]) : null;
@@ -162,7 +151,16 @@ export function callError(
     : code !== null
     ? `${fn} failed: Error(Contract, #${code})`
     : `${fn} failed: ${detail.split("\n")[0].slice(0, 300)}`;
-  return new ContractCallError(msg, contractId, fn, code, c?.name ?? null, detail, origin);
+  const hostError = code !== null ? { type: "Contract", code } : parseHostError(detail);
+  return new ContractCallError(
+    contractId,
+    fn,
+    hostError,
+    detail,
+    txHash ? "transaction" : "simulation",
+    txHash,
+    { message: msg, caseName: c?.name ?? null, origin },
+  );
 }
 
 /**
@@ -231,12 +229,7 @@ export interface StageInfo {
 }
 
 /** A wallet able to sign a transaction envelope (base64 XDR). */
-export interface TxSigner {
-  address: string;
-  signTransaction(xdr: string, opts: { networkPassphrase: string; address: string }): Promise<
-    { signedTxXdr: string }
-  >;
-}
+export type TxSigner = WalletSigner;
 
 /** What a confirmed write returns. */
 export interface WriteResult<T = unknown> {
@@ -300,19 +293,13 @@ export async function writeCall<T = unknown>(
       .setSorobanData(pre.transactionData.build())
       .addOperation(Operation.restoreFootprint({}))
       .build();
-    const { signedTxXdr } = await signer.signTransaction(restoreTx.toXDR(), {
-      networkPassphrase: net.passphrase,
-      address: signer.address,
-    });
-    const got = await submitAndWait(
-      server,
-      TransactionBuilder.fromXDR(signedTxXdr, net.passphrase),
-      sim.latestLedger + 1 + TX_VALIDITY_LEDGERS,
-      "restore",
-      opts,
+    const got = await sendAndConfirm(
+      { server },
+      await signTx(signer, restoreTx, net.passphrase),
+      pollOpts(opts),
     );
-    if (got.status !== rpc.Api.GetTransactionStatus.SUCCESS) {
-      throw new TxFailedError(`${fn}: restoring the archived state failed`, got.txHash, "RESTORE");
+    if (got.failed) {
+      throw new Error(`${fn}: restoring the archived state failed (transaction ${got.hash})`);
     }
     return writeCall<T>(net, contractId, fn, args, signer, opts, true);
   }
@@ -321,90 +308,42 @@ export async function writeCall<T = unknown>(
   const assembled = rpc.assembleTransaction(raw, sim).setLedgerbounds(0, maxLedger).build();
   const autoRestore = await autoRestoreOf(server, net.passphrase, signer.address, sim);
   opts.onStage?.("signing", autoRestore ? { autoRestore } : undefined);
-  const { signedTxXdr } = await signer.signTransaction(assembled.toXDR(), {
-    networkPassphrase: net.passphrase,
-    address: signer.address,
-  });
-  const signed = TransactionBuilder.fromXDR(signedTxXdr, net.passphrase);
-  const got = await submitAndWait(server, signed, maxLedger, fn, opts);
-  if (got.status === rpc.Api.GetTransactionStatus.SUCCESS) {
+  const got = await sendAndConfirm(
+    { server },
+    await signTx(signer, assembled, net.passphrase),
+    pollOpts(opts),
+  );
+  if (!got.failed) {
     const ret = got.returnValue;
     let value: unknown = null;
     if (ret) {
       const native = spec.funcResToNative(fn, ret) as unknown;
       value = native instanceof contract.Ok ? native.unwrap() : native;
     }
-    opts.onStage?.("confirmed", { hash: got.txHash });
-    return { hash: got.txHash, ledger: got.ledger, value: value as T };
+    opts.onStage?.("confirmed", { hash: got.hash });
+    return { hash: got.hash, ledger: got.ledger, value: value as T };
   }
-  const failed = got as rpc.Api.GetFailedTransactionResponse;
-  throw callError(contractId, fn, failedDetail(failed), spec, diagnostics(failed));
+  const events = got.failed.diagnosticEvents as unknown[] | undefined;
+  throw callError(contractId, fn, failedDetail(got.failed, events), spec, events, got.hash);
 }
 
 /**
- * Sends a signed transaction and polls until it is included (SUCCESS or FAILED). The node's
- * queue may be full (TRY_AGAIN_LATER): the same envelope is sent again shortly; DUPLICATE
- * means the node already has it. Still not found once the last ledger it may be included in
- * (`maxLedger` − 1) has closed: it never will be — "nothing happened; try again".
+ * The page's polling on the shared send path: "submitted" once the node has the envelope, a
+ * poll a second, and `timeoutMs` as the wall-clock net (the transaction's bounds decide first).
  */
-async function submitAndWait(
-  server: rpc.Server,
-  signed: ReturnType<typeof TransactionBuilder.fromXDR>,
-  maxLedger: number,
-  what: string,
-  opts: WriteOpts,
-): Promise<rpc.Api.GetSuccessfulTransactionResponse | rpc.Api.GetFailedTransactionResponse> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
-  const pollMs = opts.pollMs ?? 1000;
-  let sent = await server.sendTransaction(signed);
-  while (sent.status === "TRY_AGAIN_LATER" && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, pollMs));
-    sent = await server.sendTransaction(signed);
-  }
-  if (sent.status === "ERROR" || sent.status === "TRY_AGAIN_LATER") {
-    let code = sent.status as string;
-    try {
-      const r = (sent.errorResult as unknown as { toJson(): { result?: unknown } }).toJson().result;
-      code = typeof r === "string" ? r : Object.keys(r ?? {})[0] ?? code;
-    } catch { /* keep status */ }
-    throw new TxFailedError(`${what}: transaction rejected (${code})`, sent.hash, code);
-  }
-  opts.onStage?.("submitted", { hash: sent.hash });
-  for (;;) {
-    const got = await server.getTransaction(sent.hash);
-    if (got.status !== rpc.Api.GetTransactionStatus.NOT_FOUND) {
-      return got as rpc.Api.GetSuccessfulTransactionResponse | rpc.Api.GetFailedTransactionResponse;
-    }
-    if (got.latestLedger >= maxLedger - 1) {
-      throw new TxFailedError(
-        `${what}: not included before ledger ${maxLedger} — nothing happened; try again`,
-        sent.hash,
-        "EXPIRED",
-      );
-    }
-    if (Date.now() > deadline) {
-      throw new TxFailedError(
-        `${what}: not confirmed within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s`,
-        sent.hash,
-        "TIMEOUT",
-      );
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
-
-function diagnostics(got: rpc.Api.GetFailedTransactionResponse): unknown[] {
-  return (got.diagnosticEventsXdr ?? []) as unknown[];
+function pollOpts(opts: WriteOpts) {
+  return {
+    pollIntervalMs: opts.pollMs ?? 1000,
+    pollTimeoutMs: opts.timeoutMs ?? 60_000,
+    onQueued: (hash: string) => opts.onStage?.("submitted", { hash }),
+  };
 }
 
 /** Best-effort text for a FAILED transaction, including any contract error code. */
-function failedDetail(got: rpc.Api.GetFailedTransactionResponse): string {
-  const first = diagnosticErrors(diagnostics(got))[0];
+function failedDetail(failed: { opCode?: string }, events: unknown[] | undefined): string {
+  const first = diagnosticErrors(events)[0];
   if (first) return `Error(Contract, #${first.code})`;
-  try {
-    const j = (got.resultXdr as unknown as { toJson(): unknown }).toJson();
-    return `transaction failed: ${JSON.stringify(j).slice(0, 300)}`;
-  } catch {
-    return "transaction failed";
-  }
+  return failed.opCode
+    ? `transaction failed: ${failed.opCode.slice(0, 300)}`
+    : "transaction failed";
 }

@@ -1,5 +1,7 @@
 /**
- * Typed errors of the keeper's chain layer and of the keeper logic named by the spec.
+ * Typed errors of Soroban calls (the keeper's, deploy's and the web's) and of the keeper logic
+ * named by the spec. No SDK import: the light islands (header wallet button, error display) use
+ * these without pulling in the Stellar SDK.
  *
  * Soroban reports contract failures as text (`HostError: Error(Contract, #1212)` in a
  * simulation, diagnostic events in a failed transaction); {@link parseHostError} turns that
@@ -39,23 +41,43 @@ export class RpcError extends Error {
   }
 }
 
+/** What the web's write path adds to a {@link ContractCallError}. */
+export interface ContractCallDetails {
+  /** The message to show instead of the default one. */
+  message?: string;
+  /** Error case name from the contract's spec (e.g. "DepositCapExceeded"), when known. */
+  caseName?: string | null;
+  /** Contract that raised the error, when the diagnostics say (may differ from contractId). */
+  origin?: string | null;
+}
+
 /**
- * A contract call failed in simulation or on chain with a host error. `code` is the contract
- * error number when `type === "Contract"`.
+ * A contract call failed in simulation or on chain with a host error. `contractCode` (`code`)
+ * is the contract error number when `hostError.type === "Contract"`. The one class for the
+ * keeper, deploy and the web (this module imports no SDK, so the light islands can use it).
  */
 export class ContractCallError extends Error {
+  /** Error case name from the contract's spec, when known (the web names errors by it). */
+  readonly caseName: string | null;
+  /** Contract that raised the error, when the diagnostics say (may differ from contractId). */
+  readonly origin: string | null;
+
   constructor(
     readonly contractId: string,
     readonly fn: string,
     readonly hostError: HostErrorCode | undefined,
+    /** The raw diagnostic text (host error, simulation error…). */
     readonly detail: string,
     /** "simulation" when no transaction was sent; "transaction" when it FAILED on chain. */
     readonly stage: "simulation" | "transaction",
     readonly txHash?: string,
+    details: ContractCallDetails = {},
   ) {
     const what = hostError ? `Error(${hostError.type}, ${fmtCode(hostError.code)})` : "failed";
-    super(`${fn} on ${short(contractId)} ${what} (${stage})`);
+    super(details.message ?? `${fn} on ${short(contractId)} ${what} (${stage})`);
     this.name = "ContractCallError";
+    this.caseName = details.caseName ?? null;
+    this.origin = details.origin ?? null;
   }
 
   /** The contract error number, or undefined for other host errors. */
@@ -63,6 +85,11 @@ export class ContractCallError extends Error {
     return this.hostError?.type === "Contract" && typeof this.hostError.code === "number"
       ? this.hostError.code
       : undefined;
+  }
+
+  /** The contract error number, or null for other host errors (the web's spelling). */
+  get code(): number | null {
+    return this.contractCode ?? null;
   }
 }
 
@@ -83,16 +110,28 @@ export class TxRejectedError extends Error {
 }
 
 /**
- * The transaction was not included before its ledger bound (`maxLedger`) passed, so it never
- * will be: nothing was applied, no sequence number consumed, no fee charged — like a refusal.
+ * The transaction was not included before its bound passed — its ledger bound (`maxLedger`), or
+ * its time bound (`maxTime`, on the ledger clock) — so it never will be: nothing was applied, no
+ * sequence number consumed, no fee charged — like a refusal.
  */
 export class TxExpiredError extends TxRejectedError {
-  constructor(hash: string, readonly latestLedger: number, readonly maxLedger: number) {
+  constructor(
+    hash: string,
+    readonly latestLedger: number,
+    /** The ledger bound (0 when the transaction had none). */
+    readonly maxLedger: number,
+    /** Set when the time bound, not the ledger bound, has passed (Unix seconds). */
+    readonly maxTime?: number,
+  ) {
     super("EXPIRED", undefined, hash);
     this.name = "TxExpiredError";
-    this.message = `transaction ${hash.slice(0, 12)}… not included by ledger ${
-      maxLedger - 1
-    } (latest ${latestLedger}): it can no longer land`;
+    this.message = maxTime !== undefined
+      ? `transaction ${
+        hash.slice(0, 12)
+      }… not included by its max time ${maxTime} (latest ledger ${latestLedger} closed after it): it can no longer land`
+      : `transaction ${hash.slice(0, 12)}… not included by ledger ${
+        maxLedger - 1
+      } (latest ${latestLedger}): it can no longer land`;
   }
 }
 

@@ -8,6 +8,7 @@
  * @module
  */
 import { Address, xdr } from "@stellar/stellar-sdk";
+import delay from "delay";
 import type { ChainRpc } from "./rpc.ts";
 
 /** stellar-rpc's limit of keys per getLedgerEntries request. */
@@ -239,14 +240,7 @@ export async function waitForLedger(
     }
     const pollMs = opts.pollMs ??
       Math.max(50, Math.min(500, (opts.clock?.secondsPerLedger() ?? 1) * 250));
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(done, pollMs);
-      function done() {
-        clearTimeout(t);
-        opts.signal?.removeEventListener("abort", done);
-        resolve();
-      }
-      opts.signal?.addEventListener("abort", done, { once: true });
-    });
+    // An abort ends the wait early (delay rejects then); the loop's check returns.
+    await delay(pollMs, { signal: opts.signal }).catch(() => {});
   }
 }

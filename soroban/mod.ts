@@ -8,6 +8,7 @@
 export * from "./rpc.ts";
 export * from "./ledger.ts";
 export * from "./tx.ts";
+export * from "./send.ts";
 export * from "./errors.ts";
 export * from "./scval.ts";
 export * from "./spec_cache.ts";

@@ -7,9 +7,13 @@
  * `keeper_rpc_requests_total{method}` metric and the benchmark figures), applies a per-request
  * timeout, and aborts everything in flight on {@link ChainRpc.close} so shutdown is clean.
  *
+ * The timed transport itself ({@link postJsonRpc}, {@link timedServer}) is the one the web's
+ * page reads use too, with their page deadline as an extra abort signal.
+ *
  * @module
  */
 import { rpc } from "@stellar/stellar-sdk";
+import { redactUrlsIn } from "@vigil/util/url_redact";
 import { RpcError } from "./errors.ts";
 
 /** Called after every JSON-RPC request (for metrics). */
@@ -48,12 +52,10 @@ export class ChainRpc {
     this.networkPassphrase = opts.networkPassphrase;
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
     if (opts.onRequest) this.#hooks.push(opts.onRequest);
-    this.server = new rpc.Server(url, { allowHttp: url.startsWith("http:") });
-    // The SDK calls `httpClient.post(url, body)` and reads `.data` for every JSON-RPC method
-    // (stellar-sdk `rpc/jsonrpc.js` postObject); replacing it routes everything through us.
-    (this.server as unknown as { httpClient: unknown }).httpClient = {
-      post: (u: string, body: { method?: string }) => this.#post(u, body),
-    };
+    this.server = withPost(
+      new rpc.Server(url, { allowHttp: url.startsWith("http:") }),
+      (u, body) => this.#post(u, body),
+    );
   }
 
   /** Adds a request observer (e.g. metrics wired after construction). */
@@ -96,38 +98,13 @@ export class ChainRpc {
     this.#counts.set(method, (this.#counts.get(method) ?? 0) + 1);
     const ctrl = new AbortController();
     this.#inFlight.add(ctrl);
-    const timer = setTimeout(
-      () => ctrl.abort(new Error(`timeout after ${this.#timeoutMs} ms`)),
-      this.#timeoutMs,
-    );
     const t0 = performance.now();
     let ok = false;
     try {
-      let res: Response;
-      try {
-        res = await fetch(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-          signal: ctrl.signal,
-        });
-      } catch (err) {
-        const reason = ctrl.signal.aborted ? String(ctrl.signal.reason?.message ?? "aborted") : "";
-        throw new RpcError(method, reason || (err instanceof Error ? err.message : String(err)));
-      }
-      const text = await res.text();
-      if (!res.ok) throw new RpcError(method, `HTTP ${res.status}: ${text.slice(0, 200)}`);
-      let data: unknown;
-      try {
-        data = JSON.parse(text);
-      } catch {
-        throw new RpcError(method, `invalid JSON response: ${text.slice(0, 200)}`);
-      }
-      const e = (data as { error?: { code?: number; message?: string } }).error;
-      ok = e === undefined;
-      return { data, status: res.status };
+      const res = await postJsonRpc(url, body, { timeoutMs: this.#timeoutMs }, ctrl.signal);
+      ok = (res.data as { error?: unknown }).error === undefined;
+      return res;
     } finally {
-      clearTimeout(timer);
       this.#inFlight.delete(ctrl);
       if (!ok) this.#failures.set(method, (this.#failures.get(method) ?? 0) + 1);
       const ms = performance.now() - t0;
@@ -138,4 +115,106 @@ export class ChainRpc {
       }
     }
   }
+}
+
+/** Options of the timed JSON-RPC transport ({@link postJsonRpc}, {@link timedServer}). */
+export interface TransportOptions {
+  /** Per-request timeout in ms. */
+  timeoutMs: number;
+  /** Read at each request: a signal that aborts it too (a page's shared read deadline). */
+  signal?: () => AbortSignal | undefined;
+  /** Prefix of error messages (the web's pages say "RPC "). Default none. */
+  messagePrefix?: string;
+  /** Quote the start of a non-2xx response body in the error (default true). */
+  quoteHttpBody?: boolean;
+}
+
+/**
+ * Posts one JSON-RPC request with a timeout (and `opts.signal`/`signal`, whichever aborts
+ * first), returning what the SDK's `httpClient.post` returns. Every failure is an
+ * {@link RpcError} whose message never quotes the URL's credentials.
+ */
+export async function postJsonRpc(
+  url: string,
+  body: { method?: string },
+  opts: TransportOptions,
+  signal?: AbortSignal,
+): Promise<{ data: unknown; status: number }> {
+  const method = body?.method ?? "request";
+  const fail = (why: string) => {
+    const err = new RpcError(method, redactUrlsIn(why));
+    if (opts.messagePrefix) err.message = `${opts.messagePrefix}${err.message}`;
+    return err;
+  };
+  const outer = [signal, opts.signal?.()].filter((s): s is AbortSignal => s !== undefined);
+  const gone = outer.find((s) => s.aborted);
+  if (gone) throw fail(String((gone.reason as Error)?.message ?? "aborted"));
+  const ctrl = new AbortController();
+  const timer = setTimeout(
+    () => ctrl.abort(new Error(`timeout: no answer within ${opts.timeoutMs} ms`)),
+    opts.timeoutMs,
+  );
+  const onAbort = (e: Event) => ctrl.abort((e.target as AbortSignal).reason);
+  for (const s of outer) s.addEventListener("abort", onAbort, { once: true });
+  try {
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: ctrl.signal,
+      });
+    } catch (e) {
+      // Deno's fetch errors quote the URL, query string included: redacted by fail().
+      throw fail(
+        ctrl.signal.aborted
+          ? String((ctrl.signal.reason as Error)?.message ?? "aborted")
+          : e instanceof Error
+          ? e.message
+          : String(e),
+      );
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (e) {
+      throw fail(e instanceof Error ? e.message : String(e));
+    }
+    if (!res.ok) {
+      throw fail(
+        `HTTP ${res.status}${opts.quoteHttpBody === false ? "" : `: ${text.slice(0, 200)}`}`,
+      );
+    }
+    try {
+      return { data: JSON.parse(text), status: res.status };
+    } catch {
+      throw fail(
+        `invalid JSON response${opts.quoteHttpBody === false ? "" : `: ${text.slice(0, 200)}`}`,
+      );
+    }
+  } finally {
+    clearTimeout(timer);
+    for (const s of outer) s.removeEventListener("abort", onAbort);
+  }
+}
+
+/** An `rpc.Server` for `url` whose every request goes through {@link postJsonRpc}. */
+export function timedServer(url: string, opts: TransportOptions): rpc.Server {
+  return withPost(
+    new rpc.Server(url, { allowHttp: url.startsWith("http:") }),
+    (u, body) => postJsonRpc(u, body, opts),
+  );
+}
+
+/**
+ * Routes every request of `server` through `post`. The SDK calls `httpClient.post(url, body)`
+ * and reads `.data` for every JSON-RPC method (stellar-sdk `rpc/jsonrpc.js` postObject).
+ */
+function withPost(
+  server: rpc.Server,
+  post: (url: string, body: { method?: string }) => Promise<{ data: unknown; status: number }>,
+): rpc.Server {
+  (server as unknown as { httpClient: unknown }).httpClient = { post };
+  return server;
 }

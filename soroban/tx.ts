@@ -13,9 +13,8 @@
  * Coping with a real network (stellar-core's queue behind stellar-rpc):
  * - every transaction carries a ledger bound (`maxLedger` = latest + `validForLedgers`), so a
  *   NOT_FOUND transaction is polled until it is included or the bound has passed — then it can
- *   never land, and the caller is told so ({@link TxExpiredError});
- * - TRY_AGAIN_LATER (queue full, or one of ours already queued) re-sends the same envelope;
- *   DUPLICATE means the node already has it: it is polled like PENDING;
+ *   never land, and the caller is told so ({@link TxExpiredError}); sending and polling is
+ *   `send.ts`'s {@link sendAndConfirm}, shared with the web and deploy;
  * - one transaction in flight per source account ({@link withSourceLock}): stellar-core
  *   queues one per account, and sequence numbers must not race;
  * - the inclusion fee comes from getFeeStats (p90 of recently charged Soroban inclusion fees,
@@ -42,16 +41,8 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { type AuthShape, checkAuthEntries, rootCall } from "./auth_guard.ts";
-import {
-  ContractCallError,
-  type HostErrorCode,
-  parseHostError,
-  RpcError,
-  TxExpiredError,
-  TxPendingError,
-  TxRejectedError,
-  UnexpectedAuthError,
-} from "./errors.ts";
+import { ContractCallError, parseHostError, UnexpectedAuthError } from "./errors.ts";
+import { sendAndConfirm } from "./send.ts";
 import { ledgerNow } from "./ledger.ts";
 import type { ChainRpc } from "./rpc.ts";
 import { archivedEntryKeys } from "./auto_restore.ts";
@@ -384,134 +375,6 @@ export async function restoreFromPreamble(
   return r.hash;
 }
 
-/** Outcome of {@link sendAndConfirm}: included (succeeded, or `failed` with what is known). */
-export interface Confirmed {
-  hash: string;
-  ledger: number;
-  returnValue?: xdr.ScVal;
-  confirmMs: number;
-  failed?: { hostError?: HostErrorCode; opCode?: string };
-}
-
-/**
- * Sends a signed transaction and polls getTransaction until it is included or can no longer
- * be. PENDING and DUPLICATE are polled; TRY_AGAIN_LATER and a send lost in transit are re-sent
- * (the same envelope) on the next poll; while NOT_FOUND the envelope is re-sent every few
- * polls (DUPLICATE if the node still has it; back in the queue if it was dropped). Throws
- * {@link TxRejectedError} when the node refuses it (ERROR: nothing included),
- * {@link TxExpiredError} when its ledger bound has passed without it (it never will land), and
- * {@link TxPendingError} when the wall-clock safety net runs out first — ambiguous. An
- * included FAILED transaction is returned with `failed` set (its sequence number and fee were
- * consumed). Callers that sign with an account hold {@link withSourceLock} around it.
- */
-export async function sendAndConfirm(
-  chain: ChainRpc,
-  signed: Transaction,
-  opts: Pick<InvokeOptions, "pollIntervalMs" | "pollTimeoutMs"> = {},
-): Promise<Confirmed> {
-  const server = chain.server;
-  const hash = Array.from(signed.hash(), (b) => b.toString(16).padStart(2, "0")).join("");
-  const maxLedger = signed.ledgerBounds?.maxLedger ?? 0;
-  const t0 = performance.now();
-  const pollMs = opts.pollIntervalMs ?? 250;
-  const deadline = t0 + (opts.pollTimeoutMs ?? 60_000);
-  // "queued": the node has it; "retry": send again next poll.
-  const send = async (first: boolean): Promise<"queued" | "retry"> => {
-    let sent: rpc.Api.SendTransactionResponse;
-    try {
-      sent = await server.sendTransaction(signed);
-    } catch {
-      // The request may have reached the node: poll, and send again.
-      if (chain.closed) throw new RpcError("sendTransaction", "closed");
-      return "retry";
-    }
-    if (sent.status === "PENDING" || sent.status === "DUPLICATE") return "queued";
-    if (sent.status === "TRY_AGAIN_LATER") return "retry";
-    // ERROR. On a re-send it may just mean the first copy was applied meanwhile (a real node
-    // answers txBAD_SEQ then): polling decides.
-    if (!first) return "queued";
-    throw new TxRejectedError(sent.status, sent.errorResult?.result?.type, hash);
-  };
-  let state = await send(true);
-  for (let polls = 1;; polls++) {
-    let got: rpc.Api.GetTransactionResponse | undefined;
-    try {
-      got = await server.getTransaction(hash);
-    } catch (err) {
-      if (chain.closed) throw err;
-      got = undefined; // a failed poll is not an outcome; keep polling until the deadline
-    }
-    if (got?.status === "SUCCESS") {
-      const s = got as rpc.Api.GetSuccessfulTransactionResponse;
-      return {
-        hash,
-        ledger: s.ledger,
-        returnValue: s.returnValue,
-        confirmMs: performance.now() - t0,
-      };
-    }
-    if (got?.status === "FAILED") {
-      const f = got as rpc.Api.GetFailedTransactionResponse;
-      return {
-        hash,
-        ledger: f.ledger,
-        confirmMs: performance.now() - t0,
-        failed: {
-          hostError: hostErrorFromDiagnostics(f.diagnosticEventsXdr),
-          opCode: opResultCode(f.resultXdr),
-        },
-      };
-    }
-    // NOT_FOUND with the ledger before maxLedger already closed: the next ledger is past the
-    // bound, so the transaction can never be included.
-    if (got && maxLedger > 0 && got.latestLedger >= maxLedger - 1) {
-      throw new TxExpiredError(hash, got.latestLedger, maxLedger);
-    }
-    if (performance.now() >= deadline) {
-      throw new TxPendingError(hash, Math.round(performance.now() - t0));
-    }
-    await sleep(pollMs);
-    if (state === "retry" || polls % 8 === 0) state = await send(false);
-  }
-}
-
-/** Finds the `[error, Error(..)]` diagnostic event of a failed call. */
-export function hostErrorFromDiagnostics(
-  events: xdr.DiagnosticEvent[] | undefined,
-): HostErrorCode | undefined {
-  for (const d of events ?? []) {
-    const body = d.event.body;
-    if (body.type !== "v0") continue;
-    const [t0, t1] = body.v0.topics;
-    if (t0?.type === "scvSymbol" && String(t0.sym) === "error" && t1?.type === "scvError") {
-      const e = t1.error;
-      if (e.type === "sceContract") return { type: "Contract", code: e.contractCode };
-      const name = String(e.code.name).replace(/^scec/, "");
-      return { type: e.type.replace(/^sce/, ""), code: name };
-    }
-  }
-  return undefined;
-}
-
-function opResultCode(result: xdr.TransactionResult | undefined): string | undefined {
-  if (!result) return undefined;
-  try {
-    return JSON.stringify(result.result.toJson()).slice(0, 200);
-  } catch {
-    return result.result.type;
-  }
-}
-
-/** Promise-based sleep that never leaks a timer past its resolution. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
+// The send-and-confirm path itself is shared with the web and deploy (send.ts); the keeper's
+// names stay importable from here.
+export { type Confirmed, hostErrorFromDiagnostics, sendAndConfirm } from "./send.ts";

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { StrKey } from "@stellar/stellar-sdk";
-import { readEnvironment } from "@vigil/keeper/config";
+import { readEnvironment } from "@vigil/util/env";
 import {
   DEFAULT_DEPLOY_CONFIG,
   DEPLOY_BOUNDS,

@@ -36,6 +36,9 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
+import { bytesToHex } from "@noble/hashes/utils";
+import { TxExpiredError, TxPendingError, TxRejectedError } from "@vigil/soroban/errors";
+import { signAndConfirm } from "@vigil/soroban/send";
 import { wasmPath } from "../wasm_path.ts";
 
 /** 1 USDC in 7-decimal units. */
@@ -210,10 +213,6 @@ export function contractIdFor(passphrase: string, deployer: string, saltBytes: U
   return StrKey.encodeContract(hash(preimage.toXDR()));
 }
 
-function hex(b: Uint8Array): string {
-  return [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
-}
-
 function checkConfig(c: DeployConfig): void {
   for (const [k, [lo, hi]] of Object.entries(DEPLOY_BOUNDS) as [keyof DeployConfig, bigint[]][]) {
     if (c[k] < lo || c[k] > hi) {
@@ -344,15 +343,15 @@ export async function deployToNetwork(opts: DeployOptions): Promise<DeployResult
   for (const name of VIGIL_WASM) {
     const wasm = await Deno.readFile(wasmPath(name));
     const h = new Uint8Array(hash(wasm as Buffer));
-    wasmHashes[name] = hex(h);
+    wasmHashes[name] = bytesToHex(h);
     specs[name] = contract.Spec.fromWasm(wasm as Buffer);
     if (await chain.codeExists(h)) {
-      log(`${name}: Wasm ${hex(h)} already uploaded`);
+      log(`${name}: Wasm ${bytesToHex(h)} already uploaded`);
       continue;
     }
     await chain.send(Operation.uploadContractWasm({ wasm: wasm as Buffer }), `upload ${name}`);
     changed = true;
-    log(`${name}: uploaded Wasm ${hex(h)} (${wasm.length} bytes)`);
+    log(`${name}: uploaded Wasm ${bytesToHex(h)} (${wasm.length} bytes)`);
   }
 
   const ctorArgs: Record<Name, Record<string, unknown> | undefined> = {
@@ -575,22 +574,19 @@ class Chain {
       );
     }
     const ready = rpc.assembleTransaction(tx, sim).build();
-    ready.sign(this.kp);
-    const sent = await this.server.sendTransaction(ready);
-    if (sent.status !== "PENDING" && sent.status !== "DUPLICATE") {
-      const detail = JSON.stringify(sent.errorResult ?? sent.status);
-      if (/InsufficientBalance|InsufficientFee/i.test(detail)) {
-        throw new DeployError(`${what}: the deployer cannot pay the fee (${sent.status})`);
-      }
-      throw new DeployError(`${what} was refused by the network (${sent.status})`);
+    let done;
+    try {
+      // The shared send path: TRY_AGAIN_LATER is re-sent, not a refusal; NOT_FOUND is polled
+      // until the 120 s time bound has passed. Short polls: a local node closes at once.
+      done = await signAndConfirm({ server: this.server }, this.kp, ready, this.passphrase, {
+        pollIntervalMs: 100,
+        pollTimeoutMs: 180_000,
+      });
+    } catch (e) {
+      throw sendError(e, what);
     }
-    // Short first waits: a local node closes the ledger at once; a real one every ~5 s.
-    const done = await this.server.pollTransaction(sent.hash, {
-      attempts: 120,
-      sleepStrategy: (i: number) => Math.min(25 * 2 ** i, 1000),
-    });
-    if (done.status !== rpc.Api.GetTransactionStatus.SUCCESS) {
-      throw new DeployError(`${what} failed on chain (${done.status}, tx ${sent.hash})`);
+    if (done.failed) {
+      throw new DeployError(`${what} failed on chain (FAILED, tx ${done.hash})`);
     }
   }
 
@@ -609,6 +605,25 @@ class Chain {
     );
     return (await this.server.getLedgerEntries(key)).entries.length > 0;
   }
+}
+
+/** A failure of the send path as one {@link DeployError} message. */
+function sendError(e: unknown, what: string): unknown {
+  if (e instanceof TxExpiredError) {
+    return new DeployError(`${what} was not included before it expired (tx ${e.hash}); run again`);
+  }
+  if (e instanceof TxRejectedError) {
+    if (/InsufficientBalance|InsufficientFee/i.test(e.txCode ?? "")) {
+      return new DeployError(`${what}: the deployer cannot pay the fee (${e.status})`);
+    }
+    return new DeployError(
+      `${what} was refused by the network (${e.status}${e.txCode ? ` ${e.txCode}` : ""})`,
+    );
+  }
+  if (e instanceof TxPendingError) {
+    return new DeployError(`${what} was sent but not confirmed in time (tx ${e.hash})`);
+  }
+  return e;
 }
 
 /** Parses an amount in USDC ("100", "0.5") into 7-decimal units. */

@@ -50,6 +50,7 @@ import {
   withVigil,
 } from "@vigil/testing/contracts/vigil_fixture";
 import { deployFixture } from "@vigil/testing/contracts/mod";
+import { submitHostile } from "@vigil/testing/submit";
 
 const T = TX_OPTS;
 
@@ -100,10 +101,8 @@ async function rawCall(
       .build();
     const prepared = await f.server.prepareTransaction(tx);
     prepared.sign(kp);
-    const sent = await f.server.sendTransaction(prepared);
-    if (sent.status !== "PENDING") return `send: ${sent.status}`;
-    const done = await f.server.pollTransaction(sent.hash, { attempts: 50 });
-    return done.status === rpc.Api.GetTransactionStatus.SUCCESS ? "ok" : `tx: ${done.status}`;
+    const got = await submitHostile(f.server, prepared);
+    return got === "succeeded" ? "ok" : got === "refused" ? "send: ERROR" : "tx: FAILED";
   } catch (e) {
     return `refused: ${e instanceof Error ? e.message.slice(0, 200) : e}`;
   }

@@ -41,6 +41,7 @@ import {
   VigilModel,
 } from "@vigil/testing/contracts/vigil_model";
 import { deployFixture } from "@vigil/testing/contracts/mod";
+import { sendOk } from "@vigil/testing/submit";
 
 /** Seconds of ledger time per ledger. */
 const CLOSE_SECONDS = 5;
@@ -77,9 +78,7 @@ async function startWorld(): Promise<World> {
       .setTimeout(0)
       .build();
     tx.sign(kp);
-    const sent = await node.server.sendTransaction(tx);
-    assert.equal(sent.status, "PENDING", `changeTrust: ${JSON.stringify(sent)}`);
-    assert.equal((await node.confirm(sent.hash)).status, "SUCCESS", "changeTrust failed");
+    await sendOk(node.server, tx, "changeTrust");
     await mint(kp.publicKey(), amount);
     return kp.publicKey();
   };

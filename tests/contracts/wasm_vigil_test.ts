@@ -25,6 +25,7 @@ import { type Deployment, deployToNetwork } from "@vigil/contracts/deploy/net";
 import { wasmPath } from "@vigil/contracts/wasm_path";
 import { VigilError, type VigilErrorName } from "@vigil/contracts/registry/errors";
 import { deployFixture } from "@vigil/testing/contracts/mod";
+import { sendOk } from "@vigil/testing/submit";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const USDC = 10_000_000n;
@@ -55,11 +56,7 @@ async function world(): Promise<World> {
       networkPassphrase: node.networkPassphrase,
     }).addOperation(Operation.changeTrust({ asset })).setTimeout(60).build();
     tx.sign(kp);
-    const sent = await node.server.sendTransaction(tx);
-    assert.equal(
-      (await node.server.pollTransaction(sent.hash, { attempts: 60 })).status,
-      "SUCCESS",
-    );
+    await sendOk(node.server, tx, "changeTrust");
     if (amount > 0n) {
       await node.invoke(usdc, "mint", { to: kp.publicKey(), amount }, {
         source: issuer.publicKey(),

@@ -31,6 +31,7 @@ import {
 } from "@vigil/testing/contracts/market_world";
 import { expectErr, ok, TX_OPTS, USDC } from "@vigil/testing/contracts/vigil_fixture";
 import { deployFixture } from "@vigil/testing/contracts/mod";
+import { sendOk } from "@vigil/testing/submit";
 
 const T = TX_OPTS;
 const AMOUNT = 6_000n * USDC;
@@ -97,10 +98,8 @@ Deno.test("ATTACK a (real Blend auction): the keeper's own token and pairs on th
       .setTimeout(300).build();
     const prepared = await w.server.prepareTransaction(deploySac);
     prepared.sign(w.eve);
-    const sent = await w.server.sendTransaction(prepared);
-    const done = await w.server.pollTransaction(sent.hash, { attempts: 60 });
-    assert.equal(done.status, "SUCCESS", "EVE's SAC deployed");
-    fees += BigInt((done as rpc.Api.GetSuccessfulTransactionResponse).resultXdr.feeCharged);
+    const done = await sendOk(w.server, prepared, "EVE's SAC deployment");
+    fees += done.feeCharged ?? 0n;
     // 2. She creates [XLM, EVE] and [EVE, USDC] on the LISTED router's factory: permissionless,
     //    as on Soroswap (the factory deploys each pair itself).
     const factory = await w.client(w.factory, w.eve);

@@ -35,6 +35,8 @@ import {
 } from "@vigil/testing/keeper/keeper_fixture";
 import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
 import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
+import { TxPendingError, TxRejectedError } from "@vigil/soroban/errors";
+import { sendAndConfirm } from "@vigil/soroban/send";
 
 const STAKE = 100n * 10_000_000n;
 
@@ -172,7 +174,8 @@ Deno.test("kill -9 the moment the node accepted the keeper's flash: it lands or 
  * Sends everything above the keeper's minimum balance away, signed by the keeper's key. The
  * running keeper may have a transaction of its own in flight (an auction, a trustline): the node
  * then answers TRY_AGAIN_LATER (one transaction per source account in the queue, as the network
- * does) or ours fails on a stale sequence number; both are retried with a fresh account.
+ * does; soroban's send path re-sends it) or ours fails on a stale sequence number: retried with a
+ * fresh account.
  */
 async function drainNative(w: World, keeper: Keypair): Promise<void> {
   const server = w.node.server;
@@ -192,21 +195,19 @@ async function drainNative(w: World, keeper: Keypair): Promise<void> {
       amount: (Number(spendable) / 1e7).toFixed(7),
     })).setTimeout(60).build();
     tx.sign(keeper);
-    const sent = await server.sendTransaction(tx);
-    if (sent.status === "PENDING") {
-      let status = "NOT_FOUND";
-      await until(
-        async () => {
-          status = (await server.getTransaction(sent.hash)).status;
-          return status !== "NOT_FOUND";
-        },
-        10_000,
-        "drain",
-      );
-      if (status === "SUCCESS") return;
+    let last: string;
+    try {
+      // A short wall-clock net: an envelope overtaken by the keeper's own transaction (stale
+      // sequence number) would otherwise be polled until its 60 s bound.
+      const r = await sendAndConfirm({ server }, tx, { pollIntervalMs: 25, pollTimeoutMs: 10_000 });
+      if (!r.failed) return;
+      last = `FAILED ${r.failed.opCode ?? ""}`;
+    } catch (e) {
+      if (!(e instanceof TxRejectedError || e instanceof TxPendingError)) throw e;
+      last = e.message;
     }
     if (Date.now() > deadline) {
-      throw new Error(`drain not applied after ${attempt} attempts (last: ${sent.status})`);
+      throw new Error(`drain not applied after ${attempt} attempts (last: ${last})`);
     }
     await new Promise((r) => setTimeout(r, 300));
   }

@@ -13,6 +13,7 @@ import { sv } from "@vigil/soroban/scval";
 import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
 import { inclusionFeeFor, invokeContract, sendAndConfirm } from "@vigil/soroban/tx";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { submitRaw } from "@vigil/testing/submit";
 
 function rpcFor(node: TestNode): ChainRpc {
   return new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
@@ -69,11 +70,11 @@ Deno.test("TRY_AGAIN_LATER (queue full of higher bids) is re-sent until it lands
   const bidders = await Promise.all([1, 2, 3, 4].map(() => node.newAccount()));
   const me = await node.newAccount();
   for (const b of bidders) {
-    const r = await node.server.sendTransaction(await payment(node, b, "500"));
+    const r = await submitRaw(node.server, await payment(node, b, "500"));
     assert.equal(r.status, "PENDING");
   }
   const mine = await payment(node, me, "100");
-  const direct = await node.server.sendTransaction(mine);
+  const direct = await submitRaw(node.server, mine);
   assert.equal(direct.status, "TRY_AGAIN_LATER");
   const chain = rpcFor(node);
   try {

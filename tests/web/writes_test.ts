@@ -16,7 +16,7 @@ import { type AutoRestore, clearSpecCache, type TxSigner, writeCall } from "@vig
 import { archivedEntryKeys } from "@vigil/soroban/auto_restore";
 import { startPreambleRpc } from "@vigil/testing/preamble_rpc";
 import { plainError } from "@vigil/web/data/errors";
-import { ContractCallError } from "@vigil/soroban/tx_errors";
+import { ContractCallError } from "@vigil/soroban/errors";
 import { script } from "@vigil/testing/scripted_executor";
 import { allowExecutor, STACK_POLICY_DELAY } from "@vigil/testing/web/stack";
 import { deployFixture } from "@vigil/testing/contracts/mod";
@@ -302,7 +302,15 @@ Deno.test("an archived depositor record: the withdrawal restores it itself (one 
 
 Deno.test("plain messages of the issue-20 contract errors", () => {
   const err = (caseName: string) =>
-    new ContractCallError(caseName, "CVAULT", "flash", 165, caseName, `Error(Contract, #165)`);
+    new ContractCallError(
+      "CVAULT",
+      "flash",
+      { type: "Contract", code: 165 },
+      `Error(Contract, #165)`,
+      "simulation",
+      undefined,
+      { message: caseName, caseName },
+    );
   assert.match(plainError(err("SwapBelowFloor")), /returned less USDC than its floor/);
   assert.match(plainError(err("SwapBelowFloor")), /nothing happened/);
   assert.match(plainError(err("NotAllowed")), /swap-path token/);

@@ -7,7 +7,12 @@
  *
  * @module
  */
-import { ContractCallError, TxFailedError } from "@vigil/soroban/tx_errors";
+import {
+  ContractCallError,
+  TxExpiredError,
+  TxPendingError,
+  TxRejectedError,
+} from "@vigil/soroban/errors";
 
 /** Plain messages by contract error case name (vault and registry). */
 const BY_NAME: [RegExp, string][] = [
@@ -117,11 +122,14 @@ export function plainError(err: unknown, ctx: ErrorContext = {}): string {
     if (err.code !== null) return `The contract refused the call (error #${err.code}).`;
     return classifyText(err.detail) ?? "The transaction would fail: " + firstLine(err.detail);
   }
-  if (err instanceof TxFailedError) {
-    if (err.status === "TIMEOUT") {
-      return `The transaction was sent but not confirmed in time. Check it later (hash ${err.hash}).`;
-    }
-    return classifyText(err.status) ?? err.message;
+  if (err instanceof TxPendingError) {
+    return `The transaction was sent but not confirmed in time. Check it later (hash ${err.hash}).`;
+  }
+  if (err instanceof TxExpiredError) {
+    return "The transaction was not included before it expired: nothing happened. Try again.";
+  }
+  if (err instanceof TxRejectedError) {
+    return classifyText(err.txCode ?? err.status) ?? err.message;
   }
   const text = errText(err);
   return classifyText(text) ?? firstLine(text);

@@ -13,8 +13,8 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { rpc } from "@stellar/stellar-sdk";
-import { redactUrlsIn } from "@vigil/util/url_redact";
+import type { rpc } from "@stellar/stellar-sdk";
+import { timedServer } from "@vigil/soroban/rpc";
 
 /** Default budget of one page's chain reads (ms). */
 export const PAGE_READ_DEADLINE_MS = 3000;
@@ -40,65 +40,14 @@ export async function withReadDeadline<T>(ms: number, fn: () => Promise<T>): Pro
 
 /**
  * An `rpc.Server` for `url` whose every request is aborted after `requestTimeoutMs` or at the
- * deadline of the page that made it, whichever comes first.
+ * deadline of the page that made it, whichever comes first (soroban's timed transport; errors
+ * read "RPC <method>: …" and never quote the URL's credentials).
  */
 export function timedRpcServer(url: string, requestTimeoutMs: number): rpc.Server {
-  const server = new rpc.Server(url, { allowHttp: url.startsWith("http:") });
-  // The SDK sends every JSON-RPC method through `httpClient.post(url, body)` and reads `.data`
-  // (the same seam soroban/rpc.ts uses).
-  (server as unknown as { httpClient: unknown }).httpClient = {
-    post: (u: string, body: { method?: string }) => post(u, body, requestTimeoutMs),
-  };
-  return server;
-}
-
-async function post(
-  url: string,
-  body: { method?: string },
-  timeoutMs: number,
-): Promise<{ data: unknown; status: number }> {
-  const method = body?.method ?? "request";
-  const page = deadlines.getStore();
-  if (page?.aborted) throw new Error(`RPC ${method}: ${page.reason?.message ?? "deadline"}`);
-  const ctrl = new AbortController();
-  const timer = setTimeout(
-    () => ctrl.abort(new Error(`no answer within ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  const onPage = () => ctrl.abort(page!.reason);
-  page?.addEventListener("abort", onPage, { once: true });
-  try {
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-        signal: ctrl.signal,
-      });
-    } catch (e) {
-      const why = ctrl.signal.aborted
-        ? String((ctrl.signal.reason as Error)?.message ?? "aborted")
-        : e instanceof Error
-        ? e.message
-        : String(e);
-      // Deno's fetch errors quote the URL, query string included.
-      throw new Error(`RPC ${method}: ${redactUrlsIn(why)}`);
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (e) {
-      throw new Error(`RPC ${method}: ${redactUrlsIn(e instanceof Error ? e.message : String(e))}`);
-    }
-    if (!res.ok) throw new Error(`RPC ${method}: HTTP ${res.status}`);
-    try {
-      return { data: JSON.parse(text), status: res.status };
-    } catch {
-      throw new Error(`RPC ${method}: invalid JSON response`);
-    }
-  } finally {
-    clearTimeout(timer);
-    page?.removeEventListener("abort", onPage);
-  }
+  return timedServer(url, {
+    timeoutMs: requestTimeoutMs,
+    signal: () => deadlines.getStore(),
+    messagePrefix: "RPC ",
+    quoteHttpBody: false,
+  });
 }

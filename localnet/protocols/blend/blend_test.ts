@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { Asset, type Keypair, rpc, TransactionBuilder, xdr } from "@stellar/stellar-sdk";
 import { PoolContractV2, PoolV2, PositionsEstimate, RequestType } from "@blend-capital/blend-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { sendOk } from "@vigil/testing/submit";
 import { seedTrustline, setupDevChain } from "../../dev_setup.ts";
 import { BLEND_RESERVES, blendDebtFor, type BlendMarket, deployBlendMarket } from "./deploy.ts";
 import { BLEND_MANIFEST, loadBlendWasm } from "./wasm.ts";
@@ -199,21 +200,8 @@ async function send(node: TestNode, kp: Keypair, opXdr: string): Promise<number>
   const insns = Number(sim.transactionData.build().resources.instructions);
   const prepared = rpc.assembleTransaction(tx, sim).build();
   prepared.sign(kp);
-  const sent = await node.server.sendTransaction(prepared);
-  assert.equal(sent.status, "PENDING", JSON.stringify(sent.errorResult ?? ""));
-  const got = await node.server.pollTransaction(sent.hash);
-  if (got.status !== "SUCCESS") {
-    // The operation's result code, e.g. {"tx_failed":[{"op_inner":{"invoke_host_function":"trapped"}}]}.
-    const code = got.status === "FAILED"
-      ? JSON.stringify((got.resultXdr?.toJson() as { result?: unknown } | undefined)?.result)
-      : "";
-    const events = JSON.stringify(
-      (got as { diagnosticEventsXdr?: { toJson(): unknown }[] }).diagnosticEventsXdr?.map((e) =>
-        e.toJson()
-      ) ?? [],
-    );
-    throw new Error(`transaction ${got.status}: ${code} ${events}`);
-  }
+  // Throws with the operation's result code and the diagnostic events when it FAILED.
+  await sendOk(node.server, prepared);
   return insns;
 }
 

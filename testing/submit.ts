@@ -1,0 +1,57 @@
+/**
+ * Sending transactions in tests and benches. Everything goes through soroban's one send path
+ * (`@vigil/soroban/send`), except what a test deliberately hands to the node as is — a hostile
+ * or malformed envelope, or one meant to see the node's raw answer (a full queue's
+ * TRY_AGAIN_LATER): {@link submitRaw}.
+ *
+ * @module
+ */
+import type { FeeBumpTransaction, rpc, Transaction } from "@stellar/stellar-sdk";
+import { TxRejectedError } from "@vigil/soroban/errors";
+import { type Confirmed, sendAndConfirm, type SendOptions } from "@vigil/soroban/send";
+
+type Server = Pick<rpc.Server, "sendTransaction" | "getTransaction">;
+
+/** The node's raw answer to `tx`, nothing polled or re-sent. */
+export function submitRaw(
+  server: Pick<rpc.Server, "sendTransaction">,
+  tx: Transaction | FeeBumpTransaction,
+): Promise<rpc.Api.SendTransactionResponse> {
+  return server.sendTransaction(tx);
+}
+
+/**
+ * Sends a signed `tx` through soroban's send path (short polls: the local node closes ledgers
+ * quickly) and returns it confirmed; an included FAILED transaction throws with its result
+ * code and diagnostic events.
+ */
+export async function sendOk(
+  server: Server,
+  tx: Transaction,
+  what = "transaction",
+  opts: SendOptions = {},
+): Promise<Confirmed> {
+  const r = await sendAndConfirm({ server }, tx, { pollIntervalMs: 25, ...opts });
+  if (r.failed) {
+    const events = JSON.stringify(r.failed.diagnosticEvents?.map((e) => e.toJson()) ?? []);
+    throw new Error(`${what} FAILED: ${r.failed.opCode ?? "?"} ${events}`);
+  }
+  return r;
+}
+
+/**
+ * What the node did with a (hostile) signed `tx`, through soroban's send path: "refused"
+ * (sendTransaction ERROR: nothing included), "failed" (included, FAILED) or "succeeded".
+ */
+export async function submitHostile(
+  server: Server,
+  tx: Transaction,
+): Promise<"refused" | "failed" | "succeeded"> {
+  try {
+    const r = await sendAndConfirm({ server }, tx, { pollIntervalMs: 25 });
+    return r.failed ? "failed" : "succeeded";
+  } catch (e) {
+    if (e instanceof TxRejectedError) return "refused";
+    throw e;
+  }
+}
