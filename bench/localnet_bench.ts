@@ -8,6 +8,7 @@
  * `taskset -c 0 deno run -A bench/localnet_bench.ts` (the client runs in the same thread, so
  * the figures include the SDK-free client's own JSON/fetch cost).
  */
+import { jsonRpc, submitEnvelope } from "@vigil/testing/submit";
 import {
   Account,
   Address,
@@ -25,16 +26,9 @@ import { type Localnet, startLocalnet } from "@vigil/localnet/node";
 
 const N = Number(Deno.args[0] ?? 400);
 
-async function call(net: Localnet, method: string, params: unknown) {
-  const res = await fetch(net.rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
+/** A JSON-RPC request to the node over plain fetch (no SDK cost in the figures). */
+const call = (net: Localnet, method: string, params: unknown) =>
+  jsonRpc(net.rpcUrl, method, params);
 
 function rate(count: number, ms: number): string {
   return `${(count / (ms / 1000)).toFixed(0)}/s (${(ms / count).toFixed(2)} ms each, n=${count})`;
@@ -91,7 +85,7 @@ async function benchCall(net: Localnet, label: string, kp: Keypair, op: xdr.Oper
   t0 = performance.now();
   const hashes: string[] = [];
   for (const e of envs) {
-    const r = await call(net, "sendTransaction", { transaction: e });
+    const r = await submitEnvelope(net.rpcUrl, e);
     if (r.status !== "PENDING") throw new Error(`send: ${JSON.stringify(r)}`);
     hashes.push(r.hash);
     net.chain.closeLedger();

@@ -55,3 +55,27 @@ export async function submitHostile(
     throw e;
   }
 }
+
+/**
+ * One JSON-RPC request over plain `fetch`, no SDK in the way: what a benchmark of the node
+ * measures (its own cost plus loopback HTTP). Throws on a JSON-RPC error.
+ */
+// deno-lint-ignore no-explicit-any
+export async function jsonRpc(url: string, method: string, params: unknown): Promise<any> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = await res.json();
+  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+/** Submits a base64 envelope as is (`sendTransaction`), returning the node's raw answer. */
+export function submitEnvelope(
+  url: string,
+  envelopeXdr: string,
+): Promise<{ status: string; hash: string; errorResultXdr?: string }> {
+  return jsonRpc(url, "sendTransaction", { transaction: envelopeXdr });
+}
