@@ -100,8 +100,7 @@ function doc(text: string | undefined, indent: string): string {
 }
 
 /** PascalCase of a contract name ("vault" → "Vault"). */
-const pascal = (s: string) =>
-  s.split(/[_-]/).map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+const pascal = (s: string) => s.split(/[_-]/).map((w) => w[0].toUpperCase() + w.slice(1)).join("");
 
 /** The TS source of one contract's client (unformatted: the caller runs `deno fmt`). */
 export function generateClient(src: ClientSource, declaredBefore: Map<string, string>): string {
@@ -156,7 +155,9 @@ export function generateClient(src: ClientSource, declaredBefore: Map<string, st
     out.push(
       `/** The ${src.name}'s error enum \`${enumName}\`: code by case name (docs: the spec's messages). */\n` +
         `export const ${P}Error = {\n${
-          Object.entries(def.errors).map(([c, [code, msg]]) => `${doc(msg, "  ")}  ${c}: ${code},\n`)
+          Object.entries(def.errors).map(([c, [code, msg]]) =>
+            `${doc(msg, "  ")}  ${c}: ${code},\n`
+          )
             .join("")
         }} as const;\n\n/** A case name of {@link ${P}Error}. */\nexport type ${P}ErrorName = keyof typeof ${P}Error;\n`,
     );
@@ -184,7 +185,10 @@ export function generateClient(src: ClientSource, declaredBefore: Map<string, st
     .filter((n) => !own.has(n) && ![...imports.values()].flat().includes(n));
   if (missing.length > 0) throw new Error(`${src.name}: unknown types ${missing.join(", ")}`);
 
-  const head = [HEADER, `/**\n * Typed client of the ${src.name} contract, from \`contracts/${src.name}/spec.ts\`.\n *\n * @module\n */`];
+  const head = [
+    HEADER,
+    `/**\n * Typed client of the ${src.name} contract, from \`contracts/${src.name}/spec.ts\`.\n *\n * @module\n */`,
+  ];
   if (used.has("xdr")) head.push(`import type { xdr } from "@stellar/stellar-sdk";`);
   head.push(`import type { Params } from "./calls.ts";`);
   for (const [file, names] of imports) {
