@@ -43,7 +43,10 @@ export interface Pending<T> {
 /** The registry's page size: `get_keepers` returns at most this many addresses per call. */
 export const KEEPERS_PAGE = 100;
 
-/** A keeper's registry record (`KeeperInfo`), with unknown fields as null. */
+/**
+ * A keeper as the pages show it, from the registry's `KeeperInfo` (null renders an em-dash; the
+ * average is null without a timed execution).
+ */
 export interface KeeperRecord {
   address: string;
   name: string | null;
