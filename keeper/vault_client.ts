@@ -1,5 +1,7 @@
 /**
- * The keeper's clients of Vigil's vault and registry, over Soroban RPC.
+ * The keeper's clients of Vigil's vault and registry, over Soroban RPC: the generated clients
+ * (`@vigil/contracts/clients`: types, and the spec codec over `soroban/tx.ts`) plus what the keeper
+ * adds (the flash's authorization shape and profit floor, paged keeper lists).
  *
  * Adapters never see this class: they get {@link VaultContract.client}, a {@link VaultClient}
  * with only `flash`, `simulateFlash` and `flashPolicy` (issue 12: capital leaves the vault only inside one
