@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { contract, type Keypair, type xdr } from "@stellar/stellar-sdk";
+import { contract, type Keypair, xdr } from "@stellar/stellar-sdk";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import {
   type CallOptions,
@@ -21,7 +21,7 @@ import { LIQUIDATOR_SPEC } from "../liquidator/spec.ts";
 import { type ArgsOf, type Calls, type Params, type ResultOf, typedCalls } from "./calls.ts";
 import { VAULT_PARAMS, type VaultFunctions } from "./vault.ts";
 import { REGISTRY_PARAMS, type RegistryFunctions } from "./registry.ts";
-import { LIQUIDATOR_PARAMS, type LiquidatorFunctions } from "./liquidator.ts";
+import { type LiquidationPlan, LIQUIDATOR_PARAMS, type LiquidatorFunctions } from "./liquidator.ts";
 
 /** Encodes a contract's arguments and decodes its results with its spec table. */
 export class SpecCodec<F> {
@@ -120,4 +120,15 @@ export function simulatedCalls<F>(
     );
     return codec.result(fn as keyof F & string, sim.retval);
   });
+}
+
+/**
+ * A `LiquidationPlan` as the ScVal `vault.flash` forwards to the liquidator as `data` (encoded by
+ * the liquidator's spec codec: struct fields sorted, amounts i128, `allowance_until` u32).
+ */
+export function liquidationPlanScVal(plan: LiquidationPlan): xdr.ScVal {
+  return LIQUIDATOR_CODEC.spec.nativeToScVal(
+    plan,
+    xdr.ScSpecTypeDef.fromJson({ udt: { name: "LiquidationPlan" } } as never),
+  );
 }

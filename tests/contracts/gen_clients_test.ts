@@ -6,6 +6,10 @@
 import assert from "node:assert/strict";
 import { T } from "@vigil/soroban/spec_dsl";
 import { CLIENT_SOURCES, generateClient, generateClients } from "../../tools/gen_clients.ts";
+import { StrKey } from "@stellar/stellar-sdk";
+import { liquidationPlanScVal } from "@vigil/contracts/clients";
+import { liquidationPlan } from "@vigil/keeper/adapters/lending_pool/execute";
+import { sv } from "@vigil/soroban/scval";
 
 const assertEquals = (a: unknown, b: unknown, msg?: string) => assert.deepEqual(a, b, msg);
 
@@ -80,4 +84,33 @@ Deno.test("a struct two specs declare differently stops the generator", () => {
       ),
     /differs/,
   );
+});
+
+Deno.test("the generated plan encoder writes what the keeper's hand encoder writes", () => {
+  const c = (n: number) => StrKey.encodeContract(new Uint8Array(32).fill(n) as never);
+  const legs = [{ amountIn: 5n, kind: 0, minOut: 4n, path: [c(1), c(2)], router: c(3) }];
+  const req = { address: c(2), amount: 10n, request_type: 6 };
+  const hand = liquidationPlan(
+    c(4),
+    [sv.struct({
+      address: sv.address(req.address),
+      amount: sv.i128(req.amount),
+      request_type: sv.u32(req.request_type),
+    })],
+    legs,
+    77,
+  );
+  const generated = liquidationPlanScVal({
+    allowance_until: 77,
+    pool: c(4),
+    requests: [req],
+    swaps: legs.map((l) => ({
+      amount_in: l.amountIn,
+      kind: l.kind,
+      min_out: l.minOut,
+      path: l.path,
+      router: l.router,
+    })),
+  });
+  assert.equal(generated.toXDR("base64"), hand.toXDR("base64"));
 });
