@@ -552,7 +552,10 @@ async function readKeepers(
     ? addresses
     : [...addresses, me];
   const rows = await Promise.all(list.map(async (address) => {
-    const k = await rt.registry.getKeeper(address).catch(() => ({} as Record<string, unknown>));
+    const k: Record<string, unknown> = await rt.registry.getKeeper(address).then(
+      (v) => ({ ...v }),
+      () => ({}),
+    );
     return {
       address,
       name: typeof k.name === "string" ? k.name : null,

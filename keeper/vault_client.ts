@@ -1,5 +1,7 @@
 /**
- * The keeper's clients of Vigil's vault and registry, over Soroban RPC.
+ * The keeper's clients of Vigil's vault and registry, over Soroban RPC: the generated clients
+ * (`@vigil/contracts/clients`: types, and the spec codec over `soroban/tx.ts`) plus what the keeper
+ * adds (the flash's authorization shape and profit floor, paged keeper lists).
  *
  * Adapters never see this class: they get {@link VaultContract.client}, a {@link VaultClient}
  * with only `flash`, `simulateFlash` and `flashPolicy` (issue 12: capital leaves the vault only inside one
@@ -11,47 +13,31 @@ import type { Keypair, xdr } from "@stellar/stellar-sdk";
 import {
   type FlashOptions,
   type FlashOutcome,
-  type FlashPolicy,
   FlashUnprofitableError,
   type VaultClient,
 } from "./adapters/adapter.ts";
+import {
+  type ArgsOf,
+  type FlashPolicy,
+  invokeCall,
+  type KeeperInfo,
+  REGISTRY_CODEC,
+  type RegistryConfig,
+  type RegistryFunctions,
+  type ResultOf,
+  simulateCall,
+  VAULT_CODEC,
+  type VaultConfig,
+  type VaultFunctions,
+  type VaultState,
+} from "@vigil/contracts/clients";
+import { MAX_KEEPERS_PAGE } from "@vigil/contracts/registry/spec";
 import { argsOf, type AuthShape, call, is, sacTransfer } from "@vigil/soroban/auth_guard";
 import type { ChainRpc } from "@vigil/soroban/rpc";
-import { big, native, sv } from "@vigil/soroban/scval";
-import {
-  invokeContract,
-  type InvokeOptions,
-  type InvokeResult,
-  simulateRead,
-} from "@vigil/soroban/tx";
+import { sv } from "@vigil/soroban/scval";
+import type { InvokeOptions, InvokeResult } from "@vigil/soroban/tx";
 
-export { type FlashPolicy, FlashUnprofitableError };
-
-/** VaultState (spec field names, bigint amounts). */
-export interface VaultState {
-  /** The vault's USDC, the profit still locked included. */
-  total_usdc: bigint;
-  total_shares: bigint;
-  total_profit: bigint;
-  active_liq: bigint;
-  /** Flash profit not yet in the share price (unlocks linearly until `unlock_end`). */
-  locked_profit: bigint;
-  /** Ledger time (s) when `locked_profit` reaches 0; 0 when nothing is locked. */
-  unlock_end: bigint;
-}
-
-/** VaultConfig (spec field names). */
-export interface VaultConfig {
-  deposit_cap: bigint;
-  withdraw_cooldown: bigint;
-  max_draw_per_keeper: bigint;
-  /** Least profit for a flash to count as the keeper's successful fill in the registry. */
-  min_fill_profit: bigint;
-  /** Seconds a queued policy/config change waits. */
-  policy_delay: bigint;
-  /** Seconds over which a flash's profit enters the share price. */
-  profit_unlock_secs: bigint;
-}
+export { type FlashPolicy, FlashUnprofitableError, type VaultConfig, type VaultState };
 
 /** A queued flash policy or config (`PendingFlashPolicy` / `PendingConfig`). */
 export interface PendingChange<T> {
@@ -61,33 +47,7 @@ export interface PendingChange<T> {
 }
 
 /** The registry's `get_keepers` page size (its maximum). */
-export const KEEPERS_PAGE = 100;
-
-/** Parses a `VaultConfig` struct. */
-function parseVaultConfig(v: unknown): VaultConfig {
-  const o = v as Record<string, unknown>;
-  return {
-    deposit_cap: big(o.deposit_cap),
-    withdraw_cooldown: big(o.withdraw_cooldown),
-    max_draw_per_keeper: big(o.max_draw_per_keeper),
-    min_fill_profit: big(o.min_fill_profit),
-    policy_delay: big(o.policy_delay),
-    profit_unlock_secs: big(o.profit_unlock_secs),
-  };
-}
-
-/** Parses a `FlashPolicy` struct. */
-function parseFlashPolicy(v: unknown): FlashPolicy {
-  const o = v as Record<string, unknown>;
-  const list = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
-  return {
-    executors: list(o.executors),
-    max_slippage_bps: Number(o.max_slippage_bps),
-    pools: list(o.pools),
-    routers: list(o.routers),
-    tokens: list(o.tokens),
-  };
-}
+export const KEEPERS_PAGE = MAX_KEEPERS_PAGE;
 
 /** The facts of one flash, for {@link flashAuthShape}. */
 export interface FlashCall {
@@ -138,13 +98,18 @@ export class VaultContract {
     this.#invoke = invoke;
   }
 
-  #flashArgs(executor: string, amount: bigint, data: xdr.ScVal, responseTimeMs: number) {
+  #flashArgs(
+    executor: string,
+    amount: bigint,
+    data: xdr.ScVal,
+    responseTimeMs: number,
+  ): [string, string, bigint, xdr.ScVal, bigint] {
     return [
-      sv.address(this.#keypair.publicKey()),
-      sv.address(executor),
-      sv.i128(amount),
+      this.#keypair.publicKey(),
+      executor,
+      amount,
       data,
-      sv.u64(BigInt(Math.max(0, Math.round(responseTimeMs)))),
+      BigInt(Math.max(0, Math.round(responseTimeMs))),
     ];
   }
 
@@ -155,19 +120,20 @@ export class VaultContract {
     data: xdr.ScVal,
     responseTimeMs: number,
   ): Promise<bigint> {
-    const r = await simulateRead(
+    const r = await simulateCall(
       this.#chain,
       this.id,
+      VAULT_CODEC,
       "flash",
       this.#flashArgs(executor, amount, data, responseTimeMs),
       this.#keypair.publicKey(),
     );
-    return big(native(r.retval));
+    return r.value;
   }
 
   /** The vault's USDC contract (`get_usdc`, read once). */
   usdc(): Promise<string> {
-    this.#usdc ??= simulateRead(this.#chain, this.id, "get_usdc").then((r) => native(r.retval));
+    this.#usdc ??= this.#view("get_usdc", []);
     this.#usdc.catch(() => (this.#usdc = undefined)); // read again next time
     return this.#usdc;
   }
@@ -194,10 +160,11 @@ export class VaultContract {
       amount,
       data,
     }, opts.auth);
-    const r = await invokeContract(
+    const r = await invokeCall(
       this.#chain,
       this.#keypair,
       this.id,
+      VAULT_CODEC,
       "flash",
       this.#flashArgs(executor, amount, data, responseTimeMs),
       {
@@ -205,68 +172,56 @@ export class VaultContract {
         auth,
         account: opts.account,
         beforeSend: (sim) => {
-          const p = big(native(sim.retval));
+          const p = VAULT_CODEC.result("flash", sim.retval);
           if (p < min) throw new FlashUnprofitableError(p, min);
         },
       },
     );
-    return {
-      profit: r.returnValue ? big(native(r.returnValue)) : 0n,
-      txHash: r.hash,
-      ledger: r.ledger,
-    };
+    return { profit: r.value ?? 0n, txHash: r.result.hash, ledger: r.result.ledger };
   }
 
-  /** `get_state()`. */
+  /** A read-only vault call (simulated). */
+  async #view<K extends keyof VaultFunctions & string>(
+    fn: K,
+    args: ArgsOf<VaultFunctions, K>,
+  ): Promise<ResultOf<VaultFunctions, K>> {
+    return (await simulateCall(this.#chain, this.id, VAULT_CODEC, fn, args)).value;
+  }
+
+  /** `get_state()`, with the ledger it was read at. */
   async getState(): Promise<VaultState & { ledger: number }> {
-    const r = await simulateRead(this.#chain, this.id, "get_state");
-    const v = native<Record<string, unknown>>(r.retval);
-    return {
-      total_usdc: big(v.total_usdc),
-      total_shares: big(v.total_shares),
-      total_profit: big(v.total_profit),
-      active_liq: big(v.active_liq),
-      locked_profit: big(v.locked_profit),
-      unlock_end: big(v.unlock_end),
-      ledger: r.latestLedger,
-    };
+    const r = await simulateCall(this.#chain, this.id, VAULT_CODEC, "get_state", []);
+    return { ...r.value, ledger: r.sim.latestLedger };
   }
 
   /** `get_config()`. */
-  async getConfig(): Promise<VaultConfig> {
-    const r = await simulateRead(this.#chain, this.id, "get_config");
-    return parseVaultConfig(native<Record<string, unknown>>(r.retval));
+  getConfig(): Promise<VaultConfig> {
+    return this.#view("get_config", []);
   }
 
   /** `get_flash_policy()`: the policy in force (a queued one applies at its time, lazily). */
-  async getFlashPolicy(): Promise<FlashPolicy> {
+  getFlashPolicy(): Promise<FlashPolicy> {
     // A flash follows: have the vault's USDC (for its authorization shape) read by then.
     this.usdc().catch(() => {});
-    const r = await simulateRead(this.#chain, this.id, "get_flash_policy");
-    return parseFlashPolicy(native<Record<string, unknown>>(r.retval));
+    return this.#view("get_flash_policy", []);
   }
 
   /** `get_pending_flash_policy()`: the queued policy and when it applies, or null. */
   async getPendingFlashPolicy(): Promise<PendingChange<FlashPolicy> | null> {
-    const r = await simulateRead(this.#chain, this.id, "get_pending_flash_policy");
-    const v = native<Record<string, unknown> | null | undefined>(r.retval);
-    return v ? { appliesAt: big(v.applies_at), value: parseFlashPolicy(v.policy) } : null;
+    const v = await this.#view("get_pending_flash_policy", []);
+    return v ? { appliesAt: v.applies_at, value: v.policy } : null;
   }
 
   /** `get_pending_config()`: the queued config and when it applies, or null. */
   async getPendingConfig(): Promise<PendingChange<VaultConfig> | null> {
-    const r = await simulateRead(this.#chain, this.id, "get_pending_config");
-    const v = native<Record<string, unknown> | null | undefined>(r.retval);
-    return v ? { appliesAt: big(v.applies_at), value: parseVaultConfig(v.config) } : null;
+    const v = await this.#view("get_pending_config", []);
+    return v ? { appliesAt: v.applies_at, value: v.config } : null;
   }
 
-  /** `balance(depositor)` → shares and USDC value (accepts a struct or a tuple). */
+  /** `balance(depositor)` → shares and their USDC value. */
   async balance(depositor: string): Promise<{ shares: bigint; usdcValue: bigint }> {
-    const r = await simulateRead(this.#chain, this.id, "balance", [sv.address(depositor)]);
-    const v = native<unknown>(r.retval);
-    if (Array.isArray(v)) return { shares: big(v[0]), usdcValue: big(v[1]) };
-    const o = v as Record<string, unknown>;
-    return { shares: big(o.shares), usdcValue: big(o.usdc_value ?? o.usdcValue ?? 0n) };
+    const v = await this.#view("balance", [depositor]);
+    return { shares: v.shares, usdcValue: v.usdc_value };
   }
 
   /** Whether the vault exposes `fn` (read once from its contract spec); undefined when unreadable. */
@@ -308,30 +263,34 @@ export class RegistryContract {
   async register(keypair: Keypair, name: string): Promise<InvokeResult> {
     const me = keypair.publicKey();
     const config = await this.getConfig();
-    const stake = big(config.min_stake);
-    const usdc = String(config.usdc_token);
     const auth: AuthShape = {
-      subs: [sacTransfer(usdc, me, is.address(this.id, "the registry"), stake)],
+      subs: [
+        sacTransfer(config.usdc_token, me, is.address(this.id, "the registry"), config.min_stake),
+      ],
     };
-    return invokeContract(this.#chain, keypair, this.id, "register", [
-      sv.address(me),
-      sv.string(name),
+    const r = await invokeCall(this.#chain, keypair, this.id, REGISTRY_CODEC, "register", [
+      me,
+      name,
     ], { ...this.#invoke, auth });
+    return r.result;
+  }
+
+  /** A read-only registry call (simulated). */
+  async #view<K extends keyof RegistryFunctions & string>(
+    fn: K,
+    args: ArgsOf<RegistryFunctions, K>,
+  ): Promise<ResultOf<RegistryFunctions, K>> {
+    return (await simulateCall(this.#chain, this.id, REGISTRY_CODEC, fn, args)).value;
   }
 
   /** `get_keeper_count()`: registered operators (the registry has no cap). */
-  async getKeeperCount(): Promise<number> {
-    const r = await simulateRead(this.#chain, this.id, "get_keeper_count");
-    return Number(native<number>(r.retval));
+  getKeeperCount(): Promise<number> {
+    return this.#view("get_keeper_count", []);
   }
 
   /** `get_keepers(start, limit)`: one page of operators (at most {@link KEEPERS_PAGE}). */
-  async getKeepers(start = 0, limit = KEEPERS_PAGE): Promise<string[]> {
-    const r = await simulateRead(this.#chain, this.id, "get_keepers", [
-      sv.u32(start),
-      sv.u32(Math.min(limit, KEEPERS_PAGE)),
-    ]);
-    return (native<string[]>(r.retval) ?? []).map(String);
+  getKeepers(start = 0, limit = KEEPERS_PAGE): Promise<string[]> {
+    return this.#view("get_keepers", [start, Math.min(limit, KEEPERS_PAGE)]);
   }
 
   /**
@@ -349,15 +308,13 @@ export class RegistryContract {
     return { addresses: [...new Set(pages.flat())], total };
   }
 
-  /** `get_keeper(operator)` as plain data (fields as the contract names them). */
-  async getKeeper(operator: string): Promise<Record<string, unknown>> {
-    const r = await simulateRead(this.#chain, this.id, "get_keeper", [sv.address(operator)]);
-    return native<Record<string, unknown>>(r.retval);
+  /** `get_keeper(operator)`: the keeper's record (throws NotRegistered). */
+  getKeeper(operator: string): Promise<KeeperInfo> {
+    return this.#view("get_keeper", [operator]);
   }
 
   /** `get_config()`. */
-  async getConfig(): Promise<Record<string, unknown>> {
-    const r = await simulateRead(this.#chain, this.id, "get_config");
-    return native<Record<string, unknown>>(r.retval);
+  getConfig(): Promise<RegistryConfig> {
+    return this.#view("get_config", []);
   }
 }

@@ -56,8 +56,11 @@ export interface FnSpec {
 /** A contract's whole interface. */
 export interface SpecDef {
   functions: FnSpec[];
-  /** Structs: name → fields in order [name, type]. Fields are sorted by name on the wire. */
-  structs?: Record<string, [string, TypeDef][]>;
+  /**
+   * Structs: name → fields in order [name, type, doc?]. Fields are sorted by name on the wire.
+   * A field's doc is for the generated clients (`tools/gen_clients.ts`), not written into the Wasm.
+   */
+  structs?: Record<string, [name: string, type: TypeDef, doc?: string][]>;
   /** Unions (Rust enums with data): name → cases [name, ...payload types]. */
   unions?: Record<string, [string, ...TypeDef[]][]>;
   /** Integer enums: name → cases [name, value]. */
@@ -66,6 +69,11 @@ export interface SpecDef {
   errors?: Record<string, [number, string]>;
   /** Name of the error enum (default "Error"). */
   errorEnumName?: string;
+  /**
+   * Docs of the structs, unions and enums by name, for the generated clients
+   * (`tools/gen_clients.ts`); not written into the Wasm.
+   */
+  docs?: Record<string, string>;
 }
 
 /** Builds the ScSpecEntry list of a contract from a {@link SpecDef}. */

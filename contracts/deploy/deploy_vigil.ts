@@ -9,8 +9,8 @@
  */
 import { Keypair } from "@stellar/stellar-sdk";
 import { deployToNetwork, type FlashPolicy, type FlashPolicyOptions } from "./net.ts";
-import type { VaultConfig } from "../vault/spec.ts";
-import type { RegistryConfig } from "../registry/spec.ts";
+import type { VaultConfig } from "../clients/vault.ts";
+import type { RegistryConfig } from "../clients/registry.ts";
 
 /** What {@link deployVigil} needs from a node: its JSON-RPC URL and a way to fund an account. */
 export interface VigilNode {

@@ -40,6 +40,7 @@ import { bytesToHex } from "@noble/hashes/utils";
 import { TxExpiredError, TxPendingError, TxRejectedError } from "@vigil/soroban/errors";
 import { signAndConfirm } from "@vigil/soroban/send";
 import { wasmPath } from "../wasm_path.ts";
+import type { FlashPolicy } from "../clients/vault.ts";
 
 /** 1 USDC in 7-decimal units. */
 const UNIT = 10_000_000n;
@@ -99,19 +100,8 @@ export const MAX_SLIPPAGE_BPS = 1_000;
 /** Most entries of each flash-policy list (the vault's bound). */
 export const MAX_POLICY_ENTRIES = 16;
 
-/** The vault's `FlashPolicy` (fields as the contract names them). */
-export interface FlashPolicy {
-  /** Executor contracts `flash` may call: Vigil's liquidator. */
-  executors: string[];
-  /** Largest swap shortfall below the pool oracle's value, in basis points (≤ 1000). */
-  max_slippage_bps: number;
-  /** Lending pools a liquidation may use. */
-  pools: string[];
-  /** Swap routers (Soroswap ABI) a liquidation may use. */
-  routers: string[];
-  /** Tokens a swap path may pass through between the lot asset and USDC. */
-  tokens: string[];
-}
+/** The vault's `FlashPolicy` (the generated client's type). */
+export type { FlashPolicy };
 
 /** What a deployer chooses of the flash policy (the executor is always Vigil's liquidator). */
 export interface FlashPolicyOptions {

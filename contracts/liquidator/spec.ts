@@ -10,17 +10,10 @@
  *
  * @module
  */
-import { defineSpec, T } from "@vigil/soroban/spec_dsl";
+import { defineSpec, type SpecDef, T } from "@vigil/soroban/spec_dsl";
 import { VIGIL_SPEC_ERRORS } from "../registry/errors.ts";
 
-/** Blend v2 `Request { address, amount, request_type }`. */
-export interface BlendRequest {
-  address: string;
-  amount: bigint;
-  request_type: number;
-}
-
-/** Swap venue kinds of a {@link SwapLeg}. */
+/** Swap venue kinds of a `SwapLeg` (its `kind`). */
 export const SwapKind = {
   /**
    * Soroswap router `swap_exact_tokens_for_tokens(amount_in, min_out, path, liquidator, now + 1)`,
@@ -36,40 +29,13 @@ export const SwapKind = {
   Phoenix: 1,
 } as const;
 
-/**
- * One swap of seized collateral to USDC. The liquidator swaps ALL the keeper received of
- * `path[0]` (not `amount_in`), so `amount_in` and `min_out` only set the keeper's price floor.
- */
-export interface SwapLeg {
-  /** The planned input (units of `path[0]`): scales `min_out` to the amount actually swapped. */
-  amount_in: bigint;
-  /** {@link SwapKind}. */
-  kind: number;
-  /** The keeper's floor for `amount_in`; the liquidator also applies the oracle floor. */
-  min_out: bigint;
-  /** Token path, at least 2 entries; the first a lot asset, the last USDC. */
-  path: string[];
-  router: string;
-}
-
-/** `LiquidationPlan`: the `data` the vault forwards to `exec`. */
-export interface LiquidationPlan {
-  /**
-   * Ledger until which the repayment allowance may live (≥ the ledger the flash lands in); the
-   * allowance is set and cleared inside `exec`, so it never outlives the invocation.
-   */
-  allowance_until: number;
-  /** Blend pool. */
-  pool: string;
-  /** `submit(keeper, keeper, keeper, requests)`: fill + repay + withdraw-collateral. */
-  requests: BlendRequest[];
-  swaps: SwapLeg[];
-}
-
 const A = T.address;
 
-/** The liquidator spec. */
-export const LIQUIDATOR_SPEC = defineSpec({
+/**
+ * The liquidator's interface as written (types and docs): `LIQUIDATOR_SPEC` is what the Wasm
+ * embeds, and `tools/gen_clients.ts` generates `contracts/clients/liquidator.ts` from this.
+ */
+export const LIQUIDATOR_SPEC_DEF: SpecDef = {
   functions: [
     {
       name: "exec",
@@ -95,19 +61,45 @@ export const LIQUIDATOR_SPEC = defineSpec({
       ["tokens", T.vec(A)],
     ],
     LiquidationPlan: [
-      ["allowance_until", T.u32],
-      ["pool", A],
-      ["requests", T.vec(T.udt("Request"))],
+      [
+        "allowance_until",
+        T.u32,
+        "Ledger until which the repayment allowance may live (≥ the ledger the flash lands in); the allowance is set and cleared inside `exec`, so it never outlives the invocation.",
+      ],
+      ["pool", A, "Blend pool."],
+      [
+        "requests",
+        T.vec(T.udt("Request")),
+        "`submit(keeper, keeper, keeper, requests)`: fill + repay + withdraw-collateral.",
+      ],
       ["swaps", T.vec(T.udt("SwapLeg"))],
     ],
     Request: [["address", A], ["amount", T.i128], ["request_type", T.u32]],
     SwapLeg: [
-      ["amount_in", T.i128],
-      ["kind", T.u32],
-      ["min_out", T.i128],
-      ["path", T.vec(A)],
+      [
+        "amount_in",
+        T.i128,
+        "The planned input (units of `path[0]`): scales `min_out` to the amount actually swapped.",
+      ],
+      ["kind", T.u32, "`SwapKind` (contracts/liquidator/spec.ts)."],
+      [
+        "min_out",
+        T.i128,
+        "The keeper's floor for `amount_in`; the liquidator also applies the oracle floor.",
+      ],
+      ["path", T.vec(A), "Token path, at least 2 entries; the first a lot asset, the last USDC."],
       ["router", A],
     ],
   },
   errors: VIGIL_SPEC_ERRORS,
-});
+  docs: {
+    FlashPolicy: "The vault's flash policy, as the vault forwards it to `exec`.",
+    LiquidationPlan: "The `data` the vault forwards to `exec`.",
+    Request: "Blend v2 `Request { address, amount, request_type }`.",
+    SwapLeg:
+      "One swap of seized collateral to USDC. The liquidator swaps ALL the keeper received of `path[0]` (not `amount_in`), so `amount_in` and `min_out` only set the keeper's price floor.",
+  },
+};
+
+/** The liquidator spec (the Wasm's `contractspecv0`). */
+export const LIQUIDATOR_SPEC = defineSpec(LIQUIDATOR_SPEC_DEF);

@@ -6,39 +6,19 @@
  *
  * @module
  */
-import { defineSpec, T } from "@vigil/soroban/spec_dsl";
+import { defineSpec, type SpecDef, T } from "@vigil/soroban/spec_dsl";
 import { VIGIL_SPEC_ERRORS } from "./errors.ts";
-
-/** `RegistryConfig` as the contract stores and returns it. */
-export interface RegistryConfig {
-  min_stake: bigint;
-  usdc_token: string;
-}
-
-/** `KeeperInfo`: one registered keeper. */
-export interface KeeperInfo {
-  /** Avg of response_time_ms over successful executions, floor(total/count); 0 with no samples. */
-  avg_response_time_ms: bigint;
-  name: string;
-  operator: string;
-  registered_at: bigint;
-  /** Number of successful executions with a response time (the avg's denominator). */
-  response_count: bigint;
-  stake: bigint;
-  successful_fills: bigint;
-  total_executions: bigint;
-  total_profit: bigint;
-  /** Sum of response_time_ms over successful executions (the avg's numerator; u128: cannot overflow). */
-  total_response_time_ms: bigint;
-}
 
 /** Most operators one `get_keepers` page returns (the list itself is unbounded). */
 export const MAX_KEEPERS_PAGE = 100;
 
 const A = T.address;
 
-/** The registry spec. */
-export const REGISTRY_SPEC = defineSpec({
+/**
+ * The registry's interface as written (types and docs): `REGISTRY_SPEC` is what the Wasm embeds,
+ * and `tools/gen_clients.ts` generates `contracts/clients/registry.ts` from this.
+ */
+export const REGISTRY_SPEC_DEF: SpecDef = {
   functions: [
     {
       name: "__constructor",
@@ -124,21 +104,44 @@ export const REGISTRY_SPEC = defineSpec({
   ],
   structs: {
     RegistryConfig: [
-      ["min_stake", T.i128],
-      ["usdc_token", A],
+      [
+        "min_stake",
+        T.i128,
+        "USDC a keeper stakes to register (pulled by `register`, paid back by `deregister`).",
+      ],
+      ["usdc_token", A, "The USDC token contract of the stake."],
     ],
     KeeperInfo: [
-      ["avg_response_time_ms", T.u64],
+      [
+        "avg_response_time_ms",
+        T.u64,
+        "Avg of response_time_ms over successful executions, floor(total/count); 0 with no samples.",
+      ],
       ["name", T.string],
       ["operator", A],
       ["registered_at", T.u64],
-      ["response_count", T.u64],
+      [
+        "response_count",
+        T.u64,
+        "Number of successful executions with a response time (the avg's denominator).",
+      ],
       ["stake", T.i128],
       ["successful_fills", T.u64],
       ["total_executions", T.u64],
       ["total_profit", T.i128],
-      ["total_response_time_ms", T.u128],
+      [
+        "total_response_time_ms",
+        T.u128,
+        "Sum of response_time_ms over successful executions (the avg's numerator; u128: cannot overflow).",
+      ],
     ],
   },
   errors: VIGIL_SPEC_ERRORS,
-});
+  docs: {
+    RegistryConfig: "The registry's configuration as the contract stores and returns it.",
+    KeeperInfo: "One registered keeper.",
+  },
+};
+
+/** The registry spec (the Wasm's `contractspecv0`). */
+export const REGISTRY_SPEC = defineSpec(REGISTRY_SPEC_DEF);

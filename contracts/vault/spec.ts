@@ -6,104 +6,8 @@
  *
  * @module
  */
-import { defineSpec, T } from "@vigil/soroban/spec_dsl";
+import { defineSpec, type SpecDef, T } from "@vigil/soroban/spec_dsl";
 import { VIGIL_SPEC_ERRORS } from "../registry/errors.ts";
-
-/** `VaultState`: the vault's books. */
-export interface VaultState {
-  /**
-   * Capital out with keepers between transactions: always 0, because a flash lends and gets
-   * repaid inside one invocation. Kept so the struct and API shapes stay.
-   */
-  active_liq: bigint;
-  /**
-   * Flash profit not yet in the share price: it unlocks linearly until `unlock_end`. Shares are
-   * priced with `total_usdc - locked_profit`.
-   */
-  locked_profit: bigint;
-  /** Cumulative realized profit: the vault balance increase of every flash. */
-  total_profit: bigint;
-  /** LP shares outstanding (including the locked minimum-liquidity shares). */
-  total_shares: bigint;
-  /** Capital owned by the vault (its USDC balance), locked profit included. */
-  total_usdc: bigint;
-  /** Ledger time at which `locked_profit` reaches 0 (0 when nothing is locked). */
-  unlock_end: bigint;
-}
-
-/** `VaultConfig`: bounded configuration. */
-export interface VaultConfig {
-  /** Upper bound of total_usdc after a deposit. */
-  deposit_cap: bigint;
-  /** Largest amount one flash may lend (0 = circuit breaker: no flash at all). */
-  max_draw_per_keeper: bigint;
-  /** Least profit for a flash to count as a keeper's successful fill (in [0, i64::MAX]). */
-  min_fill_profit: bigint;
-  /**
-   * Seconds a queued flash policy or config change waits before it applies: at least
-   * `withdraw_cooldown` + 3600, at most 30 days.
-   */
-  policy_delay: bigint;
-  /** Seconds over which a flash's profit enters the share price (at most 30 days). */
-  profit_unlock_secs: bigint;
-  /** Seconds newly minted shares stay locked. */
-  withdraw_cooldown: bigint;
-}
-
-/** `PendingConfig`: a queued config change and when it applies. */
-export interface PendingConfig {
-  applies_at: bigint;
-  config: VaultConfig;
-}
-
-/** `PendingFlashPolicy`: a queued flash policy and when it applies. */
-export interface PendingFlashPolicy {
-  applies_at: bigint;
-  policy: FlashPolicy;
-}
-
-/** `Depositor`: one depositor's record. */
-export interface Depositor {
-  /** Cumulative USDC deposited. */
-  deposited: bigint;
-  first_deposit_at: bigint;
-  last_deposit_at: bigint;
-  /** Shares still inside their cooldown (withdrawable once ledger time ≥ unlock_at). */
-  locked_shares: bigint;
-  shares: bigint;
-  /** When locked_shares unlock. */
-  unlock_at: bigint;
-  /** Cumulative USDC withdrawn. */
-  withdrawn: bigint;
-}
-
-/** `DepositorBalance`: what `balance` returns. */
-export interface DepositorBalance {
-  shares: bigint;
-  /** floor(shares * (total_usdc - locked_profit) / total_shares): what the shares are worth now. */
-  usdc_value: bigint;
-}
-
-/**
- * `FlashPolicy`: what a flash may touch, set by the admin. The vault lends only to `executors`
- * and forwards the policy to the executor, which enforces `pools`, `routers` and the oracle-based
- * `max_slippage_bps` floor (contracts/README.md, "the profit belongs to depositors").
- */
-export interface FlashPolicy {
-  /** Executor contracts `flash` may call (Vigil's liquidator). */
-  executors: string[];
-  /** Largest shortfall of a swap's output below the pool oracle's value, in basis points. */
-  max_slippage_bps: number;
-  /** Lending pools a liquidation may use. */
-  pools: string[];
-  /** Swap routers (Soroswap ABI) a liquidation may use. */
-  routers: string[];
-  /**
-   * Tokens a swap path may pass through between its first (lot asset) and last (USDC) token; a
-   * direct pair needs none.
-   */
-  tokens: string[];
-}
 
 /** Most entries of each FlashPolicy list. */
 export const MAX_POLICY_ENTRIES = 16;
@@ -116,8 +20,11 @@ export const MIN_LIQUIDITY = 1_000n;
 
 const A = T.address;
 
-/** The vault spec. */
-export const VAULT_SPEC = defineSpec({
+/**
+ * The vault's interface as written (types and docs): `VAULT_SPEC` is what the Wasm embeds, and
+ * `tools/gen_clients.ts` generates `contracts/clients/vault.ts` from this.
+ */
+export const VAULT_SPEC_DEF: SpecDef = {
   functions: [
     {
       name: "__constructor",
@@ -246,49 +153,118 @@ export const VAULT_SPEC = defineSpec({
   ],
   structs: {
     VaultState: [
-      ["active_liq", T.i128],
-      ["locked_profit", T.i128],
-      ["total_profit", T.i128],
-      ["total_shares", T.i128],
-      ["total_usdc", T.i128],
-      ["unlock_end", T.u64],
+      [
+        "active_liq",
+        T.i128,
+        "Capital out with keepers between transactions: always 0, because a flash lends and gets repaid inside one invocation. Kept so the struct and API shapes stay.",
+      ],
+      [
+        "locked_profit",
+        T.i128,
+        "Flash profit not yet in the share price: it unlocks linearly until `unlock_end`. Shares are priced with `total_usdc - locked_profit`.",
+      ],
+      [
+        "total_profit",
+        T.i128,
+        "Cumulative realized profit: the vault balance increase of every flash.",
+      ],
+      [
+        "total_shares",
+        T.i128,
+        "LP shares outstanding (including the locked minimum-liquidity shares).",
+      ],
+      [
+        "total_usdc",
+        T.i128,
+        "Capital owned by the vault (its USDC balance), locked profit included.",
+      ],
+      [
+        "unlock_end",
+        T.u64,
+        "Ledger time at which `locked_profit` reaches 0 (0 when nothing is locked).",
+      ],
     ],
     VaultConfig: [
-      ["deposit_cap", T.i128],
-      ["max_draw_per_keeper", T.i128],
-      ["min_fill_profit", T.i128],
-      ["policy_delay", T.u64],
-      ["profit_unlock_secs", T.u64],
-      ["withdraw_cooldown", T.u64],
+      ["deposit_cap", T.i128, "Upper bound of total_usdc after a deposit."],
+      [
+        "max_draw_per_keeper",
+        T.i128,
+        "Largest amount one flash may lend (0 = circuit breaker: no flash at all).",
+      ],
+      [
+        "min_fill_profit",
+        T.i128,
+        "Least profit for a flash to count as a keeper's successful fill (in [0, i64::MAX]).",
+      ],
+      [
+        "policy_delay",
+        T.u64,
+        "Seconds a queued flash policy or config change waits before it applies: at least `withdraw_cooldown` + 3600, at most 30 days.",
+      ],
+      [
+        "profit_unlock_secs",
+        T.u64,
+        "Seconds over which a flash's profit enters the share price (at most 30 days).",
+      ],
+      ["withdraw_cooldown", T.u64, "Seconds newly minted shares stay locked."],
     ],
     PendingConfig: [
-      ["applies_at", T.u64],
+      ["applies_at", T.u64, "Ledger time (s) from which it is in force."],
       ["config", T.udt("VaultConfig")],
     ],
     PendingFlashPolicy: [
-      ["applies_at", T.u64],
+      ["applies_at", T.u64, "Ledger time (s) from which it is in force."],
       ["policy", T.udt("FlashPolicy")],
     ],
     Depositor: [
-      ["deposited", T.i128],
+      ["deposited", T.i128, "Cumulative USDC deposited."],
       ["first_deposit_at", T.u64],
       ["last_deposit_at", T.u64],
-      ["locked_shares", T.i128],
+      [
+        "locked_shares",
+        T.i128,
+        "Shares still inside their cooldown (withdrawable once ledger time ≥ unlock_at).",
+      ],
       ["shares", T.i128],
-      ["unlock_at", T.u64],
-      ["withdrawn", T.i128],
+      ["unlock_at", T.u64, "When locked_shares unlock."],
+      ["withdrawn", T.i128, "Cumulative USDC withdrawn."],
     ],
     DepositorBalance: [
       ["shares", T.i128],
-      ["usdc_value", T.i128],
+      [
+        "usdc_value",
+        T.i128,
+        "floor(shares * (total_usdc - locked_profit) / total_shares): what the shares are worth now.",
+      ],
     ],
     FlashPolicy: [
-      ["executors", T.vec(A)],
-      ["max_slippage_bps", T.u32],
-      ["pools", T.vec(A)],
-      ["routers", T.vec(A)],
-      ["tokens", T.vec(A)],
+      ["executors", T.vec(A), "Executor contracts `flash` may call (Vigil's liquidator)."],
+      [
+        "max_slippage_bps",
+        T.u32,
+        "Largest shortfall of a swap's output below the pool oracle's value, in basis points.",
+      ],
+      ["pools", T.vec(A), "Lending pools a liquidation may use."],
+      ["routers", T.vec(A), "Swap routers (Soroswap ABI) a liquidation may use."],
+      [
+        "tokens",
+        T.vec(A),
+        "Tokens a swap path may pass through between its first (lot asset) and last (USDC) token; a direct pair needs none.",
+      ],
     ],
   },
   errors: VIGIL_SPEC_ERRORS,
-});
+  docs: {
+    VaultState: "The vault's books.",
+    VaultConfig: "Bounded configuration.",
+    PendingConfig: "A queued config change and when it applies.",
+    PendingFlashPolicy: "A queued flash policy and when it applies.",
+    Depositor: "One depositor's record.",
+    DepositorBalance: "What `balance` returns.",
+    FlashPolicy:
+      'What a flash may touch, set by the admin. The vault lends only to `executors` and forwards the policy to the executor, which enforces `pools`, `routers` and the oracle-based `max_slippage_bps` floor (contracts/README.md, "the profit belongs to depositors").',
+  },
+};
+
+/** The vault spec (the Wasm's `contractspecv0`). */
+export const VAULT_SPEC = defineSpec(VAULT_SPEC_DEF);

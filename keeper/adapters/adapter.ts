@@ -69,6 +69,13 @@
 import type { Account, Keypair, xdr } from "@stellar/stellar-sdk";
 import type { AuthShape } from "@vigil/soroban/auth_guard";
 import type { ChainRpc } from "@vigil/soroban/rpc";
+import type { FlashPolicy } from "@vigil/contracts/clients/vault";
+
+/**
+ * The vault's flash policy (`get_flash_policy`, the generated client's type): always the one in
+ * force; a widening change is queued by the vault and applies `policy_delay` seconds later.
+ */
+export type { FlashPolicy };
 
 import type { SkipReason, TaskOutcome } from "./outcome.ts";
 
@@ -140,24 +147,6 @@ export interface FlashOptions {
   minProfit?: bigint;
   /** The keeper account with its current sequence number (saves a read on a latency-critical path). */
   account?: Account;
-}
-
-/**
- * The vault's flash policy (`get_flash_policy`), set by the vault's admin: the vault lends only
- * when the flash's executor is in `executors`, and forwards the policy to the executor as the
- * last argument of `exec`, which enforces the rest (Vigil's liquidator: the plan's pool in
- * `pools`, every swap router in `routers`, every token a swap path passes through between the
- * lot asset and USDC in `tokens`, each swap's output at least the pool oracle's value less
- * `max_slippage_bps`). A widening change is queued by the vault and applies `policy_delay`
- * seconds later; this is always the policy in force.
- */
-export interface FlashPolicy {
-  executors: string[];
-  max_slippage_bps: number;
-  pools: string[];
-  routers: string[];
-  /** Hop tokens a swap path may pass through (a direct lot-asset/USDC pair needs none). */
-  tokens: string[];
 }
 
 /**

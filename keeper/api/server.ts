@@ -14,10 +14,10 @@ import type { DashboardState } from "../state.ts";
 import { encodeJson, jsonResponse } from "./json.ts";
 import type { SseHub } from "./sse.ts";
 import { bodyLimitGuard, nosniff, withNosniff } from "@vigil/util/http_guard";
-import { type KeeperInfo, performanceView, stateView } from "./views.ts";
+import { type KeeperFacts, performanceView, stateView } from "./views.ts";
 
 export { SseHub, type SseOptions } from "./sse.ts";
-export { API_VERSION, type KeeperInfo } from "./views.ts";
+export { API_VERSION, type KeeperFacts } from "./views.ts";
 export { encodeJson, jsonResponse } from "./json.ts";
 export { bodyLimitGuard, MAX_BODY_BYTES, nosniff } from "@vigil/util/http_guard";
 
@@ -27,7 +27,7 @@ export interface ApiContext {
   state: DashboardState;
   metrics: KeeperMetrics;
   sse: SseHub;
-  info: KeeperInfo;
+  info: KeeperFacts;
   /** Allowed CORS origins (`"*"` = any); null = default (own origin + localhost dev origins). */
   corsOrigins: readonly string[] | null;
 }

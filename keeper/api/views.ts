@@ -22,8 +22,11 @@ import { amount, finite, iso } from "./json.ts";
 /** Version of the JSON shapes; bumped only on incompatible changes. */
 export const API_VERSION = 1;
 
-/** Static facts about this keeper shown in `/api/state`. Never contains secrets. */
-export interface KeeperInfo {
+/**
+ * Static facts about this keeper shown in `/api/state`. Never contains secrets. (Not the
+ * registry's `KeeperInfo` record: that one is `@vigil/contracts/clients`'.)
+ */
+export interface KeeperFacts {
   networkPassphrase: string;
   vaultContract: string;
   registryContract: string;
@@ -44,7 +47,7 @@ export interface StateQuery {
 export function stateView(
   s: DashboardState,
   log: Logger,
-  info: KeeperInfo,
+  info: KeeperFacts,
   q: StateQuery,
   now = new Date(),
 ) {

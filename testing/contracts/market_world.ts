@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { Asset, type contract, Keypair, type rpc, xdr } from "@stellar/stellar-sdk";
 import { addr, i128, sym, u32, vec } from "@vigil/soroban/spec_dsl";
 import { deployVigil } from "@vigil/contracts/deploy/deploy_vigil";
-import type { FlashPolicy } from "@vigil/contracts/vault/spec";
+import type { FlashPolicy } from "@vigil/contracts/clients";
 import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
 import { deployMarket, type Market } from "@vigil/localnet/scenarios/market";
 import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";

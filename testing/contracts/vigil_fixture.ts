@@ -24,7 +24,7 @@ import {
 import { startTestNode } from "../localnet.ts";
 import type { LocalnetOptions } from "@vigil/localnet/node";
 import { deployVigil, type VigilConfig } from "@vigil/contracts/deploy/deploy_vigil";
-import type { FlashPolicy } from "@vigil/contracts/vault/spec";
+import type { FlashPolicy } from "@vigil/contracts/clients";
 import { script, type Step } from "../scripted_executor.ts";
 import {
   VIGIL_SPEC_ERRORS,

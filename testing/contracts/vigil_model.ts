@@ -41,17 +41,18 @@ import fc from "fast-check";
 import assert from "node:assert/strict";
 import { StrKey } from "@stellar/stellar-sdk";
 import { VigilError } from "@vigil/contracts/registry/errors";
-import type { KeeperInfo, RegistryConfig } from "@vigil/contracts/registry/spec";
-import {
-  type Depositor,
-  type DepositorBalance,
-  type FlashPolicy,
-  MIN_LIQUIDITY,
-  type PendingConfig,
-  type PendingFlashPolicy,
-  type VaultConfig,
-  type VaultState,
-} from "@vigil/contracts/vault/spec";
+import type {
+  Depositor,
+  DepositorBalance,
+  FlashPolicy,
+  KeeperInfo,
+  PendingConfig,
+  PendingFlashPolicy,
+  RegistryConfig,
+  VaultConfig,
+  VaultState,
+} from "@vigil/contracts/clients";
+import { MIN_LIQUIDITY } from "@vigil/contracts/vault/spec";
 import { TESTNET_LIMITS, USDC } from "@vigil/contracts/deploy/deploy_vigil";
 import { script, type Step } from "../scripted_executor.ts";
 import { addr, i128 } from "@vigil/soroban/spec_dsl";

@@ -9,7 +9,8 @@
 import { Keypair, rpc, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { setupDevChain } from "@vigil/localnet/dev_setup";
 import { deployVigil, type VigilConfig } from "@vigil/contracts/deploy/deploy_vigil";
-import type { FlashPolicy, FlashPolicyOptions } from "@vigil/contracts/deploy/net";
+import type { FlashPolicy } from "@vigil/contracts/clients";
+import type { FlashPolicyOptions } from "@vigil/contracts/deploy/net";
 import { marketPolicy } from "@vigil/demo/chain";
 import { deployMarket, type Market, registerShock } from "@vigil/localnet/scenarios/market";
 import { type DexWasm, loadDexWasm } from "@vigil/localnet/protocols/dex/deploy";

@@ -15,7 +15,7 @@ import { startTestNode, type TestNode } from "../localnet.ts";
 import type { LocalnetOptions } from "@vigil/localnet/node";
 import { setupDevChain } from "@vigil/localnet/dev_setup";
 import { deployVigil, USDC } from "@vigil/contracts/deploy/deploy_vigil";
-import type { FlashPolicy } from "@vigil/contracts/deploy/net";
+import type { FlashPolicy } from "@vigil/contracts/clients";
 import { runKeeper } from "@vigil/keeper/daemon";
 import { script } from "../scripted_executor.ts";
 import { createApi } from "@vigil/keeper/api/server";

@@ -22,7 +22,7 @@ import assert from "node:assert/strict";
 import { Asset, Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
 import { deployVigil } from "@vigil/contracts/deploy/deploy_vigil";
 import { USDC } from "@vigil/contracts/deploy/deploy_vigil";
-import type { VaultConfig } from "@vigil/contracts/vault/spec";
+import type { VaultConfig } from "@vigil/contracts/clients";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import {
   attackArb,

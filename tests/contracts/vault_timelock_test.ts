@@ -11,7 +11,12 @@
 import assert from "node:assert/strict";
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
 import { createWasmContract } from "@vigil/contracts/deploy/net";
-import type { FlashPolicy, VaultConfig } from "@vigil/contracts/vault/spec";
+import type {
+  FlashPolicy,
+  PendingConfig,
+  PendingFlashPolicy,
+  VaultConfig,
+} from "@vigil/contracts/clients";
 import {
   contractEvents,
   expectAuthFailure,
@@ -33,12 +38,6 @@ const I64 = (1n << 63n) - 1n;
 const randomContract = () =>
   StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)) as never);
 
-interface Pending<V> {
-  applies_at: bigint;
-  policy?: V;
-  config?: V;
-}
-
 /** Admin and reader clients of the vault, and the views a test compares. */
 async function views(f: VigilFixture) {
   const admin = await f.client(f.vault, f.admin);
@@ -46,10 +45,10 @@ async function views(f: VigilFixture) {
     admin,
     policy: async () => ok<FlashPolicy>(await admin.get_flash_policy(T)),
     pendingPolicy: async () =>
-      (ok<Pending<FlashPolicy> | undefined>(await admin.get_pending_flash_policy(T))) ?? null,
+      (ok<PendingFlashPolicy | undefined>(await admin.get_pending_flash_policy(T))) ?? null,
     config: async () => ok<VaultConfig>(await admin.get_config(T)),
     pendingConfig: async () =>
-      (ok<Pending<VaultConfig> | undefined>(await admin.get_pending_config(T))) ?? null,
+      (ok<PendingConfig | undefined>(await admin.get_pending_config(T))) ?? null,
   };
 }
 

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { FlashPolicy, Pending, VaultConfig, VaultState } from "../data/chain.ts";
+import type { FlashPolicy, VaultConfig, VaultState } from "@vigil/contracts/clients/vault";
+import type { Pending } from "../data/chain.ts";
 import { formatBps, formatDuration, formatTime, formatUsdc, shortAddress } from "../data/format.ts";
 import { Notice, Panel } from "./ui.tsx";
 

@@ -15,44 +15,23 @@ import {
   rpcServer,
   simulateView,
 } from "@vigil/soroban/client";
+import { type Calls, typedCalls } from "@vigil/contracts/clients/calls";
+import {
+  type Depositor,
+  type DepositorBalance,
+  type FlashPolicy,
+  VAULT_PARAMS,
+  type VaultConfig,
+  type VaultFunctions,
+  type VaultState,
+} from "@vigil/contracts/clients/vault";
+import {
+  type KeeperInfo,
+  REGISTRY_PARAMS,
+  type RegistryConfig,
+  type RegistryFunctions,
+} from "@vigil/contracts/clients/registry";
 import { toBigInt } from "./format.ts";
-
-/** `VaultState` (spec). */
-export interface VaultState {
-  /** Everything the vault holds, the profit still locked included. */
-  total_usdc: bigint;
-  total_shares: bigint;
-  total_profit: bigint;
-  active_liq: bigint;
-  /** Recent flash profit not yet in the share price; it unlocks linearly until `unlock_end`. */
-  locked_profit: bigint;
-  /** Unix seconds (ledger time) when `locked_profit` reaches 0; 0 when nothing is locked. */
-  unlock_end: bigint;
-}
-
-/** `VaultConfig` (spec). */
-export interface VaultConfig {
-  deposit_cap: bigint;
-  /** Seconds. */
-  withdraw_cooldown: bigint;
-  max_draw_per_keeper: bigint;
-  /** Least profit for a flash to count as a keeper's successful fill. */
-  min_fill_profit: bigint;
-  /** Seconds a queued policy or config change waits before it applies. */
-  policy_delay: bigint;
-  /** Seconds over which a flash's profit enters the share price. */
-  profit_unlock_secs: bigint;
-}
-
-/** `FlashPolicy` (spec): what the vault lends for, and where a liquidation may swap. */
-export interface FlashPolicy {
-  executors: string[];
-  max_slippage_bps: number;
-  pools: string[];
-  routers: string[];
-  /** Tokens a swap path may pass through between the lot asset and USDC. */
-  tokens: string[];
-}
 
 /** A queued change (`PendingFlashPolicy` / `PendingConfig`): in force from `applies_at`. */
 export interface Pending<T> {
@@ -64,13 +43,10 @@ export interface Pending<T> {
 /** The registry's page size: `get_keepers` returns at most this many addresses per call. */
 export const KEEPERS_PAGE = 100;
 
-/** `RegistryConfig` (spec). */
-export interface RegistryConfig {
-  min_stake: bigint;
-  usdc_token: string;
-}
-
-/** A keeper's registry record (`KeeperInfo`), with unknown fields as null. */
+/**
+ * A keeper as the pages show it, from the registry's `KeeperInfo` (null renders an em-dash; the
+ * average is null without a timed execution).
+ */
 export interface KeeperRecord {
   address: string;
   name: string | null;
@@ -119,143 +95,38 @@ async function read<T>(p: Promise<T>): Promise<Read<T>> {
   }
 }
 
-type Obj = Record<string, unknown>;
-
-function big(o: Obj, ...keys: string[]): bigint | null {
-  for (const k of keys) {
-    const v = toBigInt(o[k]);
-    if (v !== null) return v;
-  }
-  return null;
-}
-
-function need(o: Obj, key: string): bigint {
-  const v = toBigInt(o[key]);
-  if (v === null) throw new Error(`field ${key} missing in contract result`);
-  return v;
-}
-
-/** Parses a `VaultState` struct. */
-export function parseVaultState(v: unknown): VaultState {
-  const o = v as Obj;
+/** A keeper's page record from its `KeeperInfo`. A zero average with no samples is "unknown", not 0 ms. */
+export function keeperRecord(k: KeeperInfo): KeeperRecord {
   return {
-    total_usdc: need(o, "total_usdc"),
-    total_shares: need(o, "total_shares"),
-    total_profit: need(o, "total_profit"),
-    active_liq: need(o, "active_liq"),
-    locked_profit: need(o, "locked_profit"),
-    unlock_end: need(o, "unlock_end"),
+    address: k.operator,
+    name: k.name,
+    stake: k.stake,
+    registered_at: k.registered_at,
+    total_executions: k.total_executions,
+    successful_fills: k.successful_fills,
+    total_profit: k.total_profit,
+    avg_response_time_ms: k.response_count > 0n
+      ? k.total_response_time_ms / k.response_count
+      : null,
   };
 }
 
-/** Parses a `VaultConfig` struct. */
-export function parseVaultConfig(v: unknown): VaultConfig {
-  const o = v as Obj;
-  return {
-    deposit_cap: need(o, "deposit_cap"),
-    withdraw_cooldown: need(o, "withdraw_cooldown"),
-    max_draw_per_keeper: need(o, "max_draw_per_keeper"),
-    min_fill_profit: need(o, "min_fill_profit"),
-    policy_delay: need(o, "policy_delay"),
-    profit_unlock_secs: need(o, "profit_unlock_secs"),
-  };
-}
-
-const addrList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
-
-/** Parses a `FlashPolicy` struct. */
-export function parseFlashPolicy(v: unknown): FlashPolicy {
-  const o = v as Obj;
-  return {
-    executors: addrList(o.executors),
-    max_slippage_bps: Number(need(o, "max_slippage_bps")),
-    pools: addrList(o.pools),
-    routers: addrList(o.routers),
-    tokens: addrList(o.tokens),
-  };
-}
-
-/**
- * Parses an `Option<PendingFlashPolicy>` / `Option<PendingConfig>`: null for None (nothing
- * waits, or it already applied).
- */
-export function parsePending<T>(
-  v: unknown,
-  field: "policy" | "config",
-  parse: (x: unknown) => T,
-): Pending<T> | null {
-  if (v === null || v === undefined) return null;
-  const o = v as Obj;
-  return { applies_at: need(o, "applies_at"), value: parse(o[field]) };
-}
-
-/** Parses a `RegistryConfig` struct. */
-export function parseRegistryConfig(v: unknown): RegistryConfig {
-  const o = v as Obj;
-  return {
-    min_stake: need(o, "min_stake"),
-    usdc_token: String(o.usdc_token),
-  };
-}
-
-/** Parses a `KeeperInfo` struct. A zero average with no samples is "unknown", not 0 ms. */
-export function parseKeeper(address: string, v: unknown): KeeperRecord {
-  const o = v as Obj;
-  const count = big(o, "response_count");
-  const avgRaw = big(o, "avg_response_time_ms");
-  const total = big(o, "total_response_time_ms");
-  let avg: bigint | null = null;
-  if (count !== null && count > 0n) avg = total !== null ? total / count : avgRaw;
-  else if (count === null && avgRaw !== null && avgRaw > 0n) avg = avgRaw;
-  return {
-    address: typeof o.operator === "string" ? o.operator : address,
-    name: typeof o.name === "string" ? o.name : null,
-    stake: big(o, "stake"),
-    registered_at: big(o, "registered_at"),
-    total_executions: big(o, "total_executions"),
-    successful_fills: big(o, "successful_fills"),
-    total_profit: big(o, "total_profit"),
-    avg_response_time_ms: avg,
-  };
-}
-
-/**
- * Builds a position from `get_depositor` (record, may be absent) and `balance`
- * (a value or a `(shares, value)` tuple, depending on the vault).
- */
-export function parseDepositor(
+/** A position from `get_depositor` (null: the vault has no record) and `balance`. */
+export function depositorPosition(
   address: string,
-  record: unknown | null,
-  balance: unknown,
-  cooldown: bigint | null,
+  record: Depositor | null,
+  balance: DepositorBalance,
 ): DepositorPosition {
-  const o = (record ?? {}) as Obj;
-  let shares = big(o, "shares");
-  let value: bigint | null = null;
-  if (Array.isArray(balance)) {
-    shares ??= toBigInt(balance[0]);
-    value = toBigInt(balance[1]);
-  } else if (balance && typeof balance === "object") {
-    const b = balance as Obj;
-    shares ??= big(b, "shares");
-    value = big(b, "usdc", "value", "usdc_value", "assets", "amount");
-  } else {
-    value = toBigInt(balance);
-  }
-  const last = big(o, "last_deposit_time", "last_deposit_at", "deposited_at");
-  const unlockExplicit = big(o, "unlock_at", "cooldown_until", "withdrawable_at");
-  const unlock = unlockExplicit ??
-    (last !== null && cooldown !== null && last > 0n ? last + cooldown : null);
   return {
     address,
-    shares: record === null ? (shares ?? 0n) : shares,
-    value,
-    last_deposit_at: last,
-    unlock_at: unlock,
-    locked_shares: big(o, "locked_shares"),
-    deposited: big(o, "deposited"),
-    withdrawn: big(o, "withdrawn"),
-    exists: record !== null && ((shares ?? 0n) > 0n || (big(o, "deposited") ?? 0n) > 0n),
+    shares: record?.shares ?? balance.shares,
+    value: balance.usdc_value,
+    last_deposit_at: record?.last_deposit_at ?? null,
+    unlock_at: record?.unlock_at ?? null,
+    locked_shares: record?.locked_shares ?? null,
+    deposited: record?.deposited ?? null,
+    withdrawn: record?.withdrawn ?? null,
+    exists: record !== null && (record.shares > 0n || record.deposited > 0n),
   };
 }
 
@@ -264,47 +135,49 @@ export function parseDepositor(
  * parameter names of the contract's own spec), so the reader does not hard-code them.
  */
 export class ChainReader {
+  readonly #vault: Calls<VaultFunctions>;
+  readonly #registry: Calls<RegistryFunctions>;
+
   constructor(
     readonly net: NetworkInfo,
     readonly vault: string | null,
     readonly registry: string | null,
-  ) {}
-
-  private vaultView<T>(fn: string, args: unknown[] = []): Promise<T> {
-    if (!this.vault) return Promise.reject(new Error("no vault contract configured"));
-    return simulateView<T>(this.net, this.vault, fn, args);
-  }
-
-  private registryView<T>(fn: string, args: unknown[] = []): Promise<T> {
-    if (!this.registry) return Promise.reject(new Error("no registry contract configured"));
-    return simulateView<T>(this.net, this.registry, fn, args);
+  ) {
+    this.#vault = typedCalls<VaultFunctions>(VAULT_PARAMS, (fn, args) => {
+      if (!vault) return Promise.reject(new Error("no vault contract configured"));
+      return simulateView(net, vault, fn, args);
+    });
+    this.#registry = typedCalls<RegistryFunctions>(REGISTRY_PARAMS, (fn, args) => {
+      if (!registry) return Promise.reject(new Error("no registry contract configured"));
+      return simulateView(net, registry, fn, args);
+    });
   }
 
   /** Vault `get_state`. */
   vaultState(): Promise<Read<VaultState>> {
-    return read(this.vaultView("get_state").then(parseVaultState));
+    return read(this.#vault.get_state());
   }
 
   /** Vault `get_config`. */
   vaultConfig(): Promise<Read<VaultConfig>> {
-    return read(this.vaultView("get_config").then(parseVaultConfig));
+    return read(this.#vault.get_config());
   }
 
   /** Registry `get_config`. */
   registryConfig(): Promise<Read<RegistryConfig>> {
-    return read(this.registryView("get_config").then(parseRegistryConfig));
+    return read(this.#registry.get_config());
   }
 
   /** Vault `get_flash_policy`: the policy in force. */
   flashPolicy(): Promise<Read<FlashPolicy>> {
-    return read(this.vaultView("get_flash_policy").then(parseFlashPolicy));
+    return read(this.#vault.get_flash_policy());
   }
 
   /** Vault `get_pending_flash_policy`: the queued policy and when it applies, or null. */
   pendingFlashPolicy(): Promise<Read<Pending<FlashPolicy> | null>> {
     return read(
-      this.vaultView("get_pending_flash_policy").then((v) =>
-        parsePending(v, "policy", parseFlashPolicy)
+      this.#vault.get_pending_flash_policy().then((p) =>
+        p && { applies_at: p.applies_at, value: p.policy }
       ),
     );
   }
@@ -312,29 +185,25 @@ export class ChainReader {
   /** Vault `get_pending_config`: the queued config and when it applies, or null. */
   pendingConfig(): Promise<Read<Pending<VaultConfig> | null>> {
     return read(
-      this.vaultView("get_pending_config").then((v) => parsePending(v, "config", parseVaultConfig)),
+      this.#vault.get_pending_config().then((p) =>
+        p && { applies_at: p.applies_at, value: p.config }
+      ),
     );
   }
 
   /** Vault `get_admin`: the admin, or null once it renounced (no admin function works then). */
   vaultAdmin(): Promise<Read<string | null>> {
-    return read(
-      this.vaultView<unknown>("get_admin").then((v) => (typeof v === "string" ? v : null)),
-    );
+    return read(this.#vault.get_admin());
   }
 
   /** Registry `get_keeper_count`: how many operators are registered (no cap). */
   keeperCount(): Promise<Read<number>> {
-    return read(this.registryView<unknown>("get_keeper_count").then((v) => Number(v)));
+    return read(this.#registry.get_keeper_count());
   }
 
   /** Registry `get_keepers(start, limit)`: one page of addresses (at most {@link KEEPERS_PAGE}). */
   keeperPage(start: number, limit = KEEPERS_PAGE): Promise<Read<string[]>> {
-    return read(
-      this.registryView<unknown[]>("get_keepers", [start, Math.min(limit, KEEPERS_PAGE)]).then(
-        (list) => list.map(String),
-      ),
-    );
+    return read(this.#registry.get_keepers(start, Math.min(limit, KEEPERS_PAGE)));
   }
 
   /**
@@ -361,8 +230,7 @@ export class ChainReader {
   /** Registry `get_keeper`; a `NotRegistered` error gives `{value: null, error: null}`. */
   async keeper(address: string): Promise<Read<KeeperRecord>> {
     try {
-      const v = await this.registryView("get_keeper", [address]);
-      return { value: parseKeeper(address, v), error: null };
+      return { value: keeperRecord(await this.#registry.get_keeper(address)), error: null };
     } catch (e) {
       if (e instanceof ContractCallError && e.caseName === "NotRegistered") {
         return { value: null, error: null };
@@ -396,21 +264,21 @@ export class ChainReader {
   }
 
   /**
-   * A depositor's position: vault `get_depositor` (absent record = no position) and
-   * `balance`. `cooldown` (seconds, from get_config) derives the unlock time.
+   * A depositor's position: vault `get_depositor` (absent record = no position) and `balance`.
+   * `_cooldown` is unused since the vault's record carries `unlock_at`; kept for the callers.
    */
-  async depositor(address: string, cooldown: bigint | null): Promise<Read<DepositorPosition>> {
-    const rec = this.vaultView("get_depositor", [address]).then(
-      (v) => v as unknown,
+  async depositor(address: string, _cooldown?: bigint | null): Promise<Read<DepositorPosition>> {
+    const rec = this.#vault.get_depositor(address).then(
+      (v): Depositor | null => v,
       (e) => {
-        // No record: the vault's "not found" error or an Option::None.
+        // No record: the vault's "not found" error.
         if (e instanceof ContractCallError && e.code !== null) return null;
         throw e;
       },
     );
     return await read(
-      Promise.all([rec, this.vaultView("balance", [address])]).then(([r, b]) =>
-        parseDepositor(address, r ?? null, b, cooldown)
+      Promise.all([rec, this.#vault.balance(address)]).then(([r, b]) =>
+        depositorPosition(address, r, b)
       ),
     );
   }

@@ -17,7 +17,7 @@
 import { type rpc, scValToNative } from "@stellar/stellar-sdk";
 import { type NetworkInfo, rpcServer } from "@vigil/soroban/client";
 import { toBigInt } from "./format.ts";
-import type { VaultState } from "./chain.ts";
+import type { VaultState } from "@vigil/contracts/clients/vault";
 
 /** One decoded contract event. */
 export interface ChainEvent {

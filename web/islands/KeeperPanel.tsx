@@ -7,7 +7,8 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../data/config.ts";
-import type { KeeperRecord, RegistryConfig } from "../data/chain.ts";
+import type { RegistryConfig } from "@vigil/contracts/clients/registry";
+import type { KeeperRecord } from "../data/chain.ts";
 import { DASH, formatCount, formatMs, formatUsdc } from "../data/format.ts";
 import { signerFor, wallet } from "../wallet/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";

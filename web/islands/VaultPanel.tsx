@@ -8,7 +8,8 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../data/config.ts";
-import type { DepositorPosition, VaultConfig, VaultState } from "../data/chain.ts";
+import type { VaultConfig, VaultState } from "@vigil/contracts/clients/vault";
+import type { DepositorPosition } from "../data/chain.ts";
 import {
   DASH,
   formatAmount,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Handlers, PageProps } from "../state.ts";
-import type { VaultState } from "../data/chain.ts";
+import type { VaultState } from "@vigil/contracts/clients/vault";
 import type { ApiState } from "../data/api.ts";
 import {
   formatCount,

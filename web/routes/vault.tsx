@@ -5,13 +5,9 @@
  * @module
  */
 import type { Handlers, PageProps } from "../state.ts";
-import type {
-  FlashPolicy,
-  Pending,
-  RegistryConfig,
-  VaultConfig,
-  VaultState,
-} from "../data/chain.ts";
+import type { FlashPolicy, VaultConfig, VaultState } from "@vigil/contracts/clients/vault";
+import type { RegistryConfig } from "@vigil/contracts/clients/registry";
+import type { Pending } from "../data/chain.ts";
 import { formatDuration, formatUsdc } from "../data/format.ts";
 import { Addr, Notice, PageHead } from "../components/ui.tsx";
 import { PendingChanges, ProfitUnlockNotice } from "../components/vault_status.tsx";

@@ -11,14 +11,8 @@
  * @module
  */
 import type { Handlers, PageProps } from "../../state.ts";
-import {
-  type FlashPolicy,
-  type KeeperRecord,
-  KEEPERS_PAGE,
-  type Pending,
-  type VaultConfig,
-  type VaultState,
-} from "../../data/chain.ts";
+import type { FlashPolicy, VaultConfig, VaultState } from "@vigil/contracts/clients/vault";
+import { type KeeperRecord, KEEPERS_PAGE, type Pending } from "../../data/chain.ts";
 import {
   formatCount,
   formatMs,
