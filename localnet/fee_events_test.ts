@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import {
   Address,
   Asset,
-  contract,
-  Keypair,
+  type contract,
+  type Keypair,
   Operation,
-  rpc,
+  type rpc,
   scValToNative,
   StrKey,
   TransactionBuilder,

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import {
   Address,
   Asset,
-  contract,
-  Keypair,
+  type contract,
+  type Keypair,
   nativeToScVal,
   Operation,
   rpc,

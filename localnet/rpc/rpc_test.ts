@@ -9,7 +9,7 @@ import {
   Asset,
   Keypair,
   Operation,
-  rpc,
+  type rpc,
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";

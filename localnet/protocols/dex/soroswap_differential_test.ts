@@ -14,7 +14,7 @@
  * actor, …).
  */
 import assert from "node:assert/strict";
-import { Asset, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
+import { Asset, Keypair, scValToNative, type xdr } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import { seedTrustline, setupDevChain } from "../../dev_setup.ts";
 import { deployVenue, type DexWasm, loadDexWasm } from "./deploy.ts";
