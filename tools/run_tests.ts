@@ -5,8 +5,8 @@
  */
 const MEMBERS = (JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)))
   .workspace as string[]).map((m) => m.replace(/^\.\//, "") + "/");
-// Unit tests sit beside their modules in the members; tests/ holds the cross-member ones.
-const args = Deno.args.length > 0 ? Deno.args : [...MEMBERS, "tests/"];
+// Unit tests sit beside their modules (members, tools/); tests/ holds the cross-member ones.
+const args = Deno.args.length > 0 ? Deno.args : [...MEMBERS, "tests/", "tools/"];
 const cmd = new Deno.Command(Deno.execPath(), {
   args: [
     "test",
