@@ -67,3 +67,41 @@ Deno.test("no import circle between the keeper daemon and its chain part", async
   );
   assert.ok([...graph].some((s) => s.endsWith("/keeper/ticker.ts")));
 });
+
+for (const entry of ["keeper/mod.ts", "contracts/deploy/mod.ts"]) {
+  Deno.test(`deno info ${entry}: no local node, AssemblyScript or binaryen even through import()`, async () => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", "--frozen", entry],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    // `modules` holds every module reached, dynamic imports included, and the npm packages
+    // imported (`npm:/name@version`); `npmPackages` is the whole lock snapshot, so not read.
+    const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+      modules: { specifier: string }[];
+    };
+    const all = info.modules.map((m) => m.specifier);
+    assert.ok(all.some((s) => s.startsWith("npm:/@stellar/stellar-sdk@")), "npm imports listed");
+    assert.ok(all.length > 10, `${entry}: ${all.length} modules`);
+    assert.deepEqual(
+      all.filter((s) => /\/localnet\/|\/demo\/|\/testing\/|assemblyscript|binaryen/.test(s)),
+      [],
+    );
+  });
+}
+
+Deno.test("deno info sees dev tools where they are: demo/mod.ts reaches the node and, through import(), nothing hides", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--frozen", "main.ts"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: { specifier: string }[];
+  };
+  // main.ts loads the demo and the node through import(): deno info follows it.
+  assert.ok(info.modules.some((m) => m.specifier.includes("/localnet/")));
+});
