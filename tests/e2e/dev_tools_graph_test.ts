@@ -92,7 +92,7 @@ for (const entry of ["keeper/mod.ts", "contracts/deploy/mod.ts"]) {
   });
 }
 
-Deno.test("deno info sees dev tools where they are: demo/mod.ts reaches the node and, through import(), nothing hides", async () => {
+Deno.test("deno info sees dev tools where they are: main.ts reaches the node through import()", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "--frozen", "main.ts"],
     cwd: ROOT,
