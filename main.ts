@@ -81,7 +81,7 @@ export async function runLocalnet(argv: string[]): Promise<void> {
   // Checked before the node starts: a missing or wrong file fails fast, naming the file.
   // The local node and the demo are dev tools: loaded only by their commands, so the keeper and
   // deploy commands (and what they import) never load them.
-  const { startDevNetwork, writeOutFile } = await import("@vigil/demo/chain");
+  const { startDevNetwork, writeOutFile } = await import("@vigil/demo/dev_network");
   const { loadDexWasm } = await import("@vigil/localnet/protocols/dex/deploy");
   const dexWasm = wasmDir === undefined ? undefined : await loadDexWasm(wasmDir);
   const { net, out } = await startDevNetwork({

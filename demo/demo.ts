@@ -7,7 +7,12 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { DEMO_VIGIL_CONFIG, type DevNetwork, startDevNetwork, writeOutFile } from "./chain.ts";
+import {
+  DEMO_VIGIL_CONFIG,
+  type DevNetwork,
+  startDevNetwork,
+  writeOutFile,
+} from "./dev_network.ts";
 import { type MarketDriver, startMarketDriver } from "./market_driver.ts";
 import { type KeeperProcess, spawnKeeper } from "./keepers.ts";
 import { type DexWasm, loadDexWasm } from "@vigil/localnet/protocols/dex/deploy";

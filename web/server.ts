@@ -26,7 +26,7 @@ import { resolveWebConfig, type WebConfig, type WebConfigInput } from "./config.
 import { isLoopbackBind, type ListenInfo, mountDevWallet } from "./wallet/dev_wallet.ts";
 import { PAGE_READ_DEADLINE_MS, timedRpcServer, withReadDeadline } from "./data/read_deadline.ts";
 import { contentSecurityPolicy } from "./csp.ts";
-import { ChainReader } from "./data/chain.ts";
+import { ChainReader } from "./data/contract_reads.ts";
 import { type ApiFetch, KeeperApi } from "./data/api.ts";
 import { ChainHistory } from "./data/history.ts";
 import { setRpcServer } from "@vigil/soroban/client";

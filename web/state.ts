@@ -11,7 +11,7 @@ import type {
   RouteModule as SsrRouteModule,
 } from "@vigil/ssr/types";
 import type { PublicConfig } from "./data/config.ts";
-import type { ChainReader } from "./data/chain.ts";
+import type { ChainReader } from "./data/contract_reads.ts";
 import type { KeeperApi } from "./data/api.ts";
 import type { ChainHistory } from "./data/history.ts";
 

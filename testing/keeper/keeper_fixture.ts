@@ -11,7 +11,7 @@ import { setupDevChain } from "@vigil/localnet/dev_setup";
 import { deployVigil, type VigilConfig } from "@vigil/contracts/deploy/deploy_vigil";
 import type { FlashPolicy } from "@vigil/contracts/clients";
 import type { FlashPolicyOptions } from "@vigil/contracts/deploy/net";
-import { marketPolicy } from "@vigil/demo/chain";
+import { marketPolicy } from "@vigil/demo/dev_network";
 import { deployMarket, type Market, registerShock } from "@vigil/localnet/scenarios/market";
 import { type DexWasm, loadDexWasm } from "@vigil/localnet/protocols/dex/deploy";
 import { startTestNode, type TestNode } from "../localnet.ts";

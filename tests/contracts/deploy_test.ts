@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { contract, rpc } from "@stellar/stellar-sdk";
 import { wasmPath } from "@vigil/contracts/wasm_path";
-import { startDevNetwork } from "@vigil/demo/chain";
+import { startDevNetwork } from "@vigil/demo/dev_network";
 import { TESTNET_LIMITS } from "@vigil/contracts/deploy/deploy_vigil";
 import { ok } from "@vigil/testing/contracts/vigil_fixture";
 

@@ -52,8 +52,8 @@ for (const entry of ["main.ts", "keeper/mod.ts", "web/server.ts", "contracts/dep
 }
 
 Deno.test("the graph check sees dev tools where they are: main.ts localnet's own module", async () => {
-  // demo/chain.ts is what `main.ts localnet` imports dynamically; statically it reaches the node.
-  const graph = await staticGraph("demo/chain.ts");
+  // demo/dev_network.ts is what `main.ts localnet` imports dynamically; statically it reaches the node.
+  const graph = await staticGraph("demo/dev_network.ts");
   assert.ok([...graph].some((s) => s.includes("/localnet/")));
 });
 

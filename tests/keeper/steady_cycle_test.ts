@@ -12,7 +12,7 @@ import { Keypair } from "@stellar/stellar-sdk";
 import { startLocalnet } from "@vigil/localnet/node";
 import { setupDevChain } from "@vigil/localnet/dev_setup";
 import { deployVigil } from "@vigil/contracts/deploy/deploy_vigil";
-import { marketPolicy } from "@vigil/demo/chain";
+import { marketPolicy } from "@vigil/demo/dev_network";
 import { deployMarket, registerShock, seedBorrowers } from "@vigil/localnet/scenarios/market";
 import { loadConfig } from "@vigil/keeper/config";
 import { createKeeperContext } from "@vigil/keeper/context";

@@ -9,7 +9,7 @@ import { Keypair } from "@stellar/stellar-sdk";
 import { startTestNode } from "@vigil/testing/localnet";
 import { setupDevChain } from "@vigil/localnet/dev_setup";
 import { deployVigil } from "@vigil/contracts/deploy/deploy_vigil";
-import { ChainReader, KEEPERS_PAGE } from "@vigil/web/data/chain";
+import { ChainReader, KEEPERS_PAGE } from "@vigil/web/data/contract_reads";
 import { clearSpecCache } from "@vigil/soroban/client";
 import { ChainRpc } from "@vigil/soroban/rpc";
 import { RegistryContract } from "@vigil/keeper/vault_client";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { FlashPolicy, VaultConfig, VaultState } from "@vigil/contracts/clients/vault";
-import type { Pending } from "../data/chain.ts";
+import type { Pending } from "../data/contract_reads.ts";
 import { formatBps, formatDuration, formatTime, formatUsdc, shortAddress } from "../data/format.ts";
 import { Notice, Panel } from "./ui.tsx";
 

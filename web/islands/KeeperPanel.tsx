@@ -8,11 +8,11 @@
 import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../data/config.ts";
 import type { RegistryConfig } from "@vigil/contracts/clients/registry";
-import type { KeeperRecord } from "../data/chain.ts";
+import type { KeeperRecord } from "../data/contract_reads.ts";
 import { DASH, formatCount, formatMs, formatUsdc } from "../data/format.ts";
 import { signerFor, wallet } from "../wallet/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";
-import { contractWrite, loadChainReader } from "../data/lazy_chain.ts";
+import { contractWrite, loadChainReader } from "../data/lazy_sdk.ts";
 
 /** Props rendered by the server. */
 export interface KeeperPanelProps {

@@ -9,7 +9,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../data/config.ts";
 import type { VaultConfig, VaultState } from "@vigil/contracts/clients/vault";
-import type { DepositorPosition } from "../data/chain.ts";
+import type { DepositorPosition } from "../data/contract_reads.ts";
 import {
   DASH,
   formatAmount,
@@ -24,7 +24,7 @@ import {
 } from "../data/format.ts";
 import { signerFor, wallet } from "../wallet/wallet.ts";
 import { useWrite, WriteStatus } from "../components/write.tsx";
-import { contractWrite, loadChainReader } from "../data/lazy_chain.ts";
+import { contractWrite, loadChainReader } from "../data/lazy_sdk.ts";
 import { Bar, Tile } from "../components/ui.tsx";
 
 /** Props rendered by the server. */

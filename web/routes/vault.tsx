@@ -7,7 +7,7 @@
 import type { Handlers, PageProps } from "../state.ts";
 import type { FlashPolicy, VaultConfig, VaultState } from "@vigil/contracts/clients/vault";
 import type { RegistryConfig } from "@vigil/contracts/clients/registry";
-import type { Pending } from "../data/chain.ts";
+import type { Pending } from "../data/contract_reads.ts";
 import { formatDuration, formatUsdc } from "../data/format.ts";
 import { Addr, Notice, PageHead } from "../components/ui.tsx";
 import { PendingChanges, ProfitUnlockNotice } from "../components/vault_status.tsx";

@@ -7,7 +7,7 @@
  */
 import { StrKey } from "@stellar/stellar-sdk";
 import type { Handlers, PageProps } from "../../state.ts";
-import type { DepositorPosition } from "../../data/chain.ts";
+import type { DepositorPosition } from "../../data/contract_reads.ts";
 import type { DepositorTx } from "../../data/history.ts";
 import {
   DASH,

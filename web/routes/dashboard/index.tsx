@@ -12,7 +12,7 @@
  */
 import type { Handlers, PageProps } from "../../state.ts";
 import type { FlashPolicy, VaultConfig, VaultState } from "@vigil/contracts/clients/vault";
-import { type KeeperRecord, KEEPERS_PAGE, type Pending } from "../../data/chain.ts";
+import { type KeeperRecord, KEEPERS_PAGE, type Pending } from "../../data/contract_reads.ts";
 import {
   formatCount,
   formatMs,

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Handlers, PageProps } from "../../state.ts";
-import { type KeeperRecord, KEEPERS_PAGE } from "../../data/chain.ts";
+import { type KeeperRecord, KEEPERS_PAGE } from "../../data/contract_reads.ts";
 import {
   DASH,
   formatCount,

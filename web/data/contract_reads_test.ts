@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Depositor, KeeperInfo } from "@vigil/contracts/clients";
-import { depositorPosition, keeperRecord } from "./chain.ts";
+import { depositorPosition, keeperRecord } from "./contract_reads.ts";
 
 const info: KeeperInfo = {
   avg_response_time_ms: 0n,

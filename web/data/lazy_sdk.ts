@@ -1,12 +1,12 @@
 /**
- * The islands' chain access, loaded on first use: the Stellar SDK (behind `web/data/chain.ts` and
+ * The islands' chain access, loaded on first use: the Stellar SDK (behind `web/data/contract_reads.ts` and
  * `soroban/client.ts`) is fetched only once a wallet is connected or a write starts, so a page's
  * up-front JavaScript stays small. Only types are imported statically here.
  *
  * @module
  */
 import type { PublicConfig } from "./config.ts";
-import type { ChainReader } from "./chain.ts";
+import type { ChainReader } from "./contract_reads.ts";
 import type { NetworkInfo, TxSigner, WriteResult, WriteStage } from "@vigil/soroban/client";
 
 /** The RPC endpoint and passphrase of the page's network. */
@@ -18,7 +18,7 @@ let readerP: Promise<ChainReader> | null = null;
 
 /** The page's chain reader (one per page, created on first use). */
 export function loadChainReader(config: PublicConfig): Promise<ChainReader> {
-  readerP ??= import("./chain.ts").then((m) =>
+  readerP ??= import("./contract_reads.ts").then((m) =>
     new m.ChainReader(networkInfo(config), config.vault, config.registry)
   );
   return readerP;
