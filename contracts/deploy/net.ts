@@ -41,6 +41,7 @@ import { TxExpiredError, TxPendingError, TxRejectedError } from "@vigil/soroban/
 import { signAndConfirm } from "@vigil/soroban/send";
 import { wasmPath } from "../wasm_path.ts";
 import type { FlashPolicy } from "../clients/vault.ts";
+import { MAX_POLICY_ENTRIES, MAX_SLIPPAGE_BPS } from "../vault/spec.ts";
 
 /** 1 USDC in 7-decimal units. */
 const UNIT = 10_000_000n;
@@ -95,10 +96,8 @@ export const DEPLOY_BOUNDS: Record<keyof DeployConfig, [bigint, bigint]> = {
  * honest keeper is inside it).
  */
 export const DEFAULT_MAX_SLIPPAGE_BPS = 300;
-/** The vault's bound of `max_slippage_bps` (10 %). */
-export const MAX_SLIPPAGE_BPS = 1_000;
-/** Most entries of each flash-policy list (the vault's bound). */
-export const MAX_POLICY_ENTRIES = 16;
+/** The vault's bounds: `max_slippage_bps` (10 %) and the entries of each flash-policy list. */
+export { MAX_POLICY_ENTRIES, MAX_SLIPPAGE_BPS };
 
 /** The vault's `FlashPolicy` (the generated client's type). */
 export type { FlashPolicy };

@@ -31,6 +31,7 @@ import {
   type RegistryConfig,
   type RegistryFunctions,
 } from "@vigil/contracts/clients/registry";
+import { MAX_KEEPERS_PAGE } from "@vigil/contracts/registry/spec";
 import { toBigInt } from "./format.ts";
 
 /** A queued change (`PendingFlashPolicy` / `PendingConfig`): in force from `applies_at`. */
@@ -41,7 +42,7 @@ export interface Pending<T> {
 }
 
 /** The registry's page size: `get_keepers` returns at most this many addresses per call. */
-export const KEEPERS_PAGE = 100;
+export const KEEPERS_PAGE: number = MAX_KEEPERS_PAGE;
 
 /**
  * A keeper as the pages show it, from the registry's `KeeperInfo` (null renders an em-dash; the
