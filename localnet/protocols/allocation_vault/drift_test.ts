@@ -2,7 +2,7 @@
  * The client-side drift maths of `localnet/protocols/allocation_vault/drift.ts` (what a keeper
  * derives from `fetch_total_managed_funds`): equal targets, the strict threshold, and a property:
  * a plan unwinds first, never invests in a paused strategy and never invests more than idle +
- * unwound. The same maths against the Wasm vault is in tests/contracts/allocation_vault_test.ts.
+ * unwound. The same maths against the Wasm vault is in localnet/protocols/allocation_vault/contracts/allocation_vault_contract_test.ts.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

@@ -19,8 +19,8 @@ import {
 } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import { type Client, TX } from "@vigil/testing/protocols/helpers/client";
-import { setupDevChain } from "@vigil/localnet/dev_setup";
-import { deployAllocationVault } from "@vigil/localnet/protocols/allocation_vault/deploy";
+import { setupDevChain } from "../../../dev_setup.ts";
+import { deployAllocationVault } from "../deploy.ts";
 import { submitHostile } from "@vigil/testing/submit";
 
 const E7 = 10_000_000n;

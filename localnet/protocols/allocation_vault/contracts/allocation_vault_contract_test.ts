@@ -9,22 +9,19 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Address, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
-import { worldWasmPath as wasmPath } from "@vigil/localnet/protocols/world_contracts";
-import {
-  ROLES,
-  VAULT_ERRORS as E,
-} from "@vigil/localnet/protocols/allocation_vault/contracts/allocation_vault/spec";
-import { STRATEGY_ERRORS as SE } from "@vigil/localnet/protocols/allocation_vault/contracts/hodl_strategy/spec";
+import { worldWasmPath as wasmPath } from "../../world_contracts.ts";
+import { ROLES, VAULT_ERRORS as E } from "./allocation_vault/spec.ts";
+import { STRATEGY_ERRORS as SE } from "./hodl_strategy/spec.ts";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import { type Client, ok, send, simError, TX } from "@vigil/testing/protocols/helpers/client";
-import { setupDevChain } from "@vigil/localnet/dev_setup";
-import { deployAllocationVault } from "@vigil/localnet/protocols/allocation_vault/deploy";
+import { setupDevChain } from "../../../dev_setup.ts";
+import { deployAllocationVault } from "../deploy.ts";
 import {
   computeDrift,
   type CurrentAssetInvestmentAllocation,
   needsRebalance,
   planRebalance,
-} from "@vigil/localnet/protocols/allocation_vault/drift";
+} from "../drift.ts";
 
 const E7 = 10_000_000n;
 

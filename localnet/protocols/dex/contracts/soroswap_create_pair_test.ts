@@ -10,9 +10,9 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { Address, Asset, hash, rpc, StrKey, xdr } from "@stellar/stellar-sdk";
 import { addr } from "@vigil/soroban/spec_dsl";
-import { setupDevChain } from "@vigil/localnet/dev_setup";
-import { deployDexes } from "@vigil/localnet/protocols/dex/deploy";
-import { getAmountOut, sortTokens } from "@vigil/localnet/protocols/dex/math";
+import { setupDevChain } from "../../../dev_setup.ts";
+import { deployDexes } from "../deploy.ts";
+import { getAmountOut, sortTokens } from "../math.ts";
 import { startTestNode } from "@vigil/testing/localnet";
 import {
   contractEvents,

@@ -17,14 +17,8 @@ import {
   TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { worldWasmPath as wasmPath } from "@vigil/localnet/protocols/world_contracts";
-import {
-  type AssetArg,
-  OracleError,
-  otherAsset,
-  type PriceData,
-  stellarAsset,
-} from "@vigil/localnet/protocols/oracle/contract/spec";
+import { worldWasmPath as wasmPath } from "../../world_contracts.ts";
+import { type AssetArg, OracleError, otherAsset, type PriceData, stellarAsset } from "./spec.ts";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import { submitHostile } from "@vigil/testing/submit";
 
