@@ -21,7 +21,12 @@ import { LIQUIDATOR_SPEC } from "../liquidator/spec.ts";
 import { type ArgsOf, type Calls, type Params, type ResultOf, typedCalls } from "./calls.ts";
 import { VAULT_PARAMS, type VaultFunctions } from "./vault.ts";
 import { REGISTRY_PARAMS, type RegistryFunctions } from "./registry.ts";
-import { type LiquidationPlan, LIQUIDATOR_PARAMS, type LiquidatorFunctions } from "./liquidator.ts";
+import {
+  type LiquidationPlan,
+  LIQUIDATOR_PARAMS,
+  type LiquidatorFunctions,
+  type Request,
+} from "./liquidator.ts";
 
 /** Encodes a contract's arguments and decodes its results with its spec table. */
 export class SpecCodec<F> {
@@ -130,5 +135,16 @@ export function liquidationPlanScVal(plan: LiquidationPlan): xdr.ScVal {
   return LIQUIDATOR_CODEC.spec.nativeToScVal(
     plan,
     xdr.ScSpecTypeDef.fromJson({ udt: { name: "LiquidationPlan" } } as never),
+  );
+}
+
+/**
+ * A Blend `Request` of the liquidator's spec as an ScVal (as it sits in the plan's `requests` and
+ * in the pool's `submit`): encoded by the liquidator's spec codec.
+ */
+export function requestScVal(request: Request): xdr.ScVal {
+  return LIQUIDATOR_CODEC.spec.nativeToScVal(
+    request,
+    xdr.ScSpecTypeDef.fromJson({ udt: { name: "Request" } } as never),
   );
 }

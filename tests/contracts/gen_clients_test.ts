@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { T } from "@vigil/soroban/spec_dsl";
 import { CLIENT_SOURCES, generateClient, generateClients } from "../../tools/gen_clients.ts";
 import { StrKey } from "@stellar/stellar-sdk";
-import { liquidationPlanScVal } from "@vigil/contracts/clients";
+import { liquidationPlanScVal, requestScVal } from "@vigil/contracts/clients";
 import { liquidationPlan } from "@vigil/keeper/adapters/lending_pool/execute";
 import { sv } from "@vigil/soroban/scval";
 
@@ -86,31 +86,40 @@ Deno.test("a struct two specs declare differently stops the generator", () => {
   );
 });
 
-Deno.test("the generated plan encoder writes what the keeper's hand encoder writes", () => {
+Deno.test("the keeper's plan, through the generated encoder, is the layout the liquidator reads", () => {
   const c = (n: number) => StrKey.encodeContract(new Uint8Array(32).fill(n) as never);
   const legs = [{ amountIn: 5n, kind: 0, minOut: 4n, path: [c(1), c(2)], router: c(3) }];
   const req = { address: c(2), amount: 10n, request_type: 6 };
-  const hand = liquidationPlan(
-    c(4),
-    [sv.struct({
-      address: sv.address(req.address),
-      amount: sv.i128(req.amount),
-      request_type: sv.u32(req.request_type),
-    })],
-    legs,
-    77,
-  );
-  const generated = liquidationPlanScVal({
-    allowance_until: 77,
-    pool: c(4),
-    requests: [req],
-    swaps: legs.map((l) => ({
-      amount_in: l.amountIn,
-      kind: l.kind,
-      min_out: l.minOut,
-      path: l.path,
-      router: l.router,
-    })),
+  // The wire layout written out by hand: struct fields sorted by name, amounts i128, kinds u32.
+  const reqLayout = sv.struct({
+    address: sv.address(req.address),
+    amount: sv.i128(req.amount),
+    request_type: sv.u32(req.request_type),
   });
-  assert.equal(generated.toXDR("base64"), hand.toXDR("base64"));
+  const layout = sv.struct({
+    allowance_until: sv.u32(77),
+    pool: sv.address(c(4)),
+    requests: sv.vec([reqLayout]),
+    swaps: sv.vec([sv.struct({
+      amount_in: sv.i128(5n),
+      kind: sv.u32(0),
+      min_out: sv.i128(4n),
+      path: sv.addresses([c(1), c(2)]),
+      router: sv.address(c(3)),
+    })]),
+  });
+  assert.equal(liquidationPlan(c(4), [req], legs, 77).toXDR("base64"), layout.toXDR("base64"));
+  assert.equal(
+    requestScVal(req).toXDR("base64"),
+    reqLayout.toXDR("base64"),
+  );
+  // A value of the wrong type is refused, not encoded.
+  assert.throws(() =>
+    liquidationPlanScVal({
+      allowance_until: 77,
+      pool: c(4),
+      requests: [{ ...req, amount: "ten" as never }],
+      swaps: [],
+    })
+  );
 });

@@ -23,6 +23,8 @@ import {
   UnexpectedAuthError,
 } from "@vigil/soroban/auth_guard";
 import { ChainRpc } from "@vigil/soroban/rpc";
+import type { Request } from "@vigil/contracts/clients/liquidator";
+import { requestScVal } from "@vigil/contracts/clients/rpc";
 import { sv } from "@vigil/soroban/scval";
 import { ALLOWANCE_LEDGERS, liquidationPlan } from "@vigil/keeper/adapters/lending_pool/execute";
 import { liquidationAuth } from "@vigil/keeper/adapters/lending_pool/flash_auth";
@@ -97,13 +99,12 @@ function names(w: MarketWorld): Record<string, string> {
   };
 }
 
-/** A Blend request as the keeper builds it. */
-const request = (type: number, address: string, amount: bigint) =>
-  sv.struct({
-    address: sv.address(address),
-    amount: sv.i128(amount),
-    request_type: sv.u32(type),
-  });
+/** A Blend request as the keeper builds it (the liquidator's spec type). */
+const request = (type: number, address: string, amount: bigint): Request => ({
+  address,
+  amount,
+  request_type: type,
+});
 
 Deno.test("the honest flash: its recorded authorization is the planned shape (logged), deviations from the plan are refused, and the keeper's pipeline signs and settles it", async () => {
   const w = await startMarketWorld();
@@ -131,7 +132,7 @@ Deno.test("the honest flash: its recorded authorization is the planned shape (lo
       liquidator: w.liquidator,
       pool: w.pool,
       usdc: w.usdc,
-      requests,
+      requests: requests.map(requestScVal),
       repay: new Map([[w.usdc, amount]]),
       lotAssets: [w.xlm],
       allowanceUntil: until,

@@ -10,7 +10,8 @@ import type { xdr } from "@stellar/stellar-sdk";
 import type { AuthShape } from "@vigil/soroban/auth_guard";
 import { describeError, ErrNoRoute, ErrSlippageExceeded } from "@vigil/soroban/errors";
 import type { ChainRpc } from "@vigil/soroban/rpc";
-import { sv } from "@vigil/soroban/scval";
+import type { LiquidationPlan, Request } from "@vigil/contracts/clients/liquidator";
+import { liquidationPlanScVal, requestScVal } from "@vigil/contracts/clients/rpc";
 import type { PlannedLeg } from "../../dex/swap_client.ts";
 import type { SkipReason } from "../outcome.ts";
 import { type AuctionValue, lotAmounts } from "./auction.ts";
@@ -156,7 +157,7 @@ export function planLiquidation(f: LiquidationFacts): PlannedFlash {
   // does not have burns 0 d-tokens, which the pool refuses (InvalidDTokenBurnAmount, the real
   // pool and the stand-in alike). Then no Repay: the flash lends 1 unit and the lot is profit.
   const repays = f.need > 0n;
-  const requests = [
+  const requests: Request[] = [
     request(RequestType.FillUserLiquidationAuction, f.user, BigInt(f.percent)),
     ...(repays ? [request(RequestType.Repay, f.usdc, f.amount)] : []),
     ...f.lotAssets.map((a) => request(RequestType.WithdrawCollateral, a, WITHDRAW_ALL)),
@@ -165,53 +166,49 @@ export function planLiquidation(f: LiquidationFacts): PlannedFlash {
   // the flash cannot outlive: far beyond the transaction's own validity window.
   const allowanceUntil = f.reachedLedger + ALLOWANCE_LEDGERS;
   const plan = liquidationPlan(f.pool, requests, f.legs, allowanceUntil);
+  const requestVals = requests.map(requestScVal);
   const auth = liquidationAuth({
     keeper: f.keeper,
     liquidator: f.liquidator,
     pool: f.pool,
     usdc: f.usdc,
-    requests,
+    requests: requestVals,
     repay: repays ? new Map([[f.usdc, f.amount]]) : new Map(),
     lotAssets: f.lotAssets,
     allowanceUntil,
   });
-  return { requests, plan, auth };
+  return { requests: requestVals, plan, auth };
 }
 
 /** Ledgers ahead the liquidator's in-invocation repayment allowance may live (see the contract). */
 export const ALLOWANCE_LEDGERS = 10_000;
 
 /**
- * The liquidator's `LiquidationPlan { allowance_until, pool, requests, swaps }` (fields sorted by
- * name).
+ * The liquidator's `LiquidationPlan` as the ScVal `vault.flash` forwards: the generated type,
+ * encoded by the liquidator's own spec (`@vigil/contracts/clients`).
  */
 export function liquidationPlan(
   pool: string,
-  requests: xdr.ScVal[],
+  requests: readonly Request[],
   legs: Pick<PlannedLeg, "amountIn" | "kind" | "minOut" | "path" | "router">[],
   allowanceUntil: number,
 ): xdr.ScVal {
-  return sv.struct({
-    allowance_until: sv.u32(allowanceUntil),
-    pool: sv.address(pool),
-    requests: sv.vec(requests),
-    swaps: sv.vec(legs.map((l) =>
-      sv.struct({
-        amount_in: sv.i128(l.amountIn),
-        kind: sv.u32(l.kind),
-        min_out: sv.i128(l.minOut),
-        path: sv.addresses(l.path),
-        router: sv.address(l.router),
-      })
-    )),
-  });
+  const plan: LiquidationPlan = {
+    allowance_until: allowanceUntil,
+    pool,
+    requests: [...requests],
+    swaps: legs.map((l) => ({
+      amount_in: l.amountIn,
+      kind: l.kind,
+      min_out: l.minOut,
+      path: l.path,
+      router: l.router,
+    })),
+  };
+  return liquidationPlanScVal(plan);
 }
 
-/** A Blend `Request {address, amount, request_type}`. */
-function request(type: RequestType, address: string, amount: bigint) {
-  return sv.struct({
-    address: sv.address(address),
-    amount: sv.i128(amount),
-    request_type: sv.u32(type),
-  });
+/** A Blend `Request` (the liquidator's spec type). */
+function request(type: RequestType, address: string, amount: bigint): Request {
+  return { address, amount, request_type: type };
 }
