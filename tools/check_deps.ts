@@ -107,7 +107,7 @@ export async function checkDeps(root: string): Promise<DepsReport> {
   const members = ((rootCfg.workspace ?? []) as string[]).map((m) =>
     normalize(m).replace(/\/$/, "")
   );
-  const exportsOf = new Map<string, Set<string>>();
+  const exportsOf = new Map<string, Record<string, string>>(); // member → sub-path → file
   const violations: Violation[] = [];
   for (const m of members) {
     const cfg = JSON.parse(await Deno.readTextFile(join(root, m, "deno.json")));
@@ -115,7 +115,7 @@ export async function checkDeps(root: string): Promise<DepsReport> {
       violations.push({ rule: "by-name", message: `${m}/deno.json: name must be @vigil/${m}` });
     }
     const exp = typeof cfg.exports === "string" ? { ".": cfg.exports } : cfg.exports ?? {};
-    exportsOf.set(m, new Set(Object.keys(exp)));
+    exportsOf.set(m, exp);
     for (const target of Object.values(exp) as string[]) {
       try {
         await Deno.stat(join(root, m, target));
@@ -166,14 +166,13 @@ export async function checkDeps(root: string): Promise<DepsReport> {
           continue;
         }
         const key = rest.length ? `./${rest.join("/")}` : ".";
-        if (!exportsOf.get(name)!.has(key)) {
+        const file = exportsOf.get(name)![key];
+        if (!file) {
           violations.push({
             rule: "exports",
             message: `${at}: ${ref.specifier} is not in ${name}/deno.json exports`,
           });
         }
-        const exp = JSON.parse(await Deno.readTextFile(join(root, name, "deno.json"))).exports;
-        const file = typeof exp === "string" ? exp : exp?.[key];
         if (file) target = normalize(join(name, file));
       } else continue; // npm:, node:, bare npm names from the import maps
       if (!targetMember || targetMember === fromMember) {
