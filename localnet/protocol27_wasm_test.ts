@@ -10,7 +10,7 @@ import { hash, type Keypair } from "@stellar/stellar-sdk";
 import { startTestNode } from "@vigil/testing/localnet";
 import { CHECKED_U256_PROTOCOL } from "@vigil/testing/contracts/checked_u256/spec";
 
-const WASM = new URL("../testing/contracts/wasm/checked_u256.wasm", import.meta.url);
+const WASM = new URL("../contracts/wasm/fixtures/checked_u256.wasm", import.meta.url);
 
 interface CheckedU256 {
   add(args: { a: bigint; b: bigint }): Promise<{ result: bigint | null | undefined }>;

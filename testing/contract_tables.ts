@@ -1,7 +1,7 @@
 /**
  * Every AssemblyScript contract of the repository as build inputs, by table, with where its
  * committed Wasm lives: Vigil's (`contracts/wasm/`), the local node's world contracts
- * (`localnet/wasm/`) and the test fixtures (`testing/wasm/`). Read by `tools/build_contracts.ts`
+ * (`contracts/wasm/`) and the test fixtures (`contracts/wasm/fixtures/`). Read by `tools/build_contracts.ts`
  * and the build tests.
  *
  * @module

@@ -1,7 +1,7 @@
 /**
  * `deno task build:contracts`: rebuilds every AssemblyScript contract and writes its Wasm —
  * Vigil's contracts into `contracts/wasm/`, the local node's world contracts into
- * `localnet/wasm/`, the test fixtures into `testing/wasm/`. Deterministic: a clean checkout
+ * `contracts/wasm/`, the test fixtures into `contracts/wasm/fixtures/`. Deterministic: a clean checkout
  * rebuilds the committed bytes (`contracts/build/build_test.ts`).
  *
  * @module

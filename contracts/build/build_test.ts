@@ -1,7 +1,7 @@
 /**
  * What is deployed is what the source says: rebuilding each contract from its AssemblyScript
  * sources reproduces its committed Wasm byte for byte: Vigil's `contracts/wasm/<name>.wasm`, the
- * local node's world contracts' `localnet/wasm/<name>.wasm` and the fixtures' `testing/contracts/wasm/`.
+ * local node's world contracts' `contracts/wasm/<name>.wasm` and the fixtures' `contracts/wasm/fixtures/`.
  * (After changing a contract, a fixture or the SDK: `deno task build:contracts`, then commit the
  * Wasm.)
  */

@@ -3,7 +3,7 @@
  * stand-ins of protocols the keeper meets on the real network (a SEP-40 oracle, a Soroswap-ABI
  * DEX, a DeFindex-style allocation vault and its strategy). Not Vigil's contracts: nothing outside
  * the local node deploys them. Sources in `protocols/<protocol>/contract(s)/<name>/`, built by
- * `deno task build:contracts` into `localnet/wasm/<name>.wasm`.
+ * `deno task build:contracts` into `contracts/wasm/<name>.wasm`.
  *
  * @module
  */
@@ -42,8 +42,12 @@ export const WORLD_CONTRACTS: Record<string, WorldContract> = {
   },
 };
 
-/** Directory of the world contracts' committed Wasm. */
-export const WORLD_WASM_DIR: URL = new URL("../wasm/", import.meta.url);
+/**
+ * Directory of the world contracts' committed Wasm: `contracts/wasm/`, the one folder of the
+ * repository that holds committed Wasm (Vigil's, the world's and the fixtures'). Read as files
+ * (never imported), so the node does not depend on the `contracts` member.
+ */
+export const WORLD_WASM_DIR: URL = new URL("../../contracts/wasm/", import.meta.url);
 
 /** Path of a world contract's committed Wasm. */
 export const worldWasmPath = (name: string): URL => new URL(`${name}.wasm`, WORLD_WASM_DIR);

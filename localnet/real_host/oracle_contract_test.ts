@@ -1,5 +1,5 @@
 /**
- * Our AssemblyScript oracle Wasm (localnet/wasm/oracle.wasm) on the real Soroban host through
+ * Our AssemblyScript oracle Wasm (contracts/wasm/oracle.wasm) on the real Soroban host through
  * FFI: create with its constructor, an admin write with source-account auth, SEP-40 reads.
  */
 import assert from "node:assert/strict";
@@ -7,6 +7,7 @@ import { contract, Keypair } from "@stellar/stellar-sdk";
 import { ORACLE_SPEC, otherAsset } from "../protocols/oracle/contract/spec.ts";
 import { closeRealHost } from "./mod.ts";
 import { call, RealLedger } from "@vigil/testing/real_host/ledger";
+import { worldWasmPath } from "../protocols/world_contracts.ts";
 
 Deno.test("real host: oracle constructor, set_price, lastprice", () => {
   try {
@@ -14,7 +15,7 @@ Deno.test("real host: oracle constructor, set_price, lastprice", () => {
     const l = new RealLedger();
     const admin = Keypair.random().publicKey();
     l.account(admin, 1_000_0000000n);
-    const wasm = Deno.readFileSync(new URL("../wasm/oracle.wasm", import.meta.url));
+    const wasm = Deno.readFileSync(worldWasmPath("oracle"));
     const oracle = l.deploy(
       admin,
       wasm,

@@ -55,7 +55,7 @@ Deno.test("real host: a Wasm declaring a protocol above the ledger's is refused"
 
 Deno.test("real host: the AssemblyScript fixture built for protocol 27 (checked_u256) returns the sum", async () => {
   const wasm = await Deno.readFile(
-    new URL("../../testing/contracts/wasm/checked_u256.wasm", import.meta.url),
+    new URL("../../contracts/wasm/fixtures/checked_u256.wasm", import.meta.url),
   );
   try {
     const l = new RealLedger();

@@ -14,8 +14,9 @@ import { TEST_WASM_DIR } from "@vigil/testing/contracts/wasm_path";
 
 function wasmFiles(): URL[] {
   const out: URL[] = [];
-  for (const base of [WASM_DIR, WORLD_WASM_DIR, TEST_WASM_DIR]) {
-    for (const f of Deno.readDirSync(base)) {
+  // Vigil's and the world's Wasm share contracts/wasm/; the fixtures are in its fixtures/.
+  for (const base of new Set([WASM_DIR.href, WORLD_WASM_DIR.href, TEST_WASM_DIR.href])) {
+    for (const f of Deno.readDirSync(new URL(base))) {
       if (f.name.endsWith(".wasm")) out.push(new URL(f.name, base));
     }
   }

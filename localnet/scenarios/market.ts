@@ -3,7 +3,7 @@
  *
  * {@link deployMarket} adds to the dev chain (`localnet/dev_setup.ts` `setupDevChain`): a third
  * token (WETH, a classic asset with its Stellar Asset Contract), a SEP-40 oracle with USD prices
- * (the Wasm contract `localnet/wasm/oracle.wasm`, source in `localnet/protocols/oracle/contract/`),
+ * (the Wasm contract `contracts/wasm/oracle.wasm`, source in `localnet/protocols/oracle/contract/`),
  * the real Blend v2 pool, backstop, emitter and pool factory (Wasm of the `blend-contract-sdk`
  * crate, deployed with Blend's own flow by `localnet/protocols/blend/deploy.ts`) with USDC / XLM /
  * WETH reserves, both DEX venues with liquidity at the oracle prices, the allocation vault,

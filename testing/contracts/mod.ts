@@ -1,5 +1,5 @@
 /**
- * The test-fixture contracts as Wasm (`testing/contracts/wasm/<name>.wasm`, built by
+ * The test-fixture contracts as Wasm (`contracts/wasm/fixtures/<name>.wasm`, built by
  * `deno task build:contracts` from `testing/contracts/<name>/`): read and deploy them.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * The test-fixture contracts' spec tables, by contract name (`contracts/build/` builds each
- * `testing/contracts/<name>/assembly/index.ts` into `testing/wasm/`).
+ * `testing/contracts/<name>/assembly/index.ts` into `contracts/wasm/fixtures/`).
  *
  * @module
  */

@@ -9,7 +9,7 @@ import { DEX_WASM_FILES, loadDexWasm } from "@vigil/localnet/protocols/dex/deplo
 import { parseDemoArgs } from "@vigil/demo/demo";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const WASM = new URL("../../localnet/wasm/", import.meta.url).pathname;
+const WASM = new URL("../../contracts/wasm/", import.meta.url).pathname;
 
 /** A folder with our three Wasm files, then `mutate` applied. */
 async function folder(mutate: (dir: string) => Promise<void> = async () => {}): Promise<string> {
@@ -33,7 +33,7 @@ async function run(args: string[]): Promise<{ code: number; stderr: string; stdo
 
 Deno.test("loadDexWasm: ours by default; a good folder loads; errors name the file", async () => {
   const ours = await loadDexWasm();
-  assert.equal(ours.source, "localnet/wasm");
+  assert.equal(ours.source, "contracts/wasm");
   assert.ok(ours.router.length > 1000 && ours.pair.length > 1000 && ours.factory.length > 1000);
   const good = await folder();
   const missing = await folder((d) => Deno.remove(`${d}/soroswap_pair.wasm`));

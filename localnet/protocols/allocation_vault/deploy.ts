@@ -1,6 +1,6 @@
 /**
  * Deploys the DeFindex-style allocation vault with HODL strategies on a local node: the Wasm
- * contracts `localnet/wasm/hodl_strategy.wasm` and `localnet/wasm/allocation_vault.wasm`
+ * contracts `contracts/wasm/hodl_strategy.wasm` and `contracts/wasm/allocation_vault.wasm`
  * (sources in `localnet/protocols/allocation_vault/contracts/hodl_strategy/` and `localnet/protocols/allocation_vault/contracts/allocation_vault/`).
  *
  * @module

@@ -17,6 +17,7 @@
  * @module
  */
 import { sortTokens } from "./math.ts";
+import { WORLD_WASM_DIR } from "../world_contracts.ts";
 
 /** What the deploy helpers need from a node (the in-process Localnet API fits). */
 export interface DexHost {
@@ -35,7 +36,7 @@ export interface DexWasm {
   factory: Uint8Array;
   pair: Uint8Array;
   router: Uint8Array;
-  /** Where they came from (for logs), e.g. "localnet/wasm" or the `--protocol-wasm` folder. */
+  /** Where they came from (for logs), e.g. "contracts/wasm" or the `--protocol-wasm` folder. */
   source: string;
 }
 
@@ -64,10 +65,10 @@ export const DEX_WASM_FILES = {
   },
 } as const;
 
-const OUR_WASM = new URL("../../wasm/", import.meta.url);
+const OUR_WASM = WORLD_WASM_DIR;
 
 /**
- * Reads and checks the three Wasm files of `dir` (default: ours, `localnet/wasm/`). Throws an
+ * Reads and checks the three Wasm files of `dir` (default: ours, `contracts/wasm/`). Throws an
  * error naming the file when one is missing, not Wasm, or lacks an export the market uses.
  */
 export async function loadDexWasm(dir?: string): Promise<DexWasm> {
@@ -114,7 +115,7 @@ export async function loadDexWasm(dir?: string): Promise<DexWasm> {
     factory: out.factory,
     pair: out.pair,
     router: out.router,
-    source: dir ?? "localnet/wasm",
+    source: dir ?? "contracts/wasm",
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The market's SEP-40 / Reflector oracle (the Wasm `localnet/wasm/oracle.wasm`) over JSON-RPC: reads through `contract.Client` and the
+ * The market's SEP-40 / Reflector oracle (the Wasm `contracts/wasm/oracle.wasm`) over JSON-RPC: reads through `contract.Client` and the
  * Blend SDK's own oracle readers, admin-only `set_price`, history, and staleness as Reflector
  * does it (None after 2 × resolution without a round), with the pool's and the SDK's reactions.
  */

@@ -1,6 +1,6 @@
 /**
- * The allocation vault and HODL strategy Wasm (`localnet/wasm/allocation_vault.wasm`,
- * `localnet/wasm/hodl_strategy.wasm`) on a fresh node: the constructor and its errors, every
+ * The allocation vault and HODL strategy Wasm (`contracts/wasm/allocation_vault.wasm`,
+ * `contracts/wasm/hodl_strategy.wasm`) on a fresh node: the constructor and its errors, every
  * state-changing function with its errors and events, role auth with real signatures over
  * JSON-RPC (a forged auth entry is refused by the node), fees, the strategy's share maths,
  * rounding toward the vault, and a property test of the share/asset invariants. Attackers are in

@@ -1,5 +1,5 @@
 /**
- * The SEP-40 oracle Wasm (`localnet/wasm/oracle.wasm`) over JSON-RPC on a fresh node: every
+ * The SEP-40 oracle Wasm (`contracts/wasm/oracle.wasm`) over JSON-RPC on a fresh node: every
  * read, every error, admin auth (a transaction whose admin auth entry is signed by another key is
  * refused by the node), one record per round, history for `price(asset, t)` and `prices`,
  * staleness (None after 2 × resolution without a round), events, TTLs, malformed assets, and the
