@@ -75,11 +75,11 @@ for (const n of sizes) {
     };
 
     const cold = await cycle("cold start");
-    const tracked = rt.lending!.positions().length;
+    const tracked = rt.lending[0].positions().length;
     console.log(
       `cold-start cycle: ${cold.ms.toFixed(0)} ms, ${total(cold.reqs)} RPC requests ${
         JSON.stringify(cold.reqs)
-      }; positions with debt tracked: ${tracked}; sync ${JSON.stringify(rt.lending!.lastSync)}`,
+      }; positions with debt tracked: ${tracked}; sync ${JSON.stringify(rt.lending[0].lastSync)}`,
     );
     const steady = [];
     for (let i = 0; i < STEADY_CYCLES; i++) steady.push(await cycle("steady"));

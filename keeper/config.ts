@@ -60,11 +60,17 @@ export interface Config {
   readonly keeperName: string;
   readonly registryContract: string;
   readonly vaultContract: string;
-  /** null = vault-monitor-only mode (no liquidation cycle). */
-  readonly lendingPool: string | null;
+  /**
+   * The Blend pools to liquidate on (LENDING_POOLS, or LENDING_POOL as a one-pool list), in the
+   * given order, duplicates removed. Empty = vault-monitor-only mode (no liquidation cycle).
+   */
+  readonly lendingPools: readonly string[];
   /** The vault's settlement token; null = liquidations are monitored, not executed. */
   readonly usdcContract: string | null;
-  /** Vigil's flash executor (`vault.flash` executor); null = liquidations are monitored only. */
+  /**
+   * Vigil's flash executor (`vault.flash` executor). null = not set: at start-up the keeper uses
+   * the executor of the vault's flash policy when it lists exactly one, else it only monitors.
+   */
   readonly liquidatorContract: string | null;
   readonly sorobanRpc: string;
   readonly horizonUrl: string;
@@ -90,6 +96,17 @@ export interface Config {
   /** Allowed CORS origins; `["*"]` allows any. null = the default (localhost dev origins). */
   readonly corsOrigins: readonly string[] | null;
   readonly logLevel: ConfigLogLevel;
+  /**
+   * Where the borrower index and event cursor of each pool are kept between runs; null = not
+   * kept (a restart rescans the RPC's retention window only).
+   */
+  readonly keeperStateDir: string | null;
+  /** Borrowers to track whatever the events say (G… or C…), duplicates removed. */
+  readonly watchAddresses: readonly string[];
+  /** Decide everything, send nothing (each would-be transaction is logged as `dry-run: …`). */
+  readonly dryRun: boolean;
+  /** Slack/Discord-compatible webhook for notifications; null = none. A secret: never logged. */
+  readonly notifyWebhookUrl: string | null;
   /** The same configuration without secrets, for logs and the API. */
   toJSON(): Record<string, unknown>;
 }
@@ -119,14 +136,33 @@ export const CONFIG_VARIABLES = [
   "API_HOST",
   "API_CORS_ORIGINS",
   "LOG_LEVEL",
+  "LENDING_POOLS",
+  "KEEPER_STATE_DIR",
+  "WATCH_ADDRESSES",
+  "DRY_RUN",
+  "NOTIFY_WEBHOOK_URL",
 ] as const;
+
+/** Most pools one keeper watches: each adds a constant number of RPC requests to every cycle. */
+export const MAX_LENDING_POOLS = 10;
+
+/** Most WATCH_ADDRESSES entries (each is one Positions key read at start-up per pool). */
+export const MAX_WATCH_ADDRESSES = 100_000;
+
+/** What {@link loadConfig} may read besides the variables (a `WATCH_ADDRESSES=@file`). */
+export interface ConfigIo {
+  readTextFile(path: string): string;
+}
 
 type Env = Record<string, string | undefined>;
 
 const REQUIRED = ["KEEPER_SECRET", "REGISTRY_CONTRACT", "VAULT_CONTRACT"] as const;
 
 /** Validates the environment; throws {@link ConfigError} on the first problem found. */
-export function loadConfig(env: Env): Config {
+export function loadConfig(
+  env: Env,
+  io: ConfigIo = { readTextFile: (p) => Deno.readTextFileSync(p) },
+): Config {
   const get = (k: string): string | undefined => {
     const v = env[k];
     if (v === undefined) return undefined;
@@ -158,7 +194,7 @@ export function loadConfig(env: Env): Config {
 
   const registryContract = contract(get, "REGISTRY_CONTRACT")!;
   const vaultContract = contract(get, "VAULT_CONTRACT")!;
-  const lendingPool = contract(get, "LENDING_POOL");
+  const lendingPools = pools(get);
   const usdcContract = contract(get, "USDC_CONTRACT");
   const liquidatorContract = contract(get, "LIQUIDATOR_CONTRACT");
   const sorobanRpc = httpUrl(get, "SOROBAN_RPC", DEFAULTS.SOROBAN_RPC);
@@ -189,13 +225,17 @@ export function loadConfig(env: Env): Config {
   const apiHost = get("API_HOST") ?? DEFAULTS.API_HOST;
   const corsOrigins = origins(get("API_CORS_ORIGINS"));
   const logLevel = level(get("LOG_LEVEL"));
+  const keeperStateDir = get("KEEPER_STATE_DIR") ?? null;
+  const watchAddresses = watchList(get("WATCH_ADDRESSES"), io);
+  const dryRun = bool(get, "DRY_RUN", false);
+  const notifyWebhookUrl = webhookUrl(get("NOTIFY_WEBHOOK_URL"));
 
   const publicView = {
     operator: keypair.publicKey(),
     keeperName,
     registryContract,
     vaultContract,
-    lendingPool,
+    lendingPools: Object.freeze([...lendingPools]),
     usdcContract,
     liquidatorContract,
     sorobanRpc,
@@ -214,6 +254,10 @@ export function loadConfig(env: Env): Config {
     knownDepositors: Object.freeze([...knownDepositors]),
     corsOrigins: corsOrigins && Object.freeze([...corsOrigins]),
     logLevel,
+    keeperStateDir,
+    watchAddresses: Object.freeze([...watchAddresses]),
+    dryRun,
+    notifyWebhookUrl,
   };
   const cfg = { ...publicView } as Record<string | symbol, unknown>;
   // The Keypair holds the raw secret: keep it off every enumeration, JSON and inspection path.
@@ -223,6 +267,9 @@ export function loadConfig(env: Env): Config {
     ...publicView,
     sorobanRpc: redactUrl(sorobanRpc),
     horizonUrl: redactUrl(horizonUrl),
+    // A webhook URL is a bearer credential in its path (Slack, Discord): only its origin shows.
+    notifyWebhookUrl: notifyWebhookUrl && webhookOrigin(notifyWebhookUrl),
+    watchAddresses: `${watchAddresses.length} addresses`,
     keypair: `[Keypair ${publicView.operator}]`,
   });
   Object.defineProperty(cfg, "toJSON", { value: redacted, enumerable: false });
@@ -295,9 +342,115 @@ function positiveNumber(get: Getter, key: string, dflt: number): number {
   return n;
 }
 
+/**
+ * LENDING_POOLS (comma-separated C… addresses) or LENDING_POOL (one); both set with different
+ * values is an error naming both, since the operator meant one of them and we cannot tell which.
+ */
+function pools(get: Getter): string[] {
+  const one = contract(get, "LENDING_POOL");
+  const raw = get("LENDING_POOLS");
+  if (raw === undefined) return one ? [one] : [];
+  const out: string[] = [];
+  const parts = raw.split(",");
+  for (let i = 0; i < parts.length; i++) {
+    const a = parts[i].trim();
+    if (a === "") continue;
+    if (!StrKey.isValidContract(a)) {
+      throw new ConfigError(
+        "LENDING_POOLS",
+        `invalid LENDING_POOLS: entry ${i + 1} ${show(a)} is not a contract address (C…, 56 chars)`,
+      );
+    }
+    if (!out.includes(a)) out.push(a);
+  }
+  if (out.length > MAX_LENDING_POOLS) {
+    throw new ConfigError(
+      "LENDING_POOLS",
+      `invalid LENDING_POOLS: ${out.length} pools, at most ${MAX_LENDING_POOLS}`,
+    );
+  }
+  if (one && (out.length !== 1 || out[0] !== one)) {
+    throw new ConfigError(
+      "LENDING_POOLS",
+      "LENDING_POOL and LENDING_POOLS are both set with different values: set only LENDING_POOLS (a comma-separated list)",
+    );
+  }
+  return out;
+}
+
+/** WATCH_ADDRESSES: comma-separated G…/C… addresses, or `@file` with them (commas, lines, `#`). */
+function watchList(raw: string | undefined, io: ConfigIo): string[] {
+  if (raw === undefined) return [];
+  let text = raw;
+  let where = "";
+  if (raw.startsWith("@")) {
+    const path = raw.slice(1).trim();
+    try {
+      text = io.readTextFile(path);
+    } catch (err) {
+      throw new ConfigError(
+        "WATCH_ADDRESSES",
+        `invalid WATCH_ADDRESSES: cannot read ${show(path)}: ${(err as Error).message}`,
+      );
+    }
+    text = text.split("\n").map((l) => l.replace(/#.*/, "")).join(",");
+    where = ` in ${show(path)}`;
+  }
+  const list = addressList("WATCH_ADDRESSES", text, where);
+  if (list.length > MAX_WATCH_ADDRESSES) {
+    throw new ConfigError(
+      "WATCH_ADDRESSES",
+      `invalid WATCH_ADDRESSES: ${list.length} addresses, at most ${MAX_WATCH_ADDRESSES}`,
+    );
+  }
+  return list;
+}
+
+/** NOTIFY_WEBHOOK_URL: an http(s) URL; never echoed (its path is the credential). */
+function webhookUrl(v: string | undefined): string | null {
+  if (v === undefined) return null;
+  let u: URL | undefined;
+  try {
+    u = new URL(v);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) {
+    throw new ConfigError(
+      "NOTIFY_WEBHOOK_URL",
+      "invalid NOTIFY_WEBHOOK_URL: not an http(s) URL (the value is not shown: it is a credential)",
+    );
+  }
+  return v;
+}
+
+/** A boolean variable: true/false, 1/0, yes/no (any case). */
+function bool(get: Getter, key: string, dflt: boolean): boolean {
+  const v = get(key);
+  if (v === undefined) return dflt;
+  const l = v.toLowerCase();
+  if (l === "true" || l === "1" || l === "yes") return true;
+  if (l === "false" || l === "0" || l === "no") return false;
+  throw new ConfigError(key, `invalid ${key}: ${show(v)} is not true or false`);
+}
+
+/** The origin of a webhook URL, the part that may be shown (its path is the credential). */
+export function webhookOrigin(url: string): string {
+  try {
+    return `${new URL(url).origin}/…`;
+  } catch {
+    return "[webhook]";
+  }
+}
+
 /** KNOWN_DEPOSITORS: comma-separated G…/C… addresses; whitespace and empty entries ignored. */
 function depositors(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === "") return [];
+  return addressList("KNOWN_DEPOSITORS", raw);
+}
+
+/** Comma-separated G…/C… addresses; whitespace and empty entries ignored, duplicates removed. */
+function addressList(key: string, raw: string, where = ""): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   const parts = raw.split(",");
@@ -306,8 +459,8 @@ function depositors(raw: string | undefined): string[] {
     if (a === "") continue;
     if (!StrKey.isValidEd25519PublicKey(a) && !StrKey.isValidContract(a)) {
       throw new ConfigError(
-        "KNOWN_DEPOSITORS",
-        `invalid KNOWN_DEPOSITORS: entry ${i + 1} ${
+        key,
+        `invalid ${key}: entry ${i + 1}${where} ${
           show(a)
         } is not a G… account or C… contract address`,
       );

@@ -51,7 +51,7 @@ Deno.test("loadConfig: defaults of every optional variable", () => {
   assert.equal(c.slippageBps, DEFAULTS.SLIPPAGE_BPS);
   assert.equal(c.slippageBps, 100);
   assert.equal(c.allocationDriftBps, 500);
-  assert.equal(c.lendingPool, null);
+  assert.deepEqual(c.lendingPools, []);
   assert.equal(c.usdcContract, null);
   assert.equal(c.primaryDexRouter, null);
   assert.equal(c.fallbackDexRouter, null);
@@ -84,7 +84,7 @@ Deno.test("loadConfig: explicit values are parsed", () => {
     LOG_LEVEL: "DEBUG",
   }));
   assert.equal(c.keeperName, "alpha");
-  assert.equal(c.lendingPool, contractId(3));
+  assert.deepEqual(c.lendingPools, [contractId(3)]);
   assert.equal(c.pollIntervalSec, 3);
   assert.equal(c.minProfit, 0.5);
   assert.equal(c.apiPort, 9090);
@@ -95,7 +95,7 @@ Deno.test("loadConfig: explicit values are parsed", () => {
   assert.equal(c.logLevel, "debug");
   // Blank optional values fall back to defaults / "unset".
   const d = loadConfig(env({ LENDING_POOL: "  ", POLL_INTERVAL: "", KNOWN_DEPOSITORS: " , " }));
-  assert.equal(d.lendingPool, null);
+  assert.deepEqual(d.lendingPools, []);
   assert.equal(d.pollIntervalSec, 10);
   assert.deepEqual(d.knownDepositors, []);
 });
@@ -155,6 +155,21 @@ Deno.test("loadConfig: ranges and malformed values name the variable", () => {
     [{ KEEPER_NAME: "a\u0007b" }, "KEEPER_NAME", /control/],
     [{ KEEPER_SECRET: "SNOTASECRET" }, "KEEPER_SECRET", /not a Stellar secret seed/],
     [{ KEEPER_SECRET: Keypair.random().publicKey() }, "KEEPER_SECRET", /not a Stellar secret/],
+    [{ LENDING_POOLS: `${contractId(1)}, CNOTVALID` }, "LENDING_POOLS", /entry 2 "CNOTVALID"/],
+    [
+      { LENDING_POOLS: Array.from({ length: 11 }, (_, i) => contractId(i + 1)).join(",") },
+      "LENDING_POOLS",
+      /11 pools, at most 10/,
+    ],
+    [
+      { LENDING_POOL: contractId(1), LENDING_POOLS: `${contractId(1)},${contractId(2)}` },
+      "LENDING_POOLS",
+      /LENDING_POOL and LENDING_POOLS are both set with different values/,
+    ],
+    [{ WATCH_ADDRESSES: "GBAD" }, "WATCH_ADDRESSES", /entry 1 "GBAD"/],
+    [{ WATCH_ADDRESSES: "@/nonexistent/watch.txt" }, "WATCH_ADDRESSES", /cannot read/],
+    [{ DRY_RUN: "maybe" }, "DRY_RUN", /not true or false/],
+    [{ NOTIFY_WEBHOOK_URL: "ftp://hooks.example/T0/B0/x" }, "NOTIFY_WEBHOOK_URL", /http\(s\)/],
   ];
   for (const [over, variable, re] of cases) {
     const e = configError(env(over));
@@ -162,6 +177,56 @@ Deno.test("loadConfig: ranges and malformed values name the variable", () => {
     assert.ok(e.message.includes(variable), e.message);
     assert.match(e.message, re, JSON.stringify(over));
   }
+});
+
+Deno.test("loadConfig: LENDING_POOLS, WATCH_ADDRESSES (list or @file), DRY_RUN, KEEPER_STATE_DIR, NOTIFY_WEBHOOK_URL", () => {
+  const [p1, p2, p3] = [contractId(11), contractId(12), contractId(13)];
+  const c = loadConfig(env({ LENDING_POOLS: ` ${p1}, ${p2},,${p1},${p3} ` }));
+  assert.deepEqual(c.lendingPools, [p1, p2, p3]);
+  // LENDING_POOL is a one-pool list; both set to the same pool is not a conflict.
+  assert.deepEqual(loadConfig(env({ LENDING_POOL: p2 })).lendingPools, [p2]);
+  assert.deepEqual(loadConfig(env({ LENDING_POOL: p2, LENDING_POOLS: p2 })).lendingPools, [p2]);
+  const g = Keypair.random().publicKey();
+  const files: Record<string, string> = {
+    "/etc/vigil/watch.txt": `# borrowers from the pool's old events\n${g}\n${p3}, ${g}\n\n`,
+  };
+  const io = {
+    readTextFile: (path: string) => {
+      if (!(path in files)) throw new Deno.errors.NotFound(`no ${path}`);
+      return files[path];
+    },
+  };
+  assert.deepEqual(
+    loadConfig(env({ WATCH_ADDRESSES: "@/etc/vigil/watch.txt" }), io).watchAddresses,
+    [
+      g,
+      p3,
+    ],
+  );
+  assert.deepEqual(loadConfig(env({ WATCH_ADDRESSES: `${g},${p3}` }), io).watchAddresses, [g, p3]);
+  for (
+    const [v, want] of [["true", true], ["1", true], ["YES", true], ["false", false], ["0", false]]
+  ) {
+    assert.equal(loadConfig(env({ DRY_RUN: v as string })).dryRun, want, String(v));
+  }
+  const d = loadConfig(env());
+  assert.equal(d.dryRun, false);
+  assert.equal(d.keeperStateDir, null);
+  assert.deepEqual(d.watchAddresses, []);
+  assert.equal(d.notifyWebhookUrl, null);
+  assert.equal(
+    loadConfig(env({ KEEPER_STATE_DIR: " /var/lib/vigil " })).keeperStateDir,
+    "/var/lib/vigil",
+  );
+  // The webhook URL is a credential (its path): only its origin ever shows.
+  const hook = "https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX";
+  const w = loadConfig(env({ NOTIFY_WEBHOOK_URL: hook }));
+  assert.equal(w.notifyWebhookUrl, hook);
+  const shown = JSON.stringify(w) + Deno.inspect(w);
+  assert.ok(!shown.includes("XXXXsecretXXXX"), shown);
+  assert.ok(shown.includes("https://hooks.slack.com/…"));
+  const bad = configError(env({ NOTIFY_WEBHOOK_URL: "hooks.slack.com/services/XXXXsecretXXXX" }));
+  assert.ok(!bad.message.includes("XXXXsecretXXXX"), bad.message);
 });
 
 Deno.test("loadConfig: the secret never shows in messages, JSON or inspection", () => {

@@ -14,11 +14,14 @@ import {
   isFill,
   type LiquidationInput,
   type LiquidationRecord,
-  positionCounts,
+  positionCountsByPool,
   recordCycle,
+  recordDryRun,
   recordError,
   recordLiquidation,
 } from "./state.ts";
+import type { DryRunCall } from "@vigil/soroban/errors";
+import { NO_NOTIFIER, type Notifier, webhookNotifier } from "./notify/webhook.ts";
 
 /** Everything the keeper's parts share. */
 export interface KeeperContext extends ApiContext {
@@ -39,6 +42,10 @@ export interface KeeperContext extends ApiContext {
     err: unknown,
     opts?: { adapter?: string; level?: "warn" | "error"; msg?: string; fields?: LogFields },
   ): void;
+  /** DRY_RUN: records (state and log, `dry-run: …`) a transaction that was not sent. */
+  recordDryRun(action: DryRunCall, pool?: string): void;
+  /** Operator notifications (NOTIFY_WEBHOOK_URL; a no-op without it). */
+  readonly notify: Notifier;
 }
 
 /** Options of {@link createKeeperContext}. */
@@ -52,6 +59,8 @@ export interface ContextOptions {
   /** Aborts with the keeper (shutdown). */
   signal?: AbortSignal;
   startedAt?: Date;
+  /** Notifier to use; default from NOTIFY_WEBHOOK_URL (none without it). */
+  notifier?: Notifier;
 }
 
 /** Formats 7-decimal units as a decimal string with 7 places (e.g. `20.2154468`). */
@@ -71,7 +80,8 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
   const state: DashboardState = createState({
     name: config.keeperName,
     address: config.operator,
-    mode: config.lendingPool ? "liquidation" : "monitor",
+    mode: config.lendingPools.length > 0 ? "liquidation" : "monitor",
+    dryRun: config.dryRun,
     startedAt: opts.startedAt,
   });
   const metrics: KeeperMetrics = createMetrics({
@@ -85,9 +95,16 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
     outstandingDraw: () => state.stats.outstandingDraw,
     nativeBalance: () => state.stats.nativeBalance,
     sseActive: () => sse.active,
-    positions: () => positionCounts(state),
+    positionsByPool: () => positionCountsByPool(state),
   });
   const signal = opts.signal ?? new AbortController().signal;
+  const notify = opts.notifier ??
+    (config.notifyWebhookUrl
+      ? webhookNotifier(config.notifyWebhookUrl, {
+        name: config.keeperName,
+        onError: (msg) => log.warn(msg, { kind: "notify" }),
+      })
+      : NO_NOTIFIER);
 
   return {
     config,
@@ -100,16 +117,19 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
       networkPassphrase: config.networkPassphrase,
       vaultContract: config.vaultContract,
       registryContract: config.registryContract,
-      lendingPool: config.lendingPool,
+      lendingPools: config.lendingPools,
+      dryRun: config.dryRun,
       usdcContract: config.usdcContract,
       pollIntervalSec: config.pollIntervalSec,
     },
     corsOrigins: config.corsOrigins,
+    notify,
 
     recordLiquidation(input) {
       const rec = recordLiquidation(state, input);
-      metrics.liquidationAttemptsTotal.inc({ outcome: rec.outcome });
-      if (isFill(rec.outcome)) metrics.liquidationsTotal.inc();
+      const pool = rec.pool ?? "";
+      metrics.liquidationAttemptsTotal.inc({ outcome: rec.outcome, pool });
+      if (isFill(rec.outcome)) metrics.liquidationsTotal.inc({ pool });
       if (rec.profit > 0n) {
         // Set from the exact bigint total: summing floats drifts (2908.7620789000002). The reset
         // and the inc run in one synchronous step, so no scrape ever sees the counter go down.
@@ -136,6 +156,12 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
       switch (rec.outcome) {
         case "filled":
           log.info(`liquidation filled: ${who} ${money}`, fields);
+          notify.notify({
+            kind: "fill",
+            text: `liquidation filled on pool ${rec.pool ?? "?"}: ${who}, ${money}${
+              rec.txHash ? ` (tx ${rec.txHash})` : ""
+            }`,
+          });
           break;
         case "held":
           log.warn(`liquidation filled, collateral held: ${who} ${money}`, fields);
@@ -148,6 +174,12 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
           break;
         case "failed":
           log.warn(`liquidation failed: ${who}`, fields);
+          notify.notify({
+            kind: "failed_flash",
+            text: `liquidation failed on pool ${rec.pool ?? "?"}: ${who}${
+              rec.note ? `: ${rec.note}` : ""
+            }`,
+          });
           break;
       }
       return rec;
@@ -165,6 +197,21 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
           poll_interval_s: config.pollIntervalSec,
         });
       }
+    },
+
+    recordDryRun(action, pool) {
+      recordDryRun(state, {
+        time: new Date(),
+        call: action.call,
+        pool: pool ?? null,
+        inclusionFee: action.inclusionFee ?? null,
+        resourceFee: action.resourceFee ?? null,
+      });
+      log.info(`dry-run: would send ${action.call}`, {
+        pool,
+        inclusion_fee: action.inclusionFee,
+        resource_fee: action.resourceFee,
+      });
     },
 
     recordError(kind, err, o = {}) {

@@ -1,9 +1,10 @@
 /**
  * One keeper cycle, in the spec's order — a failed adapter or task never aborts it:
  *
- * 1. For each adapter in registration order: getTasks (error → log, next adapter), stable sort by
- *    priority (highest first), execute each task (error → log, next task), fold each result into
- *    the dashboard.
+ * 1. For each adapter in registration order (one per lending pool, then allocation): getTasks
+ *    (error → log, next adapter: a failing pool never stops another), stable sort by priority
+ *    (highest first), execute each task (error → log, next task), fold each result into the
+ *    dashboard.
  * 2. Refresh the dashboard: positions, vault state, balances of KNOWN_DEPOSITORS.
  *
  * Issue 12 removed the spec's first step, `recoverStaleDraw`: vault capital leaves the vault only
@@ -37,8 +38,8 @@ export interface CycleHooks {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   debug?(msg: string, fields?: Record<string, unknown>): void;
-  /** An error of `kind` (get_tasks, execute, refresh). */
-  error(kind: string, err: unknown, adapter?: string): void;
+  /** An error of `kind` (get_tasks, execute, refresh), with the adapter it came from. */
+  error(kind: string, err: unknown, adapter?: Adapter): void;
   /** A task's result (also called with the result of a {@link TaskError}). */
   result(adapter: Adapter, task: Task, result: Result): void;
   /** Step 2. */
@@ -67,12 +68,13 @@ export interface CycleReport {
 export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
   const { chain, keypair, vault, hooks } = deps;
   const report: CycleReport = { errors: 0, tasks: 0, executed: 0 };
-  const fail = (kind: string, err: unknown, adapter?: string) => {
+  const fail = (kind: string, err: unknown, adapter?: Adapter) => {
     report.errors++;
     hooks.error(kind, err, adapter);
   };
 
-  // 1. Adapters in registration order.
+  // 1. Adapters in registration order (the spec's: each adapter's tasks are found right before
+  // they run, so a later pool's are not stale by the time of an earlier pool's fills).
   const client = vault.client();
   for (const adapter of deps.adapters) {
     if (deps.signal?.aborted) break;
@@ -80,7 +82,7 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
     try {
       tasks = await adapter.getTasks(chain);
     } catch (err) {
-      fail("get_tasks", err, adapter.name());
+      fail("get_tasks", err, adapter);
       continue;
     }
     report.tasks += tasks.length;
@@ -92,7 +94,7 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
         hooks.result(adapter, task, result);
       } catch (err) {
         if (err instanceof TaskError) hooks.result(adapter, task, err.result);
-        fail("execute", err, adapter.name());
+        fail("execute", err, adapter);
       }
     }
   }

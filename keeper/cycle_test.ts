@@ -60,7 +60,7 @@ function hooks() {
       info: (m) => void log.push(`info ${m}`),
       warn: (m) => void log.push(`warn ${m}`),
       error: (kind, err, adapter) =>
-        void log.push(`error ${kind} ${adapter ?? "-"} ${String(err)}`),
+        void log.push(`error ${kind} ${adapter?.name() ?? "-"} ${String(err)}`),
       result: (a, t, r) => void h.results.push([a.name(), t.label ?? "", r]),
       refresh: () => {
         h.refreshed++;

@@ -108,11 +108,18 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
     rpc: redactUrl(config.sorobanRpc),
     vault: config.vaultContract,
     registry: config.registryContract,
-    lending_pool: config.lendingPool,
+    lending_pools: config.lendingPools,
     poll_interval_s: config.pollIntervalSec,
+    dry_run: config.dryRun,
+    state_dir: config.keeperStateDir,
+    watch_addresses: config.watchAddresses.length,
+    notify: config.notifyWebhookUrl ? "webhook" : null,
   });
-  if (!config.lendingPool) {
-    log.info("LENDING_POOL is empty: vault-monitor-only mode, no liquidation cycle");
+  if (config.lendingPools.length === 0) {
+    log.info("no LENDING_POOLS (or LENDING_POOL): vault-monitor-only mode, no liquidation cycle");
+  }
+  if (config.dryRun) {
+    log.warn("DRY_RUN=true: transactions are built, simulated and logged as dry-run, never sent");
   }
 
   // Shutdown triggers: OS signals and the caller's AbortSignal.
@@ -169,6 +176,12 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
       return CONFIG_EXIT_CODE;
     }
     log.info("api listening", { url: server.url, port: server.addr.port });
+    ctx.notify.notify({
+      kind: "start",
+      text: `keeper started (${ctx.state.self.mode}${
+        config.dryRun ? ", dry run" : ""
+      }; pools: ${config.lendingPools.length})`,
+    });
     opts.onReady?.({ url: server.url, port: server.addr.port, ctx });
 
     const cycleWanted = hooks.startCycle &&
@@ -205,6 +218,8 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
   }
   await server!.shutdown();
   cleanupListeners();
+  ctx.notify.notify({ kind: "stop", text: `keeper stopped (${why})` });
+  await ctx.notify.close();
   log.info("keeper stopped");
   return 0;
 }

@@ -8,6 +8,7 @@
  */
 import client from "prom-client";
 import type { rpc } from "@stellar/stellar-sdk";
+import type { PositionCounts } from "./state.ts";
 
 /** Content type of the text exposition. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -25,7 +26,8 @@ export interface MetricSources {
   /** Open SSE connections. */
   sseActive?: () => number;
   /** Positions tracked and underwater (HF < 1). */
-  positions?: () => { tracked: number; underwater: number };
+  /** Position counts per pool (the `pool` label of the positions gauges). */
+  positionsByPool?: () => ReadonlyMap<string, PositionCounts>;
 }
 
 /** The keeper's metrics. */
@@ -35,9 +37,9 @@ export interface KeeperMetrics {
   readonly cycleOverrunsTotal: client.Counter;
   readonly cycleDuration: client.Histogram;
   readonly lastCycleTimestamp: client.Gauge;
-  readonly liquidationsTotal: client.Counter;
+  readonly liquidationsTotal: client.Counter<"pool">;
   /** Labelled by outcome: filled, lost_race, held, failed. */
-  readonly liquidationAttemptsTotal: client.Counter<"outcome">;
+  readonly liquidationAttemptsTotal: client.Counter<"outcome" | "pool">;
   readonly profitTotal: client.Counter;
   /** Labelled by kind (get_tasks, execute, recovery, swap, registration, cycle, …) and adapter. */
   readonly errorsTotal: client.Counter<"kind" | "adapter">;
@@ -98,13 +100,14 @@ export function createMetrics(opts: MetricsOptions = {}): KeeperMetrics {
   });
   const liquidationsTotal = new client.Counter({
     name: "keeper_liquidations_total",
-    help: "Number of successful auction fills",
+    help: "Number of successful auction fills, by pool",
+    labelNames: ["pool"] as const,
     registers,
   });
   const liquidationAttemptsTotal = new client.Counter({
     name: "keeper_liquidation_attempts_total",
-    help: "Liquidation attempts by outcome (filled, lost_race, held, failed)",
-    labelNames: ["outcome"] as const,
+    help: "Liquidation attempts by outcome (filled, lost_race, held, failed) and pool",
+    labelNames: ["outcome", "pool"] as const,
     registers,
   });
   const profitTotal = new client.Counter({
@@ -171,15 +174,22 @@ export function createMetrics(opts: MetricsOptions = {}): KeeperMetrics {
     "Native fee asset balance of the keeper account, in XLM",
     () => units(sources.nativeBalance?.()),
   );
-  gauge(
-    "keeper_positions_tracked",
-    "Lending-pool positions tracked",
-    () => sources.positions?.().tracked ?? 0,
-  );
-  gauge(
+  const perPool = (name: string, help: string, read: (c: PositionCounts) => number) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ["pool"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [pool, c] of sources.positionsByPool?.() ?? []) this.set({ pool }, read(c));
+      },
+    });
+  perPool("keeper_positions_tracked", "Lending-pool positions tracked, by pool", (c) => c.tracked);
+  perPool(
     "keeper_positions_underwater",
-    "Tracked positions with health factor below 1.0",
-    () => sources.positions?.().underwater ?? 0,
+    "Tracked positions with health factor below 1.0, by pool",
+    (c) => c.underwater,
   );
   if (opts.info) {
     const info = new client.Gauge({

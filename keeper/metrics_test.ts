@@ -36,7 +36,11 @@ Deno.test("exposition: required metric names with correct TYPE lines, gauges rea
     sseActive: () => 3,
     outstandingDraw: () => 202154468n,
     nativeBalance: () => 1_000_000_000n,
-    positions: () => ({ tracked: 10, underwater: 2 }),
+    positionsByPool: () =>
+      new Map([
+        ["CPOOL1", { tracked: 10, withDebt: 5, underwater: 2 }],
+        ["CPOOL2", { tracked: 4, withDebt: 4, underwater: 1 }],
+      ]),
   });
   let text = await m.render();
   const t = types(text);
@@ -59,20 +63,22 @@ Deno.test("exposition: required metric names with correct TYPE lines, gauges rea
   assert.equal(s.get("keeper_sse_active"), 3);
   assert.equal(s.get("keeper_outstanding_draw_usdc"), 20.2154468);
   assert.equal(s.get("keeper_native_balance_xlm"), 100);
-  assert.equal(s.get("keeper_positions_underwater"), 2);
+  assert.equal(s.get('keeper_positions_underwater{pool="CPOOL1"}'), 2);
+  assert.equal(s.get('keeper_positions_underwater{pool="CPOOL2"}'), 1);
+  assert.equal(s.get('keeper_positions_tracked{pool="CPOOL2"}'), 4);
   assert.equal(s.get('keeper_info{name="k1",operator="GABC",version="dev"}'), 1);
 
   tvl = 6259603340n;
   m.cyclesTotal.inc();
   m.cyclesTotal.inc();
-  m.liquidationsTotal.inc();
+  m.liquidationsTotal.inc({ pool: "CPOOL2" });
   m.cycleDuration.observe(0.3);
   m.errorsTotal.inc({ kind: "execute", adapter: "lending_pool" });
   text = await m.render();
   s = samples(text);
   assert.ok(text.includes("keeper_vault_tvl 625.960334\n"), "TVL printed with its decimals");
   assert.equal(s.get("keeper_cycles_total"), 2);
-  assert.equal(s.get("keeper_liquidations_total"), 1);
+  assert.equal(s.get('keeper_liquidations_total{pool="CPOOL2"}'), 1);
   assert.equal(s.get('keeper_cycle_duration_seconds_bucket{le="0.5"}'), 1);
   assert.equal(s.get('keeper_cycle_duration_seconds_bucket{le="0.25"}'), 0);
   assert.equal(s.get('keeper_errors_total{kind="execute",adapter="lending_pool"}'), 1);

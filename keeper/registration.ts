@@ -13,7 +13,7 @@
  */
 import type { Keypair } from "@stellar/stellar-sdk";
 import type { KeeperContext } from "./context.ts";
-import { ContractCallError, describeError } from "@vigil/soroban/errors";
+import { ContractCallError, describeError, DryRunError } from "@vigil/soroban/errors";
 import { contractErrorName } from "@vigil/soroban/spec_cache";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import type { RegistryContract } from "./vault_client.ts";
@@ -92,6 +92,14 @@ export async function ensureRegistered(
     });
     return;
   } catch (err) {
+    if (err instanceof DryRunError) {
+      // Recorded as a dry-run action already; never retried (it would never be sent).
+      state.nextAttemptAt = Number.POSITIVE_INFINITY;
+      ctx.log.warn(
+        "dry-run: not registered; the vault refuses flashes of an unregistered keeper, so their simulations fail",
+      );
+      return;
+    }
     const code = err instanceof ContractCallError ? err.contractCode : undefined;
     const errName = code === undefined
       ? undefined

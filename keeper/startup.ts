@@ -29,11 +29,12 @@ import {
   flashPolicyProblem,
   LendingPoolAdapter,
 } from "./adapters/lending_pool/lending_pool_adapter.ts";
-import { describeError, type UnexpectedAuthError } from "@vigil/soroban/errors";
+import { describeError, DryRunError, type UnexpectedAuthError } from "@vigil/soroban/errors";
+import { feeForProfit, feePrices } from "./adapters/lending_pool/fee_bid.ts";
 import { ChainRpc } from "@vigil/soroban/rpc";
 import type { InvokeOptions } from "@vigil/soroban/tx";
 import { keepAlive } from "@vigil/soroban/ttl";
-import type { KeeperContext } from "./context.ts";
+import { formatUnits, type KeeperContext } from "./context.ts";
 import { runCycle } from "./cycle.ts";
 import { flashVenueProblem, SwapClient } from "./dex/swap_client.ts";
 import { type CycleHandle, type KeeperHooks, startTicker } from "./ticker.ts";
@@ -72,8 +73,11 @@ export interface ChainRuntime {
   vault: VaultContract;
   registry: RegistryContract;
   adapters: Adapter[];
-  lending?: LendingPoolAdapter;
+  /** One adapter per lending pool, in LENDING_POOLS order. */
+  lending: LendingPoolAdapter[];
   dex?: SwapClient;
+  /** LIQUIDATOR_CONTRACT, or the flash policy's only executor when it was not set; null = none. */
+  liquidator: string | null;
   /** Registration status; a keeper not yet registered retries before its cycles. */
   registration: RegistrationState;
   /** When Vigil's contracts' TTLs were last checked (epoch ms); 0 = not yet. */
@@ -134,11 +138,13 @@ export async function prepareChain(
   const keypair = config.keypair;
   // Every transaction bids its inclusion fee from getFeeStats within the configured ceiling,
   // and every authorization the keeper refuses to sign is logged with its reason.
+  // DRY_RUN: every transaction stops after its simulation and checks, and is recorded instead.
   opts = {
     ...opts,
     invoke: {
       maxInclusionFee: config.maxInclusionFee,
       onAuthRefused: (err) => logAuthRefusal(ctx, err),
+      dryRun: config.dryRun ? (action) => ctx.recordDryRun(action) : undefined,
       ...opts.invoke,
     },
   };
@@ -149,11 +155,13 @@ export async function prepareChain(
   const registration = newRegistrationState();
   await ensureRegistered(registration, registrationDeps(ctx, chain, registry), true);
 
-  // 4. Adapters.
+  // 4. Adapters: one lending-pool adapter per pool, each with its own discovery.
   const adapters: Adapter[] = [];
-  let lending: LendingPoolAdapter | undefined;
+  const lending: LendingPoolAdapter[] = [];
   let dex: SwapClient | undefined;
-  if (config.lendingPool) {
+  const pools = config.lendingPools;
+  let liquidator = config.liquidatorContract;
+  if (pools.length > 0) {
     if (config.primaryDexRouter || config.fallbackDexRouter) {
       if (config.usdcContract) {
         dex = await SwapClient.create(chain, {
@@ -170,28 +178,36 @@ export async function prepareChain(
         log.warn("a DEX router is set but USDC_CONTRACT is empty: no DEX client");
       }
     }
+    const policy = config.usdcContract ? await readFlashPolicy(ctx, vault) : undefined;
     if (!config.usdcContract) {
       log.warn("USDC_CONTRACT is empty: liquidations are monitored but not executed");
-    } else if (!config.liquidatorContract) {
-      log.warn("LIQUIDATOR_CONTRACT is empty: liquidations are monitored but not executed");
+    } else if (!liquidator) {
+      liquidator = defaultLiquidator(ctx, policy);
     }
-    lending = new LendingPoolAdapter({
-      poolId: config.lendingPool,
-      keeper: keypair.publicKey(),
-      usdc: config.usdcContract,
-      liquidator: config.liquidatorContract,
-      minProfit: config.minProfit,
-      pollIntervalSec: config.pollIntervalSec,
-      dex,
-      invoke: opts.invoke,
-      signal: ctx.signal,
-      log: (level, msg, fields) => ctx.log[level](msg, fields),
-      availableCapital: () => availableCapital(vault),
-    });
-    adapters.push(lending);
-    if (config.usdcContract && config.liquidatorContract) {
-      await checkFlashPolicy(ctx, vault, dex, config.liquidatorContract, config.lendingPool);
+    for (const poolId of pools) {
+      const adapter = new LendingPoolAdapter({
+        poolId,
+        keeper: keypair.publicKey(),
+        usdc: config.usdcContract,
+        liquidator,
+        minProfit: config.minProfit,
+        pollIntervalSec: config.pollIntervalSec,
+        dex,
+        invoke: opts.invoke,
+        signal: ctx.signal,
+        log: (level, msg, fields) => ctx.log[level](msg, fields),
+        availableCapital: () => availableCapital(vault),
+        feeForProfit: config.usdcContract
+          ? ((usdc) => (profit, state) =>
+            feeForProfit(profit, feePrices(state, usdc, config.networkPassphrase)))(
+              config.usdcContract,
+            )
+          : undefined,
+      });
+      lending.push(adapter);
+      adapters.push(adapter);
     }
+    if (policy && liquidator) checkFlashPolicy(ctx, policy, dex, liquidator, pools);
     if (config.allocationVault) {
       adapters.push(
         new AllocationAdapter({
@@ -203,13 +219,16 @@ export async function prepareChain(
       );
     }
   } else if (config.allocationVault) {
-    log.info("ALLOCATION_VAULT is set but LENDING_POOL is empty: monitor-only, no adapters run");
+    log.info("ALLOCATION_VAULT is set but no lending pool is: monitor-only, no adapters run");
   }
   log.info("adapters ready", {
-    adapters: adapters.map((a) => a.name()),
+    adapters: adapters.map((a) => a.pool ? `${a.name()}:${a.pool}` : a.name()),
+    pools,
+    liquidator,
     dex: dex ? dex.venues.map((v) => v.name) : null,
+    dry_run: config.dryRun,
   });
-  return { chain, vault, registry, adapters, lending, dex, registration };
+  return { chain, vault, registry, adapters, lending, dex, registration, liquidator };
 }
 
 /**
@@ -231,28 +250,67 @@ function logAuthRefusal(ctx: KeeperContext, err: UnexpectedAuthError): void {
   });
 }
 
-/**
- * Start-up check of the vault's flash policy against this keeper's configuration: warnings only
- * (the adapter re-reads the policy before each liquidation and skips what it would refuse).
- */
-async function checkFlashPolicy(
+/** The vault's flash policy at start-up, logged; undefined (with a warning) when unreadable. */
+async function readFlashPolicy(
   ctx: KeeperContext,
   vault: VaultContract,
+): Promise<FlashPolicy | undefined> {
+  try {
+    const policy = await vault.getFlashPolicy();
+    ctx.log.info("vault flash policy", { policy });
+    return policy;
+  } catch (err) {
+    ctx.log.warn(`cannot read the vault's flash policy: ${describeError(err)}`);
+    return undefined;
+  }
+}
+
+/**
+ * LIQUIDATOR_CONTRACT when it is not set: the executor of the vault's flash policy when it lists
+ * exactly one (the vault lends to no other contract, so there is nothing to choose), with a
+ * warning naming it; otherwise null and the keeper monitors.
+ */
+export function defaultLiquidator(
+  ctx: Pick<KeeperContext, "log">,
+  policy: Pick<FlashPolicy, "executors"> | undefined,
+): string | null {
+  const executors = policy?.executors ?? [];
+  if (executors.length === 1) {
+    ctx.log.warn(
+      `LIQUIDATOR_CONTRACT is not set: using ${
+        executors[0]
+      }, the only executor in the vault's flash policy`,
+      { liquidator: executors[0] },
+    );
+    return executors[0];
+  }
+  ctx.log.warn(
+    policy === undefined
+      ? "LIQUIDATOR_CONTRACT is not set and the vault's flash policy could not be read: liquidations are monitored but not executed"
+      : `LIQUIDATOR_CONTRACT is not set and the vault's flash policy lists ${executors.length} executors: set it to one of them; liquidations are monitored but not executed`,
+    { executors },
+  );
+  return null;
+}
+
+/**
+ * Start-up check of the vault's flash policy against this keeper's configuration: warnings only
+ * (each adapter re-reads the policy before its liquidations and skips what it would refuse).
+ */
+function checkFlashPolicy(
+  ctx: KeeperContext,
+  policy: FlashPolicy,
   dex: SwapClient | undefined,
   liquidator: string,
-  pool: string,
-): Promise<void> {
+  pools: readonly string[],
+): void {
   const { config, log } = ctx;
-  let policy;
-  try {
-    policy = await vault.getFlashPolicy();
-  } catch (err) {
-    log.warn(`cannot read the vault's flash policy: ${describeError(err)}`);
-    return;
+  for (const pool of pools) {
+    const problem = flashPolicyProblem(policy, liquidator, pool);
+    if (problem) {
+      log.warn(`${problem}: liquidations are skipped until the vault's admin adds it`, { pool });
+    }
   }
-  log.info("vault flash policy", { policy });
-  const problem = flashPolicyProblem(policy, liquidator, pool);
-  if (problem) log.warn(`${problem}: liquidations are skipped until the vault's admin adds it`);
   if (config.slippageBps > policy.max_slippage_bps) {
     log.warn(
       `SLIPPAGE_BPS ${config.slippageBps} is above the vault's max_slippage_bps ${policy.max_slippage_bps}: swaps inside flashes are planned with ${policy.max_slippage_bps} (the liquidator's oracle floor)`,
@@ -304,7 +362,10 @@ export async function keeperCycle(
       const r = await keepAlive(rt.chain, ctx.config.keypair, [
         ctx.config.vaultContract,
         ctx.config.registryContract,
-      ], { maxInclusionFee: ctx.config.maxInclusionFee });
+      ], {
+        maxInclusionFee: ctx.config.maxInclusionFee,
+        dryRun: ctx.config.dryRun ? (action) => ctx.recordDryRun(action) : undefined,
+      });
       if (r.extended > 0) {
         ctx.log.info("extended the TTL of Vigil's contracts", {
           entries: r.extended,
@@ -313,7 +374,7 @@ export async function keeperCycle(
         });
       }
     } catch (err) {
-      ctx.recordError("keep_alive", err);
+      if (!(err instanceof DryRunError)) ctx.recordError("keep_alive", err);
     }
   }
   if (monitorOnly) {
@@ -337,14 +398,22 @@ export async function keeperCycle(
       debug: (m, f) => ctx.log.debug(m, f),
       error: (kind, err, adapter) =>
         ctx.recordError(kind, err, {
-          adapter,
-          msg: `${kind} failed${adapter ? ` (${adapter})` : ""}: ${describeError(err)}`,
+          adapter: adapter?.name(),
+          msg: `${kind} failed${adapter ? ` (${adapterLabel(adapter)})` : ""}: ${
+            describeError(err)
+          }`,
+          fields: adapter?.pool ? { pool: adapter.pool } : undefined,
         }),
       result: (adapter, task, result) => recordResult(ctx, adapter, task, result),
       refresh: () => refreshDashboard(rt, ctx),
     },
   });
   return { errors: report.errors };
+}
+
+/** An adapter as logs name it: its protocol, and its pool when it has one. */
+function adapterLabel(adapter: Adapter): string {
+  return adapter.pool ? `${adapter.name()} ${adapter.pool}` : adapter.name();
 }
 
 /** The dashboard outcome of a task outcome that is a liquidation attempt, else undefined. */
@@ -374,7 +443,7 @@ export function recordResult(
     const error = o.status === "lost_race" || o.status === "failed" ? o.error : undefined;
     ctx.recordLiquidation({
       adapter: adapter.name(),
-      pool: ctx.config.lendingPool,
+      pool: adapter.pool ?? null,
       user: outcomeUser(o) ?? task.label ?? null,
       outcome,
       drew: result.drew,
@@ -390,6 +459,7 @@ export function recordResult(
   }
   const fields = {
     adapter: adapter.name(),
+    pool: adapter.pool,
     task: task.label,
     status: o.status,
     tx_hash: result.txHash,
@@ -414,9 +484,9 @@ function belowMinFill(ctx: KeeperContext, status: TaskStatus, profit: bigint): s
 export async function refreshDashboard(rt: ChainRuntime, ctx: KeeperContext): Promise<void> {
   const { state, config } = ctx;
   const me = config.keypair.publicKey();
-  if (rt.lending) {
+  for (const lending of rt.lending) {
     const now = new Date();
-    const rows: Position[] = rt.lending.positions().map((p) => ({
+    const rows: Position[] = lending.positions().map((p) => ({
       pool: p.pool,
       user: p.user,
       healthFactor: p.healthFactor,
@@ -427,7 +497,7 @@ export async function refreshDashboard(rt: ChainRuntime, ctx: KeeperContext): Pr
         : null,
       updatedAt: now,
     }));
-    setPositions(state, rt.lending.index.poolId, rows);
+    setPositions(state, lending.index.poolId, rows);
   }
   const results = await Promise.allSettled([
     rt.vault.getState().then((v) => {
@@ -449,7 +519,10 @@ export async function refreshDashboard(rt: ChainRuntime, ctx: KeeperContext): Pr
         const policy = pp && {
           appliesAt: ledgerDate(pp.appliesAt),
           value: policyRow(pp.value),
-          warning: pendingPolicyWarning(config, pp),
+          warning: pendingPolicyWarning(
+            { lendingPools: config.lendingPools, liquidatorContract: rt.liquidator },
+            pp,
+          ),
         };
         notePendingPolicy(rt, ctx, policy);
         setPendingChanges(
@@ -465,7 +538,10 @@ export async function refreshDashboard(rt: ChainRuntime, ctx: KeeperContext): Pr
       return { address, shares: b.shares, usdcValue: b.usdcValue, readAt: new Date() };
     })).then((rows) => setDepositors(state, rows)),
     nativeBalance(rt.chain, me).then(
-      (b) => setNativeBalance(state, b),
+      (b) => {
+        setNativeBalance(state, b);
+        noteLowBalance(ctx, b);
+      },
       () => setNativeBalance(state, null),
     ),
   ]);
@@ -476,6 +552,22 @@ export async function refreshDashboard(rt: ChainRuntime, ctx: KeeperContext): Pr
   if (failed.length > 0) {
     throw new Error(`dashboard refresh: ${failed.map((f) => describeError(f.reason)).join("; ")}`);
   }
+}
+
+/** Below this native balance (XLM, 7 decimals) the operator is notified: fees may soon fail. */
+export const LOW_NATIVE_BALANCE = 10n * 10_000_000n;
+
+/** Notifies (de-duplicated for 6 h) when the keeper's fee balance runs low. */
+function noteLowBalance(ctx: KeeperContext, balance: bigint | null): void {
+  if (balance === null || balance >= LOW_NATIVE_BALANCE) return;
+  ctx.notify.notify({
+    kind: "low_balance",
+    key: "low_balance",
+    dedupMs: 6 * 3_600_000,
+    text: `low native balance: ${formatUnits(balance)} XLM on ${ctx.config.operator} (below ${
+      formatUnits(LOW_NATIVE_BALANCE)
+    }); transactions fail once fees cannot be paid`,
+  });
 }
 
 function configRow(c: VaultConfig): VaultConfigSnapshot {
@@ -504,16 +596,19 @@ function ledgerDate(seconds: bigint): Date {
 }
 
 /**
- * Why a queued flash policy would stop this keeper's liquidations once it applies (its
- * LENDING_POOL or LIQUIDATOR_CONTRACT not listed), naming when; null when it would not (or the
- * keeper does not liquidate).
+ * Why a queued flash policy would stop this keeper's liquidations once it applies (one of its
+ * pools or its liquidator not listed), naming when; null when it would not (or the keeper does
+ * not liquidate).
  */
 export function pendingPolicyWarning(
-  config: { lendingPool: string | null; liquidatorContract: string | null },
+  config: { lendingPools: readonly string[]; liquidatorContract: string | null },
   pending: PendingChange<FlashPolicy>,
 ): string | null {
-  if (!config.lendingPool || !config.liquidatorContract) return null;
-  const problem = flashPolicyProblem(pending.value, config.liquidatorContract, config.lendingPool);
+  const liquidator = config.liquidatorContract;
+  if (config.lendingPools.length === 0 || !liquidator) return null;
+  const problem = config.lendingPools
+    .map((pool) => flashPolicyProblem(pending.value, liquidator, pool))
+    .find((p) => p !== undefined);
   if (!problem) return null;
   const at = ledgerDate(pending.appliesAt).toISOString();
   return `the vault's admin queued a flash policy that applies at ${at} (ledger time) and de-lists this keeper's liquidations (${

@@ -193,6 +193,29 @@ export interface DashboardState {
   sharePrice: SharePricePoint[];
   limits: { liquidations: number; sharePricePoints: number; sharePriceFlatGapMs: number };
   nextLiquidationId: number;
+  /** DRY_RUN: whether it is on, and the newest transactions it did not send. */
+  dryRun: { enabled: boolean; actions: DryRunRecord[] };
+}
+
+/** A transaction DRY_RUN built, simulated and checked, and did not send. */
+export interface DryRunRecord {
+  time: Date;
+  /** `fn on C…`, or the classic operation types. */
+  call: string;
+  pool: string | null;
+  /** The inclusion fee it would have bid, stroops. */
+  inclusionFee: number | null;
+  resourceFee: string | null;
+}
+
+/** Dry-run records kept (newest). */
+export const DRY_RUN_RECORDS_MAX = 100;
+
+/** Records a transaction DRY_RUN did not send (newest kept). */
+export function recordDryRun(s: DashboardState, r: DryRunRecord): void {
+  s.dryRun.actions.push(r);
+  if (s.dryRun.actions.length > DRY_RUN_RECORDS_MAX) s.dryRun.actions.shift();
+  touch(s);
 }
 
 /** Options of {@link createState}. */
@@ -201,6 +224,8 @@ export interface StateOptions {
   address: string;
   mode: KeeperMode;
   startedAt?: Date;
+  /** DRY_RUN is on. */
+  dryRun?: boolean;
   /** Liquidation records kept (newest). Default 500. */
   maxLiquidations?: number;
   /** Share-price points kept (newest). Default 5000. */
@@ -251,6 +276,7 @@ export function createState(opts: StateOptions): DashboardState {
       sharePriceFlatGapMs: opts.sharePriceFlatGapMs ?? 3_600_000,
     },
     nextLiquidationId: 1,
+    dryRun: { enabled: opts.dryRun ?? false, actions: [] },
   };
 }
 
@@ -325,22 +351,38 @@ export function listPositions(s: DashboardState): Position[] {
 }
 
 /** Counts of tracked and underwater (HF < 1) positions. */
-export function positionCounts(
-  s: DashboardState,
-): { tracked: number; withDebt: number; underwater: number } {
-  let tracked = 0;
-  let withDebt = 0;
-  let underwater = 0;
-  for (const m of s.positions.values()) {
+export function positionCounts(s: DashboardState): PositionCounts {
+  const all: PositionCounts = { tracked: 0, withDebt: 0, underwater: 0 };
+  for (const c of positionCountsByPool(s).values()) {
+    all.tracked += c.tracked;
+    all.withDebt += c.withDebt;
+    all.underwater += c.underwater;
+  }
+  return all;
+}
+
+/** How many positions are tracked, have debt, and are under water. */
+export interface PositionCounts {
+  tracked: number;
+  withDebt: number;
+  underwater: number;
+}
+
+/** {@link positionCounts} for each pool. */
+export function positionCountsByPool(s: DashboardState): Map<string, PositionCounts> {
+  const out = new Map<string, PositionCounts>();
+  for (const [pool, m] of s.positions) {
+    const c: PositionCounts = { tracked: 0, withDebt: 0, underwater: 0 };
     for (const p of m.values()) {
-      tracked++;
+      c.tracked++;
       if (p.healthFactor !== null) {
-        withDebt++;
-        if (p.healthFactor < 1) underwater++;
+        c.withDebt++;
+        if (p.healthFactor < 1) c.underwater++;
       }
     }
+    out.set(pool, c);
   }
-  return { tracked, withDebt, underwater };
+  return out;
 }
 
 /**

@@ -175,6 +175,8 @@ export class VaultContract {
           const p = VAULT_CODEC.result("flash", sim.retval);
           if (p < min) throw new FlashUnprofitableError(p, min);
         },
+        feeFromSimulation: opts.feeForProfit &&
+          ((sim) => opts.feeForProfit!(VAULT_CODEC.result("flash", sim.retval))),
       },
     );
     return { profit: r.value ?? 0n, txHash: r.result.hash, ledger: r.result.ledger };

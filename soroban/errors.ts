@@ -245,3 +245,26 @@ function fmtCode(code: number | string): string {
 function short(id: string): string {
   return id.length > 12 ? `${id.slice(0, 4)}…${id.slice(-4)}` : id;
 }
+
+/** What a dry run would have sent: the call (or classic operations) and its simulated figures. */
+export interface DryRunCall {
+  /** `fn on C…` for a contract call, else the operation types (e.g. `changeTrust`). */
+  call: string;
+  contract?: string;
+  fn?: string;
+  /** The inclusion fee the transaction would have bid, stroops. */
+  inclusionFee?: number;
+  /** The simulated resource fee, stroops. */
+  resourceFee?: string;
+}
+
+/**
+ * DRY_RUN: the transaction was built, simulated and checked, and then neither signed nor sent.
+ * Callers that can say what they would have done turn it into a `dry_run` outcome.
+ */
+export class DryRunError extends Error {
+  constructor(readonly action: DryRunCall) {
+    super(`dry run: would send ${action.call} (not sent)`);
+    this.name = "DryRunError";
+  }
+}

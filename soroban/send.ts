@@ -27,6 +27,8 @@ import {
 import { bytesToHex } from "@noble/hashes/utils";
 import delay from "delay";
 import {
+  type DryRunCall,
+  DryRunError,
   type HostErrorCode,
   RpcError,
   TxExpiredError,
@@ -97,6 +99,8 @@ export interface SendOptions {
   pollTimeoutMs?: number;
   /** Told once, with the hash, when the node first accepts the envelope (PENDING/DUPLICATE). */
   onQueued?: (hash: string) => void;
+  /** DRY_RUN: called instead of sending, then {@link DryRunError} is thrown (nothing sent). */
+  dryRun?: (action: DryRunCall) => void;
 }
 
 /** Outcome of {@link sendAndConfirm}: included (succeeded, or `failed` with what is known). */
@@ -131,6 +135,14 @@ export async function sendAndConfirm(
   signed: Transaction,
   opts: SendOptions = {},
 ): Promise<Confirmed> {
+  if (opts.dryRun) {
+    const action: DryRunCall = {
+      call: signed.operations.map((o) => o.type).join(", "),
+      inclusionFee: Number(signed.fee),
+    };
+    opts.dryRun(action);
+    throw new DryRunError(action);
+  }
   const server = chain.server;
   const hash = bytesToHex(signed.hash());
   const maxLedger = signed.ledgerBounds?.maxLedger ?? 0;

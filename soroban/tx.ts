@@ -41,7 +41,13 @@ import {
   xdr,
 } from "@stellar/stellar-sdk";
 import { type AuthShape, checkAuthEntries, rootCall } from "./auth_guard.ts";
-import { ContractCallError, parseHostError, UnexpectedAuthError } from "./errors.ts";
+import {
+  ContractCallError,
+  type DryRunCall,
+  DryRunError,
+  parseHostError,
+  UnexpectedAuthError,
+} from "./errors.ts";
 import { sendAndConfirm } from "./send.ts";
 import { ledgerNow } from "./ledger.ts";
 import type { ChainRpc } from "./rpc.ts";
@@ -122,6 +128,21 @@ export interface InvokeOptions {
    * keeper logs it with its reason (`keeper/startup.ts`).
    */
   onAuthRefused?: (err: UnexpectedAuthError) => void;
+  /**
+   * A floor under the fee-stats bid, stroops (still capped by `maxInclusionFee`): a caller that
+   * stands to gain more from being included bids more. Ignored when `inclusionFee` is set.
+   */
+  minInclusionFee?: number;
+  /**
+   * Raises the inclusion fee from the simulation (e.g. with the profit a flash would book): the
+   * transaction is rebuilt with `max(bid, returned)` capped by `maxInclusionFee` before signing.
+   */
+  feeFromSimulation?: (sim: SimulationOk) => number | undefined;
+  /**
+   * DRY_RUN: build, simulate and check everything, then call this instead of signing and
+   * sending, and throw {@link DryRunError}. Nothing is ever signed or sent.
+   */
+  dryRun?: (action: DryRunCall) => void;
 }
 
 /** Options of {@link invokeContract}: the pipeline's, plus the authorization it may sign. */
@@ -150,7 +171,7 @@ const feeStatsCache = new WeakMap<ChainRpc, { at: number; p90: number }>();
  */
 export async function inclusionFeeFor(
   chain: ChainRpc,
-  opts: Pick<InvokeOptions, "inclusionFee" | "maxInclusionFee"> = {},
+  opts: Pick<InvokeOptions, "inclusionFee" | "maxInclusionFee" | "minInclusionFee"> = {},
 ): Promise<number> {
   if (opts.inclusionFee !== undefined) return opts.inclusionFee;
   const ceiling = Math.max(BASE_FEE, opts.maxInclusionFee ?? DEFAULT_MAX_INCLUSION_FEE);
@@ -165,7 +186,18 @@ export async function inclusionFeeFor(
       cached = { at: performance.now(), p90: 0 };
     }
   }
-  return Math.min(ceiling, Math.max(BASE_FEE, Math.ceil(cached.p90)));
+  return Math.min(ceiling, Math.max(BASE_FEE, Math.ceil(cached.p90), opts.minInclusionFee ?? 0));
+}
+
+/** `fee` raised to `wanted` (never lowered), capped by the ceiling of `opts`. */
+export function raisedFee(
+  fee: number,
+  wanted: number | undefined,
+  opts: Pick<InvokeOptions, "maxInclusionFee">,
+): number {
+  if (wanted === undefined || !Number.isFinite(wanted)) return fee;
+  const ceiling = Math.max(BASE_FEE, opts.maxInclusionFee ?? DEFAULT_MAX_INCLUSION_FEE);
+  return Math.max(fee, Math.min(ceiling, Math.floor(wanted)));
 }
 
 const sourceLocks = new WeakMap<ChainRpc, Map<string, Promise<unknown>>>();
@@ -244,13 +276,15 @@ async function invokeLocked(
     inclusionFeeFor(chain, opts),
   ]);
   const maxTime = ledgerNow(chain) + (opts.validForSec ?? 60);
-  const tx = new TransactionBuilder(account, {
-    fee: String(fee),
-    networkPassphrase: chain.networkPassphrase,
-    timebounds: { minTime: 0, maxTime },
-  })
-    .addOperation(new Contract(contractId).call(fn, ...args))
-    .build();
+  const build = (bid: number) =>
+    new TransactionBuilder(account, {
+      fee: String(bid),
+      networkPassphrase: chain.networkPassphrase,
+      timebounds: { minTime: 0, maxTime },
+    })
+      .addOperation(new Contract(contractId).call(fn, ...args))
+      .build();
+  let tx = build(fee);
   const sim = await server.simulateTransaction(tx);
   if (rpc.Api.isSimulationError(sim)) {
     throw new ContractCallError(contractId, fn, parseHostError(sim.error), sim.error, "simulation");
@@ -273,11 +307,27 @@ async function invokeLocked(
   // check them against what we planned before anything else (a profit check included).
   const auth = okSim.result?.auth ?? [];
   guardAuth(auth, contractId, fn, args, opts);
-  await opts.beforeSend?.({
+  const simOk: SimulationOk = {
     retval: okSim.result?.retval ?? xdr.ScVal.scvVoid(),
     latestLedger: okSim.latestLedger,
     minResourceFee: okSim.minResourceFee,
-  });
+  };
+  await opts.beforeSend?.(simOk);
+  // The simulation does not depend on the fee: the same operation rebuilt with a higher bid (same
+  // account sequence) assembles with the same footprint and authorization.
+  const bid = opts.inclusionFee ?? raisedFee(fee, opts.feeFromSimulation?.(simOk), opts);
+  if (bid !== fee) tx = build(bid);
+  if (opts.dryRun) {
+    const action: DryRunCall = {
+      call: `${fn} on ${contractId}`,
+      contract: contractId,
+      fn,
+      inclusionFee: bid,
+      resourceFee: okSim.minResourceFee,
+    };
+    opts.dryRun(action);
+    throw new DryRunError(action);
+  }
   // Valid for a fixed number of ledgers after the one simulated against: past that bound the
   // transaction can never land, which is how polling knows when to stop.
   const prepared = rpc.assembleTransaction(tx, sim)

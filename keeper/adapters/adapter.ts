@@ -147,6 +147,12 @@ export interface FlashOptions {
   minProfit?: bigint;
   /** The keeper account with its current sequence number (saves a read on a latency-critical path). */
   account?: Account;
+  /**
+   * The inclusion fee (stroops) worth bidding for a flash that books `profit` (7-decimal USDC),
+   * from its simulation: the bid rises to it, never above MAX_INCLUSION_FEE. Undefined: the
+   * fee-stats bid.
+   */
+  feeForProfit?: (profit: bigint) => number | undefined;
 }
 
 /**
@@ -194,6 +200,8 @@ export class FlashUnprofitableError extends Error {
 export interface Adapter<D = unknown> {
   /** Protocol identifier, used in logs, metrics labels and the dashboard. */
   name(): string;
+  /** The lending pool it works on, when it works on one (logs, metrics and the dashboard). */
+  readonly pool?: string;
   /** Finds this cycle's work. */
   getTasks(rpc: ChainRpc): Promise<Task<D>[]>;
   /** Executes one task, signing with `keypair`; capital only through `vault`. */

@@ -51,7 +51,9 @@ export type SkipReason =
   /** The keeper lacks a contract it needs to execute. */
   | { kind: "not_configured"; missing: "USDC_CONTRACT" | "LIQUIDATOR_CONTRACT" }
   /** The vault's flash policy refuses the liquidation. */
-  | { kind: "flash_policy"; refusal: PolicyRefusal };
+  | { kind: "flash_policy"; refusal: PolicyRefusal }
+  /** DRY_RUN: `action` (a transaction) was simulated and checked, and not sent. */
+  | { kind: "dry_run"; action: string };
 
 /** Why a task waits for a later cycle (nothing done). */
 export type WaitReason =
@@ -142,6 +144,8 @@ export function skipReasonText(r: SkipReason): string {
       return `${r.missing} not set`;
     case "flash_policy":
       return policyRefusalText(r.refusal);
+    case "dry_run":
+      return `dry-run: would send ${r.action}`;
   }
 }
 

@@ -134,6 +134,11 @@ Deno.test("every skip reason renders as the text and fields logged before", () =
       U,
       { user: U, reason: "LENDING_POOL CPOOL is not a pool in the vault's flash policy" },
     ],
+    [
+      { kind: "dry_run", action: "flash on CVAULT" },
+      U,
+      { user: U, reason: "dry-run: would send flash on CVAULT" },
+    ],
   ];
   for (const [reason, user, old] of cases) {
     const o: TaskOutcome = user === undefined

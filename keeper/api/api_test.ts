@@ -292,13 +292,17 @@ Deno.test("GET /api/state: shape and content for a populated state", async () =>
       "vault",
       "vault_config",
       "pending_changes",
+      "dry_run",
       "events",
     ]);
+    assert.equal(j.dry_run, null); // DRY_RUN off
     assert.equal(j.api_version, 1);
     assert.match(j.generated_at, ISO);
     assert.equal(j.keeper.address, OPERATOR);
     assert.equal(j.keeper.mode, "liquidation");
     assert.equal(j.keeper.lending_pool, POOL);
+    assert.deepEqual(j.keeper.lending_pools, [POOL]);
+    assert.equal(j.keeper.dry_run, false);
     assert.equal(j.keeper.latest_ledger, 12345);
     assert.equal(j.keeper.poll_interval_seconds, 10);
     assert.deepEqual(j.keeper.last_cycle, {
@@ -572,13 +576,16 @@ Deno.test("GET /metrics: content type, TYPE lines and values that follow the sta
       assert.ok(text.includes(`# TYPE ${name} ${type}\n`), `${name} ${type}`);
     }
     assert.match(text, /^keeper_cycles_total 2$/m);
-    assert.match(text, /^keeper_liquidations_total 2$/m); // filled + held are fills
-    assert.match(text, /^keeper_liquidation_attempts_total\{outcome="lost_race"\} 1$/m);
+    // filled + held are fills; every liquidation series names its pool.
+    assert.ok(text.includes(`\nkeeper_liquidations_total{pool="${POOL}"} 2\n`), text);
+    assert.ok(
+      text.includes(`\nkeeper_liquidation_attempts_total{outcome="lost_race",pool="${POOL}"} 1\n`),
+    );
     assert.match(text, /^keeper_vault_tvl 625\.960334$/m); // total_usdc 6259603340 / 1e7
     assert.match(text, /^keeper_sse_active 0$/m);
     assert.match(text, /^keeper_errors_total\{kind="execute",adapter="lending_pool"\} 1$/m);
     assert.match(text, /^keeper_cycle_duration_seconds_count 2$/m);
-    assert.match(text, /^keeper_positions_underwater 1$/m);
+    assert.ok(text.includes(`\nkeeper_positions_underwater{pool="${POOL}"} 1\n`));
   } finally {
     await h.close();
   }

@@ -30,7 +30,10 @@ export interface KeeperFacts {
   networkPassphrase: string;
   vaultContract: string;
   registryContract: string;
-  lendingPool: string | null;
+  /** The pools this keeper liquidates on (LENDING_POOLS), in order; empty = monitor-only. */
+  lendingPools: readonly string[];
+  /** DRY_RUN: nothing is ever sent. */
+  dryRun: boolean;
   usdcContract: string | null;
   pollIntervalSec: number;
 }
@@ -66,7 +69,10 @@ export function stateView(
       network_passphrase: info.networkPassphrase,
       vault_contract: info.vaultContract,
       registry_contract: info.registryContract,
-      lending_pool: info.lendingPool,
+      // The first pool, for clients of the one-pool shape; `lending_pools` lists them all.
+      lending_pool: info.lendingPools[0] ?? null,
+      lending_pools: info.lendingPools,
+      dry_run: info.dryRun,
       usdc_contract: info.usdcContract,
       poll_interval_seconds: info.pollIntervalSec,
       latest_ledger: s.latestLedger,
@@ -91,6 +97,17 @@ export function stateView(
     vault: vaultView(s.vault),
     vault_config: vaultConfigView(s.vaultConfig),
     pending_changes: pendingView(s),
+    dry_run: s.dryRun.enabled
+      ? {
+        actions: s.dryRun.actions.slice().reverse().map((a) => ({
+          time: a.time.toISOString(),
+          call: a.call,
+          pool: a.pool,
+          inclusion_fee: a.inclusionFee,
+          resource_fee: a.resourceFee,
+        })),
+      }
+      : null,
     events: log.recent(q.events).map(eventView),
   };
 }

@@ -24,6 +24,7 @@ import {
   type Task,
   type VaultClient,
 } from "../adapter.ts";
+import { DryRunError } from "@vigil/soroban/errors";
 import { type PolicyRefusal, policyRefusalText } from "../outcome.ts";
 import { BorrowerIndex, type SyncReport } from "./discovery.ts";
 import { executeLiquidation, type LiquidationTask } from "./execute.ts";
@@ -67,10 +68,17 @@ export interface LendingPoolOptions {
   signal?: AbortSignal;
   /** getEvents page size (default 10000, stellar-rpc's maximum). */
   eventPageLimit?: number;
+  /**
+   * The inclusion fee (stroops) worth bidding for a flash booking `profit` (USDC units) given this
+   * pool's state (its oracle prices XLM); undefined = the fee-stats bid (`fee_bid.ts`).
+   */
+  feeForProfit?: (profit: bigint, state: PoolState) => number | undefined;
 }
 
 /** The Blend v2 lending-pool adapter. */
 export class LendingPoolAdapter implements Adapter<LiquidationTask> {
+  /** The pool this adapter liquidates on (one adapter per pool). */
+  readonly pool: string;
   readonly index: BorrowerIndex;
   readonly clock = new LedgerClock();
   readonly #opts: LendingPoolOptions;
@@ -86,6 +94,7 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
 
   constructor(opts: LendingPoolOptions) {
     this.#opts = opts;
+    this.pool = opts.poolId;
     this.index = new BorrowerIndex(opts.poolId, {
       exclude: [opts.keeper],
       pageLimit: opts.eventPageLimit,
@@ -197,10 +206,50 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       this.#policyProblem = problem;
     }
     if (refusal) return skipped({ kind: "flash_policy", refusal }, task.data.user);
-    const result = await executeLiquidation(rpc, keypair, task.data, vault, {
-      poolId: this.#opts.poolId,
-      usdc: this.#opts.usdc,
-      liquidator: this.#opts.liquidator,
+    let result: Result;
+    try {
+      result = await this.#execute(rpc, keypair, task, this.#feeBidding(vault), policy);
+    } catch (err) {
+      // DRY_RUN stopped the first transaction this liquidation would have sent (an auction, a
+      // trustline or the flash): it was logged where it stopped, and the task ends here.
+      if (err instanceof DryRunError) {
+        return skipped({ kind: "dry_run", action: err.action.call }, task.data.user);
+      }
+      throw err;
+    }
+    const o = result.outcome;
+    if (
+      o.status === "filled" || o.status === "lost_race" ||
+      (o.status === "skipped" && o.reason.kind === "no_auction_no_debt")
+    ) {
+      this.index.auctions.delete(task.data.user); // re-learned from events if it still exists
+    }
+    return result;
+  }
+
+  /** The vault client with the flash's inclusion fee bid from its simulated profit. */
+  #feeBidding(vault: VaultClient): VaultClient {
+    const bid = this.#opts.feeForProfit;
+    if (!bid) return vault;
+    return {
+      simulateFlash: (...a) => vault.simulateFlash(...a),
+      flashPolicy: () => vault.flashPolicy(),
+      flash: (executor, amount, data, rt, opts) =>
+        vault.flash(executor, amount, data, rt, {
+          ...opts,
+          feeForProfit: (profit) => this.#state ? bid(profit, this.#state) : undefined,
+        }),
+    };
+  }
+
+  #execute(
+    rpc: ChainRpc,
+    keypair: Keypair,
+    task: Task<LiquidationTask>,
+    vault: VaultClient,
+    policy: FlashPolicy,
+  ): Promise<Result> {
+    return executeLiquidation(rpc, keypair, task.data, vault, {
       minProfit: this.#opts.minProfit,
       pollIntervalSec: this.#opts.pollIntervalSec,
       dex: this.#opts.dex,
@@ -213,16 +262,11 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       availableCapital: this.#opts.availableCapital,
       signal: this.#opts.signal,
       log: (level, msg, fields) => this.#log(level, msg, fields),
+      poolId: this.#opts.poolId,
+      usdc: this.#opts.usdc!,
+      liquidator: this.#opts.liquidator!,
       touched: (...users) => this.index.markDirty(...users),
     });
-    const o = result.outcome;
-    if (
-      o.status === "filled" || o.status === "lost_race" ||
-      (o.status === "skipped" && o.reason.kind === "no_auction_no_debt")
-    ) {
-      this.index.auctions.delete(task.data.user); // re-learned from events if it still exists
-    }
-    return result;
   }
 
   /**
