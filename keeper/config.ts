@@ -372,7 +372,7 @@ function pools(get: Getter): string[] {
   if (one && (out.length !== 1 || out[0] !== one)) {
     throw new ConfigError(
       "LENDING_POOLS",
-      "LENDING_POOL and LENDING_POOLS are both set with different values: set only LENDING_POOLS (a comma-separated list)",
+      "invalid LENDING_POOLS: LENDING_POOL is also set, to different pools: set only LENDING_POOLS (a comma-separated list)",
     );
   }
   return out;

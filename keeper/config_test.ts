@@ -164,7 +164,7 @@ Deno.test("loadConfig: ranges and malformed values name the variable", () => {
     [
       { LENDING_POOL: contractId(1), LENDING_POOLS: `${contractId(1)},${contractId(2)}` },
       "LENDING_POOLS",
-      /LENDING_POOL and LENDING_POOLS are both set with different values/,
+      /LENDING_POOL is also set, to different pools/,
     ],
     [{ WATCH_ADDRESSES: "GBAD" }, "WATCH_ADDRESSES", /entry 1 "GBAD"/],
     [{ WATCH_ADDRESSES: "@/nonexistent/watch.txt" }, "WATCH_ADDRESSES", /cannot read/],
@@ -332,6 +332,8 @@ Deno.test("process: out-of-range and malformed values print a message naming the
     [{ ALLOCATION_DRIFT_BPS: "-1" }, "ALLOCATION_DRIFT_BPS"],
     [{ KEEPER_SECRET: SECRET.slice(0, 20) }, "KEEPER_SECRET"],
     [{ VAULT_CONTRACT: "CABC" }, "VAULT_CONTRACT"],
+    [{ LENDING_POOLS: `${contractId(1)},not-a-pool` }, "LENDING_POOLS"],
+    [{ LENDING_POOL: contractId(1), LENDING_POOLS: contractId(2) }, "LENDING_POOLS"],
   ];
   const results = await Promise.all(cases.map(([over]) => runKeeperToExit(env(over))));
   results.forEach((r, i) => {
