@@ -63,6 +63,8 @@ export function withinDays(points: PricePoint[], days: number | null, nowMs: num
 export interface LiquidationRow extends ChainLiquidation {
   /** The liquidated borrower, from the keeper API when it recorded this transaction. */
   user: string | null;
+  /** The lending pool, from the keeper API when it recorded this transaction. */
+  pool: string | null;
   keeperName: string | null;
 }
 
@@ -82,6 +84,7 @@ export function liquidationRows(
       // record is authoritative, the API's only fills a gap.
       responseTimeMs: c.responseTimeMs ?? a?.response_time_ms ?? null,
       user: a?.user ?? null,
+      pool: a?.pool ?? null,
       keeperName: names.get(c.keeper) ?? a?.keeper_name ?? null,
     };
   });

@@ -280,7 +280,7 @@ Deno.test("liquidations come from vault flash events, with the registry's respon
   assert.equal(h.depositorHistory(B).length, 0);
 });
 
-Deno.test("liquidation rows take the borrower from the keeper API by tx hash", () => {
+Deno.test("liquidation rows take the borrower and pool from the keeper API by tx hash", () => {
   const { h } = simulate([
     { kind: "deposit", who: 0, amount: 1_000_000n },
     { kind: "liq", drew: 200_000n, profit: 10_000n },
@@ -289,7 +289,7 @@ Deno.test("liquidation rows take the borrower from the keeper API by tx hash", (
   const rows = liquidationRows(chain, [{
     outcome: "filled",
     user: "GUSER",
-    pool: null,
+    pool: "CPOOL2",
     drew: 1n, // the chain's figures win over the API's
     proceeds: 1n,
     profit: 1n,
@@ -301,10 +301,12 @@ Deno.test("liquidation rows take the borrower from the keeper API by tx hash", (
     keeper_name: "api-name",
   }], new Map([[K, "chain-name"]]));
   assert.equal(rows[0].user, "GUSER");
+  assert.equal(rows[0].pool, "CPOOL2");
   assert.equal(rows[0].drew, 200_000n);
   assert.equal(rows[0].responseTimeMs, 1234);
   assert.equal(rows[0].keeperName, "chain-name");
   assert.equal(liquidationRows(chain, null, new Map())[0].user, null);
+  assert.equal(liquidationRows(chain, null, new Map())[0].pool, null);
 });
 
 Deno.test("priceSeries prefers the chain, falls back to the keeper API, never invents", () => {

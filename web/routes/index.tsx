@@ -175,14 +175,16 @@ export default function Home({ data, state }: PageProps<Data>) {
                 <thead>
                   <tr>
                     <th>Borrower</th>
+                    <th>Pool</th>
                     <th class="num">Health factor</th>
                     <th>State</th>
                   </tr>
                 </thead>
                 <tbody>
                   {underwater.slice(0, 10).map((p) => (
-                    <tr key={p.user}>
+                    <tr key={`${p.pool}:${p.user}`}>
                       <td class="mono" title={p.user}>{shortAddress(p.user)}</td>
+                      <td class="mono" title={p.pool ?? undefined}>{shortAddress(p.pool)}</td>
                       <td class="num">{p.health_factor!.toFixed(4)}</td>
                       <td class={p.health_factor! < 1 ? "neg" : ""}>
                         {p.health_factor! < 1 ? "liquidatable" : "at risk"}

@@ -2,7 +2,7 @@
  * `/dashboard/liquidations` — liquidation history from on-chain records: each vault
  * `return` that settled a draw, with drew, proceeds, realized profit (proceeds − drew, as
  * the vault booked it), the response time the registry recorded, and the transaction.
- * The keeper API adds the liquidated borrower where it recorded the same transaction, and
+ * The keeper API adds the liquidated borrower and its pool where it recorded the same transaction, and
  * its own attempts that did not settle (lost races, failures) are listed separately.
  *
  * @module
@@ -88,6 +88,7 @@ export default function Liquidations({ data, state }: PageProps<Data>) {
                   <tr>
                     <th>Time</th>
                     <th>Keeper</th>
+                    <th>Pool</th>
                     <th>Borrower</th>
                     <th class="num">Drew</th>
                     <th class="num">Proceeds</th>
@@ -102,6 +103,9 @@ export default function Liquidations({ data, state }: PageProps<Data>) {
                       <td data-label="Time">{formatTime(r.time)}</td>
                       <td data-label="Keeper">
                         {r.keeperName ?? <Addr address={r.keeper} link={false} />}
+                      </td>
+                      <td data-label="Pool" class="mono" title={r.pool ?? undefined}>
+                        {shortAddress(r.pool)}
                       </td>
                       <td data-label="Borrower" class="mono" title={r.user ?? undefined}>
                         {shortAddress(r.user)}
@@ -133,6 +137,7 @@ export default function Liquidations({ data, state }: PageProps<Data>) {
                 <tr>
                   <th>Time</th>
                   <th>Outcome</th>
+                  <th>Pool</th>
                   <th>Borrower</th>
                   <th class="num">Drew</th>
                   <th class="num">Returned</th>
@@ -143,6 +148,9 @@ export default function Liquidations({ data, state }: PageProps<Data>) {
                   <tr key={i}>
                     <td data-label="Time">{formatTime(a.time)}</td>
                     <td data-label="Outcome">{(a.outcome ?? "").replace("_", " ")}</td>
+                    <td data-label="Pool" class="mono" title={a.pool ?? undefined}>
+                      {shortAddress(a.pool)}
+                    </td>
                     <td data-label="Borrower" class="mono">{shortAddress(a.user)}</td>
                     <td data-label="Drew" class="num">{formatUsdc(a.drew)}</td>
                     <td data-label="Returned" class="num">{formatUsdc(a.proceeds)}</td>
