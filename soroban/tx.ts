@@ -276,8 +276,11 @@ async function invokeLocked(
     inclusionFeeFor(chain, opts),
   ]);
   const maxTime = ledgerNow(chain) + (opts.validForSec ?? 60);
+  // TransactionBuilder bumps the Account's sequence number on build: each build starts from a
+  // copy holding the sequence as read, so a rebuild (a higher bid) reuses the same number.
+  const seq = account.sequenceNumber();
   const build = (bid: number) =>
-    new TransactionBuilder(account, {
+    new TransactionBuilder(new Account(account.accountId(), seq), {
       fee: String(bid),
       networkPassphrase: chain.networkPassphrase,
       timebounds: { minTime: 0, maxTime },
@@ -317,6 +320,8 @@ async function invokeLocked(
   // account sequence) assembles with the same footprint and authorization.
   const bid = opts.inclusionFee ?? raisedFee(fee, opts.feeFromSimulation?.(simOk), opts);
   if (bid !== fee) tx = build(bid);
+  // As building with it would have: the caller's Account now holds the sequence number used.
+  account.incrementSequenceNumber();
   if (opts.dryRun) {
     const action: DryRunCall = {
       call: `${fn} on ${contractId}`,

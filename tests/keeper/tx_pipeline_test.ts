@@ -6,8 +6,15 @@
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
-import { Address, Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
-import { TxExpiredError } from "@vigil/soroban/errors";
+import {
+  Address,
+  Asset,
+  type Keypair,
+  Operation,
+  type Transaction,
+  TransactionBuilder,
+} from "@stellar/stellar-sdk";
+import { type DryRunCall, DryRunError, TxExpiredError } from "@vigil/soroban/errors";
 import { ChainRpc } from "@vigil/soroban/rpc";
 import { sv } from "@vigil/soroban/scval";
 import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
@@ -157,6 +164,92 @@ Deno.test("inclusion fee: getFeeStats p90 of charged Soroban fees, within the ce
     } finally {
       fresh.close();
     }
+  } finally {
+    chain.close();
+  }
+});
+
+Deno.test("fee from the simulation: the bid rises to what the caller's callback asks, never above the ceiling", async () => {
+  await using node = await startTestNode();
+  const sac = await node.deployAsset(Asset.native());
+  const [k, to] = [await node.newAccount(), (await node.newAccount()).publicKey()];
+  const chain = rpcFor(node);
+  // The total fee of the envelope as sent: the inclusion bid plus the resource fee, which is the
+  // same for the same transfer (same footprint), so differences between two are differences of bids.
+  const feeOf = async (hash: string) => {
+    const tx = await node.server.getTransaction(hash);
+    assert.equal(tx.status, "SUCCESS");
+    const sent = TransactionBuilder.fromXDR(
+      tx.envelopeXdr.toXDR("base64"),
+      node.networkPassphrase,
+    ) as Transaction;
+    return BigInt(sent.fee);
+  };
+  try {
+    const base = await invokeContract(chain, k, sac, "transfer", transfer(k, to, 1n), {
+      auth: ROOT_ONLY,
+    });
+    const bidOf = async (hash: string) => (await feeOf(hash)) - (await feeOf(base.hash)) + 100n;
+    let seen: bigint | undefined;
+    const raised = await invokeContract(chain, k, sac, "transfer", transfer(k, to, 1n), {
+      auth: ROOT_ONLY,
+      maxInclusionFee: 20_000,
+      feeFromSimulation: (sim) => {
+        seen = BigInt(sim.minResourceFee);
+        return 12_345;
+      },
+    });
+    assert.ok(seen !== undefined && seen > 0n, "called with the simulation");
+    assert.equal(await bidOf(raised.hash), 12_345n);
+    const capped = await invokeContract(chain, k, sac, "transfer", transfer(k, to, 1n), {
+      auth: ROOT_ONLY,
+      maxInclusionFee: 2_000,
+      feeFromSimulation: () => 1e9,
+    });
+    assert.equal(await bidOf(capped.hash), 2_000n);
+    // Never lowered below the fee-stats bid (here the 100-stroop base fee).
+    const low = await invokeContract(chain, k, sac, "transfer", transfer(k, to, 1n), {
+      auth: ROOT_ONLY,
+      feeFromSimulation: () => 1,
+    });
+    assert.equal(await bidOf(low.hash), 100n);
+  } finally {
+    chain.close();
+  }
+});
+
+Deno.test("dry run: simulated and checked, reported to the hook, DryRunError, nothing sent", async () => {
+  await using node = await startTestNode();
+  const sac = await node.deployAsset(Asset.native());
+  const [k, to] = [await node.newAccount(), (await node.newAccount()).publicKey()];
+  const chain = rpcFor(node);
+  try {
+    const seq = (await node.server.getAccount(k.publicKey())).sequenceNumber();
+    const seen: DryRunCall[] = [];
+    await assert.rejects(
+      invokeContract(chain, k, sac, "transfer", transfer(k, to, 5n), {
+        auth: ROOT_ONLY,
+        dryRun: (a) => seen.push(a),
+      }),
+      (e) => e instanceof DryRunError && e.action.call === `transfer on ${sac}`,
+    );
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0].fn, "transfer");
+    assert.ok(Number(seen[0].resourceFee) > 0);
+    // A failing simulation is still an error, not a dry-run action.
+    await assert.rejects(
+      invokeContract(chain, k, sac, "transfer", transfer(k, to, 10n ** 30n), {
+        auth: ROOT_ONLY,
+        dryRun: (a) => seen.push(a),
+      }),
+      (e) => !(e instanceof DryRunError),
+    );
+    // Classic sends are gated too.
+    const tx = await payment(node, k, "100");
+    await assert.rejects(sendAndConfirm(chain, tx, { dryRun: (a) => seen.push(a) }), DryRunError);
+    assert.equal(seen.at(-1)?.call, "payment");
+    await node.closeLedgers(2);
+    assert.equal((await node.server.getAccount(k.publicKey())).sequenceNumber(), seq);
   } finally {
     chain.close();
   }
