@@ -10,7 +10,12 @@ import { type Adapter, noCapitalResult, type Result, type Task } from "./adapter
 import { loadConfig } from "./config.ts";
 import { createKeeperContext } from "./context.ts";
 import { Logger } from "./log/logger.ts";
-import { liquidationOutcome, recordResult } from "./startup.ts";
+import {
+  defaultLiquidator,
+  liquidationOutcome,
+  pendingPolicyWarning,
+  recordResult,
+} from "./startup.ts";
 
 const POOL = contractId(3);
 const USER = Keypair.random().publicKey();
@@ -159,4 +164,81 @@ Deno.test("only filled, lost_race and failed are liquidation outcomes", () => {
     liquidationOutcome({ status: "waiting", reason: { kind: "never_profitable", ratioNow: 1 } }),
     undefined,
   );
+});
+
+Deno.test("several pools: each record, log line and metric names the adapter's pool; a fill is notified", async () => {
+  const POOL2 = contractId(7);
+  const config = loadConfig({
+    ...validEnv(Keypair.random().secret()),
+    LENDING_POOLS: `${POOL},${POOL2}`,
+    USDC_CONTRACT: contractId(4),
+  });
+  const sunk: string[] = [];
+  const notes: string[] = [];
+  const log = new Logger({ sink: (l) => sunk.push(l), level: "debug", now: () => T, idBase: 0 });
+  const ctx = createKeeperContext(config, {
+    log,
+    defaultMetrics: false,
+    notifier: { notify: (n) => void notes.push(`${n.kind}: ${n.text}`), close: async () => {} },
+  });
+  const inPool2 = { name: () => "lending_pool", pool: POOL2 } as Adapter;
+  recordResult(ctx, inPool2, task, {
+    drew: 100n,
+    proceeds: 130n,
+    profit: 30n,
+    responseTimeMs: 7,
+    txHash: "cd34",
+    outcome: {
+      status: "filled",
+      user: USER,
+      percent: 50,
+      auctionBlock: 10,
+      fillLedger: 20,
+      targetBlock: 20,
+      ratio: 1.2,
+      swaps: 1,
+    },
+  });
+  recordResult(
+    ctx,
+    inPool2,
+    task,
+    noCapitalResult({
+      status: "skipped",
+      user: USER,
+      reason: { kind: "own_position" },
+    }),
+  );
+  assert.equal(ctx.state.liquidations[0].pool, POOL2);
+  const lines = sunk.map((l) => JSON.parse(l));
+  assert.equal(lines.find((l) => String(l.msg).startsWith("liquidation filled"))?.pool, POOL2);
+  assert.equal(lines.find((l) => l.status === "skipped")?.pool, POOL2);
+  const metrics = await ctx.metrics.render();
+  assert.ok(metrics.includes(`keeper_liquidations_total{pool="${POOL2}"} 1`), metrics);
+  assert.equal(notes.length, 1);
+  assert.match(notes[0], new RegExp(`^fill: liquidation filled on pool ${POOL2}: ${USER}, .*cd34`));
+});
+
+Deno.test("LIQUIDATOR_CONTRACT default: the policy's only executor, named in a warning; else none", () => {
+  const { ctx, sunk } = harness();
+  const E1 = contractId(21), E2 = contractId(22);
+  assert.equal(defaultLiquidator(ctx, { executors: [E1] }), E1);
+  assert.match(JSON.parse(sunk.at(-1)!).msg, new RegExp(`using ${E1}, the only executor`));
+  assert.equal(defaultLiquidator(ctx, { executors: [E1, E2] }), null);
+  assert.match(JSON.parse(sunk.at(-1)!).msg, /lists 2 executors: set it to one of them/);
+  assert.equal(defaultLiquidator(ctx, { executors: [] }), null);
+  assert.equal(defaultLiquidator(ctx, undefined), null);
+  assert.match(JSON.parse(sunk.at(-1)!).msg, /could not be read/);
+});
+
+Deno.test("a queued policy that de-lists any one of the keeper's pools is warned about", () => {
+  const POOL2 = contractId(7), LIQ = contractId(8);
+  const pending = (pools: string[]) => ({
+    appliesAt: 1_800_000_000n,
+    value: { executors: [LIQ], max_slippage_bps: 300, pools, routers: [], tokens: [] },
+  });
+  const cfg = { lendingPools: [POOL, POOL2], liquidatorContract: LIQ };
+  assert.equal(pendingPolicyWarning(cfg, pending([POOL, POOL2])), null);
+  assert.match(pendingPolicyWarning(cfg, pending([POOL]))!, new RegExp(`${POOL2} is not a pool`));
+  assert.equal(pendingPolicyWarning({ ...cfg, liquidatorContract: null }, pending([])), null);
 });
