@@ -6,7 +6,13 @@
  *
  * @module
  */
-import type { FeeBumpTransaction, rpc, Transaction } from "@stellar/stellar-sdk";
+import {
+  type contract,
+  type FeeBumpTransaction,
+  rpc,
+  type Transaction,
+  xdr,
+} from "@stellar/stellar-sdk";
 import { TxRejectedError } from "@vigil/soroban/errors";
 import { type Confirmed, sendAndConfirm, type SendOptions } from "@vigil/soroban/send";
 
@@ -78,4 +84,27 @@ export function submitEnvelope(
   envelopeXdr: string,
 ): Promise<{ status: string; hash: string; errorResultXdr?: string }> {
   return jsonRpc(url, "sendTransaction", { transaction: envelopeXdr });
+}
+
+/**
+ * Signs and sends a contract client's call through soroban's send path and returns what
+ * `signAndSend()` would (the decoded result, and the transaction's response). The SDK's own
+ * `signAndSend` polls getTransaction with a backoff that starts at 1 s, so every call of a test
+ * paid at least a second on a node that closes ledgers in milliseconds; this polls every 25 ms.
+ * An included FAILED transaction throws, as `sendOk`.
+ */
+export async function sendAssembled<T>(
+  tx: contract.AssembledTransaction<T>,
+): Promise<{ result: T; response: Confirmed }> {
+  await tx.sign();
+  const signed = tx.signed;
+  if (!signed) throw new Error("the assembled transaction was not signed");
+  const server = new rpc.Server(tx.options.rpcUrl, { allowHttp: true });
+  const r = await sendOk(
+    server,
+    signed,
+    `${tx.options.method ?? "call"} on ${tx.options.contractId}`,
+  );
+  const value = r.returnValue ?? xdr.ScVal.scvVoid();
+  return { result: tx.options.parseResultXdr(value), response: r };
 }

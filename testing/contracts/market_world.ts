@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { sendAssembled } from "../submit.ts";
 import assert from "node:assert/strict";
 import { Asset, type contract, Keypair, type rpc, xdr } from "@stellar/stellar-sdk";
 import { addr, i128, sym, u32, vec } from "@vigil/soroban/spec_dsl";
@@ -192,18 +193,16 @@ export async function startMarketWorld(): Promise<MarketWorld> {
       // deno-lint-ignore no-explicit-any
       tx: contract.AssembledTransaction<any>,
     ) => {
-      const sent = await tx.signAndSend();
-      const resp = sent.getTransactionResponse as rpc.Api.GetSuccessfulTransactionResponse;
-      assert.equal(resp?.status, "SUCCESS", "transaction failed");
+      const { result: sentResult, response: resp } = await sendAssembled(tx);
       // deno-lint-ignore no-explicit-any
-      const r = sent.result as any;
+      const r = sentResult as any;
       let result = r;
       if (r && typeof r.isOk === "function") {
         assert.ok(r.isOk(), `call failed: ${JSON.stringify(r, bigJson)}`);
         result = r.unwrap();
       }
-      const fee = BigInt(resp.resultXdr.feeCharged);
-      return { result: result as R, fee, hash: resp.txHash };
+      const fee = resp.feeCharged ?? 0n;
+      return { result: result as R, fee, hash: resp.hash };
     };
     await sendFee(
       await (await client(vault, depositor)).deposit({

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { sendAssembled } from "../submit.ts";
 import assert from "node:assert/strict";
 import {
   Asset,
@@ -144,7 +145,10 @@ export async function startVigil(
       tx.sign(kp);
       const sent = await server.sendTransaction(tx);
       assert.equal(sent.status, "PENDING", `changeTrust: ${JSON.stringify(sent)}`);
-      const done = await server.pollTransaction(sent.hash, { attempts: 50 });
+      const done = await server.pollTransaction(sent.hash, {
+        attempts: 2000,
+        sleepStrategy: () => 25,
+      });
       assert.equal(done.status, "SUCCESS", "changeTrust failed");
       if (amount > 0n) await mint(kp.publicKey(), amount);
       return kp;
@@ -252,8 +256,7 @@ export function expectHostErr(
 /** Signs, sends and returns the decoded result of a call (unwrapping Ok). */
 // deno-lint-ignore no-explicit-any
 export async function send<R = unknown>(tx: contract.AssembledTransaction<any>): Promise<R> {
-  const sent = await tx.signAndSend();
-  const r = sent.result;
+  const { result: r } = await sendAssembled(tx);
   // deno-lint-ignore no-explicit-any
   const res = r as any;
   if (res && typeof res.isOk === "function") {
@@ -349,7 +352,10 @@ export async function expectAuthFailure(
     built.sign(signer);
     const sent = await f.server.sendTransaction(built);
     assert.equal(sent.status, "PENDING", JSON.stringify(sent, bigJson));
-    status = (await f.server.pollTransaction(sent.hash, { attempts: 50 })).status;
+    status = (await f.server.pollTransaction(sent.hash, {
+      attempts: 2000,
+      sleepStrategy: () => 25,
+    })).status;
   }
   assert.equal(status, "FAILED", "a missing authorization must fail the transaction");
 }

@@ -106,7 +106,7 @@ export async function sendOp(
   prepared.sign(signer);
   const sent = await node.server.sendTransaction(prepared);
   if (sent.status !== "PENDING") throw new Error(`sendTransaction ${sent.status}`);
-  return await node.server.pollTransaction(sent.hash, { attempts: 50 });
+  return await node.server.pollTransaction(sent.hash, { attempts: 2000, sleepStrategy: () => 25 });
 }
 
 /** The contract error code in a simulation error string, if any. */

@@ -125,7 +125,7 @@ Deno.test("allocation vault over RPC: rebalance is role-gated; the keeper given 
     const sent = await send(
       await keeperVault.rebalance({ caller: f.keeper.publicKey(), instructions: plan }, TX),
     );
-    assert.equal(sent.getTransactionResponse?.status, "SUCCESS");
+    assert.ok(sent.response.ledger > 0, "included");
     const after = await f.funds();
     assert.deepEqual(after.strategy_allocations.map((s) => s.amount), [5_000n * E7, 5_000n * E7]);
     assert.equal(after.total_amount, 10_000n * E7);

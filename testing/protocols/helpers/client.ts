@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sendAssembled } from "../../submit.ts";
 import assert from "node:assert/strict";
 import { type contract, rpc } from "@stellar/stellar-sdk";
 
@@ -31,9 +32,10 @@ export function simError(tx: contract.AssembledTransaction<unknown>): number {
   return Number(m[1]);
 }
 
-/** Signs and sends; the transaction must succeed. */
-export async function send(tx: contract.AssembledTransaction<unknown>) {
-  const sent = await tx.signAndSend();
-  assert.equal(sent.getTransactionResponse?.status, "SUCCESS");
-  return sent;
+/**
+ * Signs and sends; the transaction must succeed (an included FAILED one throws). Returns its
+ * decoded `result` (read it with {@link ok}) and the confirmed `response`.
+ */
+export function send(tx: contract.AssembledTransaction<unknown>) {
+  return sendAssembled(tx);
 }

@@ -5,6 +5,7 @@
  * staleness (None after 2 × resolution without a round), events, TTLs, malformed assets, and the
  * cost of `lastprice` (the call every Blend pool makes per reserve).
  */
+import { sendAssembled } from "@vigil/testing/submit";
 import assert from "node:assert/strict";
 import {
   Address,
@@ -61,10 +62,9 @@ async function withOracle(fn: (o: Oracle) => Promise<void>): Promise<void> {
   await fn({ node, id, admin, client, a, b });
 }
 
-/** Signs and sends; asserts success. */
+/** Signs and sends; asserts success (an included FAILED transaction throws). */
 async function send(tx: AnyClient): Promise<void> {
-  const sent = await tx.signAndSend();
-  assert.equal(sent.getTransactionResponse?.status, "SUCCESS");
+  await sendAssembled(tx);
 }
 
 /** The contract error code of a failed simulation, or undefined. */
