@@ -177,7 +177,7 @@ Deno.test("seedBorrowers: many borrowers at HFs in [1.02, 2), discoverable from 
 
 /**
  * The second and third pools of a 3-pool market: distinct ids from the same factory, active,
- * their own parameters and backstop deposit, borrowers at their target health factors (by the
+ * in the reward zone, their own parameters and backstop deposit, borrowers at their target health factors (by the
  * SDK's maths on each pool's own factors); a 10 % rise of XLM or WETH sinks their XLM- and
  * WETH-debt borrowers, a 10 % fall the ones holding it (checked on a snapshot, then reverted).
  */
@@ -218,6 +218,7 @@ async function checkExtraPools(
     assert.equal(pool.metadata.backstopRate, 1_000_000 + (p.index - 1) * 500_000, p.name);
     assert.equal(pool.reserves.size, 3);
     assert.equal(pool.reserves.get(c.xlm)!.config.c_factor, 900_0000 - (p.index - 1) * 25_0000);
+    assert.ok((await node.view<string[]>(c.backstop, "reward_zone", [])).includes(p.id));
     const bs = await node.view<{ tokens: bigint }>(c.backstop, "pool_data", [p.id]);
     assert.ok(BigInt(bs.tokens) >= 50_000n * E7, `${p.name} backstop deposit`);
     const debts = new Set(p.borrowers.map((b) => Object.keys(b.debt)[0]));

@@ -491,28 +491,34 @@ export async function deployBlendMarket(
   }
 
   // 3–5. The pools, each deployed by the factory with its own reserves, backstop deposit,
-  // suppliers and borrowers. Once the first pool is active it enters the reward zone, and
-  // emissions are set as Blend's example does: the emitter becomes BLND's admin (it mints BLND
-  // to the backstop), and the pool's USDC and XLM liabilities and USDC supply earn BLND. Later
-  // pools stay out of the reward zone (the backstop's `add_reward` for a second pool fails
-  // here with Error(Contract, #1000)), so they earn no emissions; nothing here needs them to.
+  // suppliers and borrowers. Once active, each enters the reward zone and gets emissions as
+  // Blend's example sets them: the pool's USDC and XLM liabilities and USDC supply earn BLND.
+  // With the first pool the emitter becomes BLND's admin (it mints BLND to the backstop).
   const ctx: PoolContext = { node, contracts, classic, admin, whale, add, credit };
   const pools: BlendPool[] = [];
   for (let index = 1; index <= count; index++) {
     pools.push(
       await deployPool(ctx, index, opts.positions !== false, async (pool) => {
-        if (index !== 1) return;
-        await node.invoke(
-          contracts.backstop,
-          "add_reward",
-          { to_add: pool, to_remove: undefined },
-          {
+        const addReward = () =>
+          node.invoke(contracts.backstop, "add_reward", { to_add: pool, to_remove: undefined }, {
             source: admin.public,
-          },
-        );
-        await node.invoke(contracts.blnd, "set_admin", [contracts.emitter], {
-          source: issuer.public,
-        });
+          });
+        try {
+          await addReward();
+        } catch (e) {
+          // A non-empty reward zone only grows once emissions are distributed up to now: before
+          // the second pool, add_reward fails with Error(Contract, #1000) until `distribute` runs
+          // (and `distribute` itself fails the same way when nothing is due, e.g. before the
+          // third pool at the same ledger time, where add_reward passes).
+          if (index === 1) throw e;
+          await node.invoke(contracts.backstop, "distribute", []);
+          await addReward();
+        }
+        if (index === 1) {
+          await node.invoke(contracts.blnd, "set_admin", [contracts.emitter], {
+            source: issuer.public,
+          });
+        }
         await node.invoke(pool, "set_emissions_config", {
           res_emission_metadata: [
             { res_index: 0, res_type: 0, share: 4_000_000n }, // USDC d-tokens
@@ -552,8 +558,8 @@ interface PoolContext {
 
 /**
  * Deploys pool `index` (1-based) through the factory: reserves ({@link blendReserveConfigs}),
- * a backstop deposit above the threshold, active, then `afterActive` (the first pool's reward
- * zone and emissions), then (with `positions`) its suppliers and borrowers — the first pool's
+ * a backstop deposit above the threshold, active, then `afterActive` (reward zone and
+ * emissions), then (with `positions`) its suppliers and borrowers — the first pool's
  * {@link DEPOSITS} and {@link BORROWERS}, every later pool's {@link EXTRA_DEPOSITS} and
  * {@link EXTRA_BORROWERS}, named with {@link blendPoolSuffix}.
  */
