@@ -154,7 +154,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   }
 }
 
-/** The keeper's environment for `w`, as an operator would write it. */
+/** The keeper's environment for `w`, as an operator would write it (every pool of `w`). */
 export function keeperEnv(
   w: World,
   keeper: Keypair,
@@ -178,6 +178,10 @@ export function keeperEnv(
     FALLBACK_DEX_ROUTER: w.market.contracts.fallback_dex_router,
     SLIPPAGE_BPS: "100",
     LOG_LEVEL: "debug",
+    // A world of several pools: all of them in LENDING_POOLS, and LENDING_POOL empty (unset),
+    // since the two set to different values is a configuration error. A one-pool world keeps
+    // LENDING_POOL alone, so tests that override it (another pool, "" for monitor-only) still do.
+    ...(w.pools.length > 1 ? { LENDING_POOLS: w.pools.join(","), LENDING_POOL: "" } : {}),
     ...over,
   };
 }
