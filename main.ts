@@ -39,10 +39,31 @@ Options of "localnet":
                     with --scenario market: deploy both DEX venues from soroswap_factory.wasm,
                     soroswap_pair.wasm and soroswap_router.wasm in <dir> (e.g. the official
                     Soroswap Wasm) instead of Vigil's Soroswap-ABI contracts
+  --pools <n>       with --scenario market: Blend pools deployed by the market's pool factory,
+                    1–3 (default 1), named lending_pool, lending_pool_2, lending_pool_3 in the
+                    out file, each with its own reserves, suppliers and borrowers; the vault's
+                    flash policy lists them all
+  --retention-ledgers <n>
+                    ledgers of history (transactions, events) the node keeps, at least 100
+                    (default 120960 = stellar-rpc's 7 days); small values let a test outlive
+                    the RPC's memory in seconds
 
 General:
   -h, --help        show this help
 `;
+
+/** Most Blend pools `--pools` deploys (the market's pool factory can make more; 3 is enough). */
+const MAX_POOLS = 3;
+
+/**
+ * Least `--retention-ledgers`. A transaction must stay findable by getTransaction until its
+ * sender stops polling it — at its ledger bound: 20 ledgers for the keeper and deploy, 60 for the
+ * pages' wallet — and getFeeStats' Soroban window (50 ledgers) should lie inside the history.
+ * 100 covers both with room; the node itself would accept 10.
+ */
+const MIN_RETENTION_LEDGERS = 100;
+/** Most `--retention-ledgers`: ledger sequences are u32; the whole window is kept in memory. */
+const MAX_RETENTION_LEDGERS = 10_000_000;
 
 /** Runs `main.ts localnet`: starts the node, deploys the base chain, writes the out file. */
 export async function runLocalnet(argv: string[]): Promise<void> {
@@ -55,6 +76,8 @@ export async function runLocalnet(argv: string[]): Promise<void> {
       out: { type: "string", default: "localnet.json" },
       scenario: { type: "string", default: "base" },
       "protocol-wasm": { type: "string" },
+      pools: { type: "string" },
+      "retention-ledgers": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -78,6 +101,27 @@ export async function runLocalnet(argv: string[]): Promise<void> {
   if (wasmDir !== undefined && values.scenario !== "market") {
     throw new Error("--protocol-wasm needs --scenario market (the DEX venues are part of it)");
   }
+  const pools = values.pools === undefined ? undefined : Number(values.pools);
+  if (values.pools !== undefined) {
+    if (values.scenario !== "market") {
+      throw new Error("--pools needs --scenario market (the pools are part of it)");
+    }
+    if (!/^\d+$/.test(values.pools) || pools! < 1 || pools! > MAX_POOLS) {
+      throw new Error(`invalid --pools ${values.pools} (an integer from 1 to ${MAX_POOLS})`);
+    }
+  }
+  const retention = values["retention-ledgers"];
+  const retentionLedgers = retention === undefined ? undefined : Number(retention);
+  if (
+    retention !== undefined &&
+    (!/^\d+$/.test(retention) || retentionLedgers! < MIN_RETENTION_LEDGERS ||
+      retentionLedgers! > MAX_RETENTION_LEDGERS)
+  ) {
+    throw new Error(
+      `invalid --retention-ledgers ${retention} (an integer from ${MIN_RETENTION_LEDGERS} to ` +
+        `${MAX_RETENTION_LEDGERS}: a transaction must stay findable while its sender polls it)`,
+    );
+  }
   // Checked before the node starts: a missing or wrong file fails fast, naming the file.
   // The local node and the demo are dev tools: loaded only by their commands, so the keeper and
   // deploy commands (and what they import) never load them.
@@ -89,6 +133,8 @@ export async function runLocalnet(argv: string[]): Promise<void> {
     hostname: values.host,
     ledgerMs,
     market: values.scenario === "market",
+    pools,
+    retentionLedgers,
     dexWasm,
   });
   if (dexWasm) console.log(`localnet: DEX venues deployed from ${dexWasm.source}`);

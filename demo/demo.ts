@@ -10,12 +10,14 @@ import { parseArgs } from "node:util";
 import {
   DEMO_VIGIL_CONFIG,
   type DevNetwork,
+  type LocalnetOut,
   startDevNetwork,
   writeOutFile,
 } from "./dev_network.ts";
 import { type MarketDriver, startMarketDriver } from "./market_driver.ts";
 import { type KeeperProcess, spawnKeeper } from "./keepers.ts";
 import { type DexWasm, loadDexWasm } from "@vigil/localnet/protocols/dex/deploy";
+import { blendPoolName } from "@vigil/localnet/protocols/blend/deploy";
 
 const E7 = 10_000_000n;
 
@@ -29,6 +31,8 @@ Options:
   --rpc-port <n>         local node JSON-RPC port (default 8000)
   --port <n>             first keeper's API + web pages port (default 8080); keeper i uses port+i-1
   --keepers <n>          number of keeper processes, 1–8 (default 2)
+  --pools <n>            Blend pools of the market, 1–3 (default 1); every keeper watches all
+                         of them (LENDING_POOLS) and the driver's borrowers open in any of them
   --shock-rate <n>       price shocks per minute (default 2)
   --borrower-rate <n>    new borrowers per minute (default 6)
   --ledger-ms <n>        ledger close interval in ms (default 200)
@@ -46,6 +50,8 @@ export interface DemoOptions {
   rpcPort: number;
   port: number;
   keepers: number;
+  /** Blend pools of the market (`--pools`). */
+  pools: number;
   shockRate: number;
   borrowerRate: number;
   ledgerMs: number;
@@ -67,6 +73,7 @@ export function parseDemoArgs(argv: string[]): DemoOptions | "help" {
       "rpc-port": { type: "string", default: "8000" },
       port: { type: "string", default: "8080" },
       keepers: { type: "string", default: "2" },
+      pools: { type: "string", default: "1" },
       "shock-rate": { type: "string", default: "2" },
       "borrower-rate": { type: "string", default: "6" },
       // 200 ms: a Blend auction of a borrower a shock pushed to HF ≈ 0.9 clears MIN_PROFIT only
@@ -101,6 +108,7 @@ export function parseDemoArgs(argv: string[]): DemoOptions | "help" {
     rpcPort: int("rpc-port", values["rpc-port"]!, 0, 65535),
     port: int("port", values.port!, 0, 65535),
     keepers: int("keepers", values.keepers!, 1, 8),
+    pools: int("pools", values.pools!, 1, 3),
     shockRate: num("shock-rate", values["shock-rate"]!),
     borrowerRate: num("borrower-rate", values["borrower-rate"]!),
     ledgerMs: int("ledger-ms", values["ledger-ms"]!, 50, 60_000),
@@ -116,6 +124,54 @@ export function parseDemoArgs(argv: string[]): DemoOptions | "help" {
 
 /** Deposits of the demo's depositors at start (USDC units). */
 const DEPOSITS: Record<string, bigint> = { alice: 60_000n * E7, bob: 40_000n * E7 };
+
+/** The market's pool ids in `out.contracts`, `lending_pool` first (`lending_pool_2`, …). */
+export function demoPools(out: LocalnetOut): string[] {
+  const ids: string[] = [];
+  for (let i = 1; out.contracts[blendPoolName(i)]; i++) ids.push(out.contracts[blendPoolName(i)]);
+  return ids;
+}
+
+/**
+ * The environment of the demo's keeper `k.name` (its secret included: for the child's
+ * environment only, never a command line or a log).
+ */
+export function demoKeeperEnv(
+  out: LocalnetOut,
+  k: { name: string; first: boolean; port: number; pollInterval: number; outPath: string },
+): Record<string, string> {
+  const c = out.contracts;
+  const pools = demoPools(out);
+  return {
+    KEEPER_SECRET: out.accounts[k.name].secret,
+    KEEPER_NAME: k.name.replace("keeper", "keeper-"),
+    REGISTRY_CONTRACT: c.registry,
+    VAULT_CONTRACT: c.vault,
+    // Every pool; LENDING_POOL says the same for one pool and stays empty (unset) for several,
+    // since the two set to different values is a configuration error.
+    LENDING_POOLS: pools.join(","),
+    LENDING_POOL: pools.length === 1 ? pools[0] : "",
+    LIQUIDATOR_CONTRACT: c.liquidator,
+    USDC_CONTRACT: c.usdc,
+    SOROBAN_RPC: out.rpcUrl,
+    NETWORK_PASSPHRASE: out.networkPassphrase,
+    POLL_INTERVAL: String(k.pollInterval),
+    API_PORT: String(k.port),
+    API_HOST: "127.0.0.1",
+    PRIMARY_DEX_ROUTER: c.primary_dex_router,
+    FALLBACK_DEX_ROUTER: c.fallback_dex_router,
+    KNOWN_DEPOSITORS: Object.keys(DEPOSITS).map((n) => out.accounts[n].public).join(","),
+    // Every keeper variable is set (empty = unset), so an operator's .env in the working
+    // directory cannot leak into the demo's keepers (the environment wins over .env).
+    SLIPPAGE_BPS: "100",
+    ALLOCATION_DRIFT_BPS: "500",
+    MIN_PROFIT: "1.02",
+    // Only the first keeper holds the allocation vault's rebalance role.
+    ALLOCATION_VAULT: k.first && c.allocation_vault ? c.allocation_vault : "",
+    // The pages' local-only development wallet signs for the dev accounts in this file.
+    WEB_DEV_ACCOUNTS_FILE: k.outPath,
+  };
+}
 
 /** Runs the demo until SIGINT/SIGTERM (or `--duration`); resolves with the exit status. */
 export async function runDemo(argv: string[]): Promise<number> {
@@ -155,6 +211,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       // Profit unlocks over 300 s of ledger time: the share price rises during the demo.
       vigilConfig: DEMO_VIGIL_CONFIG,
       dexWasm,
+      pools: opts.pools,
     });
     if (dexWasm) say(`demo: DEX venues deployed from ${dexWasm.source}`);
   } catch (e) {
@@ -181,32 +238,13 @@ export async function runDemo(argv: string[]): Promise<number> {
     const outPath = await Deno.realPath(opts.out);
     for (const [i, name] of keeperNames.entries()) {
       const port = opts.port === 0 ? 0 : opts.port + i;
-      const env: Record<string, string> = {
-        KEEPER_SECRET: out.accounts[name].secret,
-        KEEPER_NAME: name.replace("keeper", "keeper-"),
-        REGISTRY_CONTRACT: c.registry,
-        VAULT_CONTRACT: c.vault,
-        LENDING_POOL: c.lending_pool,
-        LIQUIDATOR_CONTRACT: c.liquidator,
-        USDC_CONTRACT: c.usdc,
-        SOROBAN_RPC: out.rpcUrl,
-        NETWORK_PASSPHRASE: out.networkPassphrase,
-        POLL_INTERVAL: String(opts.pollInterval),
-        API_PORT: String(port),
-        API_HOST: "127.0.0.1",
-        PRIMARY_DEX_ROUTER: c.primary_dex_router,
-        FALLBACK_DEX_ROUTER: c.fallback_dex_router,
-        KNOWN_DEPOSITORS: Object.keys(DEPOSITS).map((n) => out.accounts[n].public).join(","),
-        // Every keeper variable is set (empty = unset), so an operator's .env in the working
-        // directory cannot leak into the demo's keepers (the environment wins over .env).
-        SLIPPAGE_BPS: "100",
-        ALLOCATION_DRIFT_BPS: "500",
-        MIN_PROFIT: "1.02",
-        // Only the first keeper holds the allocation vault's rebalance role.
-        ALLOCATION_VAULT: i === 0 && c.allocation_vault ? c.allocation_vault : "",
-        // The pages' local-only development wallet signs for the dev accounts in this file.
-        WEB_DEV_ACCOUNTS_FILE: outPath,
-      };
+      const env = demoKeeperEnv(out, {
+        name,
+        first: i === 0,
+        port,
+        pollInterval: opts.pollInterval,
+        outPath,
+      });
       keepers.push(spawnKeeper({ name: env.KEEPER_NAME, port, env }, (who, line) => {
         say(`[${who}] ${line}`);
       }));
@@ -224,6 +262,14 @@ export async function runDemo(argv: string[]): Promise<number> {
     say(`demo: JSON-RPC       ${out.rpcUrl}`);
     say(`demo: contracts and dev accounts in ${outPath} (mode 0600)`);
     say(`demo: vault ${c.vault}  registry ${c.registry}`);
+    const pools = demoPools(out);
+    if (pools.length > 1) {
+      say(
+        `demo: ${pools.length} Blend pools ${
+          pools.map((id, i) => `${blendPoolName(i + 1)}=${id}`).join(" ")
+        }`,
+      );
+    }
     say(
       `demo: a flash's profit enters the share price over ${DEMO_VIGIL_CONFIG.profit_unlock_secs} s of ledger time (about a minute here)`,
     );

@@ -1,8 +1,8 @@
 /**
  * The chain a newcomer's first run uses: the dev chain (XLM + USDC SACs, dev accounts), optionally
- * the liquidation market (Blend pool, oracle, DEXes, allocation vault, borrowers) with the
+ * the liquidation market (Blend pools, oracle, DEXes, allocation vault, borrowers) with the
  * `localnet_shock` control method, and Vigil's vault, registry and liquidator (flash executor),
- * deployed after the market so the vault's flash policy can name its pool and primary router.
+ * deployed after the market so the vault's flash policy can name its pools and primary router.
  *
  * Shared by `main.ts localnet [--scenario market]` and `main.ts demo`.
  *
@@ -52,6 +52,10 @@ export interface DevNetworkOptions {
   ledgerMs?: number;
   /** Deploy the liquidation market (`--scenario market`). */
   market?: boolean;
+  /** Blend pools of the market, 1–3 (`--pools`; default 1). Needs `market`. */
+  pools?: number;
+  /** Ledgers of history the node keeps (`--retention-ledgers`; default stellar-rpc's 7 days). */
+  retentionLedgers?: number;
   /** Dev accounts to create besides the USDC issuer (default alice, bob, keeper1, keeper2). */
   accounts?: string[];
   /** Rebalance manager of the allocation vault (a keeper's account). */
@@ -77,12 +81,17 @@ export const DEMO_VIGIL_CONFIG: VigilConfig = {
   policy_delay: 7200n,
 };
 
-/** Starts a node and deploys the dev chain, Vigil and (optionally) the market. */
+/** Starts a node and deploys the dev chain, Vigil and (optionally) the market and its pools. */
 export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<DevNetwork> {
+  // Before the node starts: a bad combination costs nothing.
+  if (opts.pools !== undefined && opts.pools !== 1 && !opts.market) {
+    throw new Error("more than one pool needs the market scenario");
+  }
   const net = await startLocalnet({
     port: opts.port,
     hostname: opts.hostname,
     ledgerMs: opts.ledgerMs,
+    retentionLedgers: opts.retentionLedgers,
   });
   try {
     const dev = await setupDevChain(net, { accounts: opts.accounts });
@@ -92,7 +101,11 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
       // The market first: Vigil's flash policy names its lending pool and primary router.
       // keeper1 (when the dev chain has one) holds the allocation vault's rebalance role.
       const rebalanceManager = opts.rebalanceManager ?? dev.accounts.keeper1?.public;
-      market = await deployMarket(net, dev, { rebalanceManager, dexWasm: opts.dexWasm });
+      market = await deployMarket(net, dev, {
+        rebalanceManager,
+        dexWasm: opts.dexWasm,
+        pools: opts.pools,
+      });
       Object.assign(accounts, market.accounts);
       registerShock(net, market.contracts.oracle, market.accounts.market_admin.public);
     }
@@ -125,7 +138,8 @@ export async function startDevNetwork(opts: DevNetworkOptions = {}): Promise<Dev
 }
 
 /**
- * The flash policy Vigil gets next to the market: its lending pool, its primary router (the
+ * The flash policy Vigil gets next to the market: its lending pools (all of them, `lending_pool`
+ * first), its primary router (the
  * Soroswap ABI; the fallback router — a second Soroswap-ABI deployment — is not listed, see
  * keeper/README.md) and the
  * hop tokens a keeper's swap path may pass through: the market's reserve tokens other than USDC
@@ -137,7 +151,7 @@ export function marketPolicy(
 ): { pools: string[]; routers: string[]; tokens: string[] } {
   const c = market.contracts;
   return {
-    pools: [c.lending_pool],
+    pools: market.pools.map((p) => p.id),
     routers: [c.primary_dex_router].filter((r): r is string => r !== undefined),
     tokens: [c.xlm, c.weth].filter((t): t is string => t !== undefined),
   };

@@ -119,14 +119,18 @@ async function pump(stream: ReadableStream<Uint8Array>, onLine: (l: string) => v
   }
 }
 
-/** Turns a keeper's structured JSON log line into a short human line. */
+/** Turns a keeper's structured JSON log line into a short human line (its `pool` field first). */
 export function humanLine(line: string): string {
   try {
     const o = JSON.parse(line) as Record<string, unknown>;
     if (typeof o.msg !== "string") return line;
     const level = typeof o.level === "string" ? o.level : "info";
     const skip = new Set(["ts", "time", "level", "msg", "id", "human"]);
-    const extra = Object.entries(o)
+    // The pool first: with several pools, which one a line is about matters most.
+    const entries = Object.entries(o).sort(([a], [b]) =>
+      Number(b === "pool") - Number(a === "pool")
+    );
+    const extra = entries
       .filter(([k, v]) => !skip.has(k) && v !== undefined && v !== null && typeof v !== "object")
       .slice(0, 6)
       .map(([k, v]) => `${k}=${v}`)

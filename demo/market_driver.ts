@@ -1,7 +1,9 @@
 /**
  * The demo's market: moves oracle prices (a mean-reverting random walk with occasional downward
  * shocks) and opens new borrowers close to the liquidation line, so that positions keep going
- * underwater and the keepers keep racing for them.
+ * underwater and the keepers keep racing for them. Every pool of the market reads the same
+ * oracle, so a shock reaches the borrowers of all pools; new borrowers open in a pool drawn at
+ * random when there are several.
  *
  * It acts through the node's in-process API as the oracle admin (prices) and as the new
  * borrowers (mocked auth), exactly like the market scenario seeds its accounts.
@@ -11,7 +13,12 @@
 import { Asset, Keypair } from "@stellar/stellar-sdk";
 import type { Localnet } from "@vigil/localnet/node";
 import { seedTrustline } from "@vigil/localnet/dev_setup";
-import { debtForHealthFactor, type Market, RequestType } from "@vigil/localnet/scenarios/market";
+import {
+  type BlendPool,
+  debtForHealthFactor,
+  type Market,
+  RequestType,
+} from "@vigil/localnet/scenarios/market";
 
 import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
 
@@ -91,18 +98,20 @@ export interface NewBorrower {
   hf: bigint;
   /** Current oracle prices by token name (7 decimals); default the market's initial prices. */
   prices?: Record<string, bigint>;
+  /** The pool to borrow from (one of `market.pools`; default the first). */
+  pool?: BlendPool;
 }
 
 /**
- * Opens a fresh borrower: `usd` worth of collateral and USDC debt sized for health factor `hf`
- * at `prices`. Acts as the new account through the node's mocked-auth API; the borrowed USDC goes
+ * Opens a fresh borrower in `b.pool` (default the first pool): `usd` worth of collateral and USDC
+ * debt sized for health factor `hf` at `prices` and that pool's reserve factors. Acts as the new account through the node's mocked-auth API; the borrowed USDC goes
  * to the market's sink, so the borrower needs no USDC trustline.
  */
 export async function openBorrower(
   net: Localnet,
   market: Market,
   b: NewBorrower,
-): Promise<{ address: string; collateral: bigint; debt: bigint }> {
+): Promise<{ address: string; collateral: bigint; debt: bigint; pool: string }> {
   const prices = b.prices ?? market.prices;
   const amount = (BigInt(b.usd) * E7 * E7) / prices[b.token];
   const pk = Keypair.random().publicKey();
@@ -112,8 +121,15 @@ export async function openBorrower(
   } else {
     await net.fund(pk, 100n + amount / E7);
   }
-  const debt = debtForHealthFactor({ [b.token]: amount }, "usdc", b.hf, prices);
-  await net.invoke(market.contracts.lending_pool, "submit", {
+  const pool = b.pool ?? market.pools[0];
+  const debt = debtForHealthFactor(
+    { [b.token]: amount },
+    "usdc",
+    b.hf,
+    prices,
+    pool.reserveConfigs,
+  );
+  await net.invoke(pool.id, "submit", {
     from: pk,
     spender: pk,
     to: market.accounts.borrow_sink.public,
@@ -122,7 +138,7 @@ export async function openBorrower(
       { request_type: RequestType.Borrow, address: market.contracts.usdc, amount: debt },
     ],
   }, { source: pk });
-  return { address: pk, collateral: amount, debt };
+  return { address: pk, collateral: amount, debt, pool: pool.id };
 }
 
 /** Starts the driver. Prices and borrowers change through `net`'s in-process API. */
@@ -166,10 +182,14 @@ export function startMarketDriver(
     const token = rand() < 0.35 ? "weth" : "xlm";
     const usd = 2_000 + Math.floor(rand() * 6_000); // $2k–$8k: bids stay under max_draw_per_keeper
     const hf = 1_0100000n + BigInt(Math.floor(rand() * 600_000)); // HF 1.01–1.07
-    const b = await openBorrower(net, market, { token, usd, hf, prices });
+    // Drawn only with several pools: one pool keeps the seeded runs' sequence as it was.
+    const pools = market.pools;
+    const pool = pools.length > 1 ? pools[Math.floor(rand() * pools.length)] : pools[0];
+    const b = await openBorrower(net, market, { token, usd, hf, prices, pool });
     stats.borrowers++;
     log(
-      `borrower ${b.address.slice(0, 6)}…: $${usd} of ${token.toUpperCase()} collateral, ` +
+      `borrower ${b.address.slice(0, 6)}…${pools.length > 1 ? ` in ${pool.name}` : ""}: ` +
+        `$${usd} of ${token.toUpperCase()} collateral, ` +
         `${fmtPrice(b.debt)} USDC debt, HF ${fmtPrice(hf)}`,
     );
   }

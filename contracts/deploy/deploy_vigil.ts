@@ -81,7 +81,8 @@ export function vigilConfigs(
  * Deploys registry, vault and liquidator, wired to each other and to `usdc`, with the spec's
  * testnet limits (overridable through `config`). The vault's flash policy lists the liquidator as
  * its executor and `policy`'s pools and routers: where a market exists, deploy it FIRST and pass
- * `{ pools: [lending_pool], routers: [primary_dex_router] }` (without them no liquidation is
+ * `{ pools: [lending_pool, …every other pool], routers: [primary_dex_router] }` (the local
+ * market's: `demo/dev_network.ts` `marketPolicy`; without them no liquidation is
  * allowed). Without `admin`, a fresh random key is used and
  * discarded: the configuration is then frozen (the local node's mocked-auth `invoke` can still act
  * as any address in tests). The deployer is a fresh account funded on `localnet` unless given.

@@ -7,7 +7,9 @@
  * the real Blend v2 pool, backstop, emitter and pool factory (Wasm of the `blend-contract-sdk`
  * crate, deployed with Blend's own flow by `localnet/protocols/blend/deploy.ts`) with USDC / XLM /
  * WETH reserves, both DEX venues with liquidity at the oracle prices, the allocation vault,
- * suppliers and borrowers with varied health factors.
+ * suppliers and borrowers with varied health factors; with `pools: N` (up to 3) the factory
+ * deploys `lending_pool_2` and `lending_pool_3` too, on the same oracle, each with its own
+ * reserves, backstop deposit, suppliers and borrowers.
  * {@link registerShock} adds the control method `localnet_shock {asset, bps}`;
  * {@link seedBorrowers} adds many borrowers fast (mocked-auth in-process invokes) for benchmarks.
  *
@@ -24,6 +26,7 @@ import {
   BLEND_PRICES,
   BLEND_RESERVE_CONFIGS,
   blendDebtFor,
+  type BlendPool,
   BlendRequest,
   type BorrowerInfo,
   deployBlendMarket,
@@ -37,19 +40,22 @@ const E7 = 10_000_000n;
 export type MarketNode = Localnet;
 
 export type { DevAccount, DevChain };
-export type { BorrowerInfo };
+export type { BlendPool, BorrowerInfo };
 
 /** The deployed market. */
 export interface Market {
   /**
-   * Contract ids: lending_pool (the real Blend v2 pool), backstop, emitter, pool_factory, comet
-   * (the backstop's BLND:USDC LP token), oracle, primary_dex_router, fallback_dex_router,
-   * allocation_vault, usdc, xlm, weth, blnd, …
+   * Contract ids: lending_pool (the real Blend v2 pool; lending_pool_2, lending_pool_3 with
+   * `pools`), backstop, emitter, pool_factory, comet (the backstop's BLND:USDC LP token), oracle,
+   * primary_dex_router, fallback_dex_router, allocation_vault, usdc, xlm, weth, blnd, …
    */
   contracts: Record<string, string>;
   /** New accounts with their secrets (for `localnet.json`). */
   accounts: Record<string, DevAccount>;
+  /** The first pool's borrowers (every pool's are in {@link Market.pools}). */
   borrowers: BorrowerInfo[];
+  /** Every pool of the market, `lending_pool` first. */
+  pools: BlendPool[];
   /** Oracle prices set at deployment (7 decimals, USD), by token name. */
   prices: Record<string, bigint>;
   /** Issuer (SAC admin) of USDC. */
@@ -106,6 +112,11 @@ export interface MarketOptions {
   positions?: boolean;
   /** Rebalance manager of the allocation vault (e.g. a keeper's account; default its manager). */
   rebalanceManager?: string;
+  /**
+   * Blend pools deployed by the market's factory, 1–3 (default 1): `lending_pool`,
+   * `lending_pool_2`, `lending_pool_3`, each with its own reserves, suppliers and borrowers.
+   */
+  pools?: number;
 }
 
 /**
@@ -123,7 +134,7 @@ export async function deployMarket(
   base: DevChain,
   opts: MarketOptions = {},
 ): Promise<Market> {
-  const m = await deployBlendMarket(node, base, { positions: opts.positions });
+  const m = await deployBlendMarket(node, base, { positions: opts.positions, pools: opts.pools });
   const accounts: Record<string, DevAccount> = { ...m.accounts };
   const contracts = { ...m.contracts };
   // The admin provides the XLM side of the DEX liquidity.
@@ -138,6 +149,7 @@ export async function deployMarket(
     contracts,
     accounts,
     borrowers: m.borrowers,
+    pools: m.pools,
     prices: { ...m.prices },
     usdcIssuer: m.usdcIssuer,
     crate: m.crate,
@@ -231,13 +243,16 @@ export interface SeedOptions {
   offset?: number;
   /** Collateral per borrower in XLM (default 10,000 XLM = $1,000). */
   collateralXlm?: bigint;
+  /** The pool to seed (a contract id of {@link Market.pools}; default `lending_pool`). */
+  pool?: string;
 }
 
 /**
- * Seeds `n` borrowers quickly: each is a fresh funded account that supplies XLM collateral and
- * borrows USDC (sent to the market's `borrow_sink`, so no trustlines are needed), at health
- * factors spread over [1.02, 2.0) at the oracle's current prices. Uses mocked-auth in-process
- * invokes; closes a ledger every 1000 borrowers and at the end. Returns the borrowers' addresses.
+ * Seeds `n` borrowers quickly into `opts.pool` (default the first pool): each is a fresh funded
+ * account that supplies XLM collateral and borrows USDC (sent to the market's `borrow_sink`, so
+ * no trustlines are needed), at health factors spread over [1.02, 2.0) at the oracle's current
+ * prices and that pool's reserve factors. Uses mocked-auth in-process invokes; closes a ledger
+ * every 1000 borrowers and at the end. Returns the borrowers' addresses.
  */
 export async function seedBorrowers(
   node: MarketNode,
@@ -245,7 +260,9 @@ export async function seedBorrowers(
   n: number,
   opts: SeedOptions = {},
 ): Promise<string[]> {
-  const pool = market.contracts.lending_pool;
+  const pool = opts.pool ?? market.contracts.lending_pool;
+  const configs = market.pools.find((p) => p.id === pool)?.reserveConfigs;
+  if (!configs) throw new Error(`seedBorrowers: ${pool} is not a pool of the market`);
   const xlm = market.contracts.xlm;
   const usdc = market.contracts.usdc;
   const sink = market.accounts.borrow_sink.public;
@@ -275,7 +292,7 @@ export async function seedBorrowers(
     // Seeded accounts never sign: a random ed25519 key id is enough (and 50× cheaper).
     const pk = StrKey.encodeEd25519PublicKey(crypto.getRandomValues(new Uint8Array(32)) as Buffer);
     await node.fund(pk, units * 2n);
-    const debt = debtForHealthFactor({ xlm: collateral }, "usdc", hf, prices);
+    const debt = debtForHealthFactor({ xlm: collateral }, "usdc", hf, prices, configs);
     await submit(node, pool, pk, [
       [RequestType.SupplyCollateral, xlm, collateral],
       [RequestType.Borrow, usdc, debt],

@@ -7,7 +7,11 @@
 import assert from "node:assert/strict";
 import { scValToNative } from "@stellar/stellar-sdk";
 import { PoolV2, PositionsEstimate } from "@blend-capital/blend-sdk";
-import { rpcCall, withMarket } from "@vigil/testing/protocols/lending_pool_helpers";
+import {
+  type MarketFixture,
+  rpcCall,
+  withMarket,
+} from "@vigil/testing/protocols/lending_pool_helpers";
 import { MARKET_PRICES, seedBorrowers } from "./market.ts";
 
 const E7 = 10_000_000n;
@@ -57,9 +61,11 @@ Deno.test("deployMarket: every contract id, DEX prices at the oracle's, allocati
   });
 });
 
-Deno.test("localnet_shock moves the oracle price over JSON-RPC and validates its params", async () => {
-  await withMarket({ dex: false, allocationVault: false }, async ({ node, market, network }) => {
+Deno.test("localnet_shock moves the oracle price over JSON-RPC and validates its params; 3 pools, each shocked under water", async () => {
+  const opts = { dex: false, allocationVault: false, pools: 3 };
+  await withMarket(opts, async ({ node, market, network }) => {
     const c = market.contracts;
+    await checkExtraPools(node, market, network);
     const before = await PoolV2.load(network, c.lending_pool);
     const victim = market.borrowers.find((b) => b.name === "borrower_weth_1")!; // HF 1.08
     const hfOf = async () => {
@@ -109,8 +115,9 @@ Deno.test("localnet_shock moves the oracle price over JSON-RPC and validates its
   });
 });
 
-Deno.test("seedBorrowers: many borrowers at HFs in [1.02, 2), discoverable from pool events", async () => {
-  await withMarket({ dex: false, allocationVault: false }, async ({ node, market, network }) => {
+Deno.test("seedBorrowers: many borrowers at HFs in [1.02, 2), discoverable from pool events; per pool", async () => {
+  const opts = { dex: false, allocationVault: false, pools: 2 };
+  await withMarket(opts, async ({ node, market, network }) => {
     const c = market.contracts;
     const t0 = performance.now();
     const seeded = await seedBorrowers(node, market, 300);
@@ -149,5 +156,111 @@ Deno.test("seedBorrowers: many borrowers at HFs in [1.02, 2), discoverable from 
       cursor = res.cursor;
     }
     for (const pk of seeded) assert.ok(found.has(pk), `seeded ${pk} discoverable`);
+
+    // Into the second pool: at its own (lower) factors, and nothing in the first pool.
+    const pool2 = market.pools[1];
+    const more = await seedBorrowers(node, market, 30, { pool: pool2.id, offset: 300 });
+    const p2 = await PoolV2.load(network, pool2.id);
+    const oracle2 = await p2.loadOracle();
+    for (const pk of more) {
+      const est = PositionsEstimate.build(p2, oracle2, (await p2.loadUser(pk)).positions);
+      const hf = est.totalEffectiveCollateral / est.totalEffectiveLiabilities;
+      assert.ok(hf >= 1.02 - 1e-4 && hf < 2.0, `pool 2 hf ${hf}`);
+      assert.equal((await pool.loadUser(pk)).positions.liabilities.size, 0, "not in pool 1");
+    }
+    await assert.rejects(
+      seedBorrowers(node, market, 1, { pool: c.oracle }),
+      /is not a pool of the market/,
+    );
   });
 });
+
+/**
+ * The second and third pools of a 3-pool market: distinct ids from the same factory, active,
+ * in the reward zone, their own parameters and backstop deposit, borrowers at their target health factors (by the
+ * SDK's maths on each pool's own factors); a 10 % rise of XLM or WETH sinks their XLM- and
+ * WETH-debt borrowers, a 10 % fall the ones holding it (checked on a snapshot, then reverted).
+ */
+async function checkExtraPools(
+  node: MarketFixture["node"],
+  market: MarketFixture["market"],
+  network: MarketFixture["network"],
+): Promise<void> {
+  const c = market.contracts;
+  assert.deepEqual(market.pools.map((p) => p.name), [
+    "lending_pool",
+    "lending_pool_2",
+    "lending_pool_3",
+  ]);
+  assert.deepEqual(market.pools.map((p) => p.id), [
+    c.lending_pool,
+    c.lending_pool_2,
+    c.lending_pool_3,
+  ]);
+  assert.equal(new Set(market.pools.map((p) => p.id)).size, 3);
+  assert.deepEqual(
+    market.borrowers,
+    market.pools[0].borrowers,
+    "market.borrowers: the first pool's",
+  );
+  assert.equal(market.pools[0].borrowers.length, 7, "the first pool as before");
+  const hfOf = async (pool: PoolV2, user: string) => {
+    const est = PositionsEstimate.build(
+      pool,
+      await pool.loadOracle(),
+      (await pool.loadUser(user)).positions,
+    );
+    return est.totalEffectiveCollateral / est.totalEffectiveLiabilities;
+  };
+  for (const p of market.pools.slice(1)) {
+    const pool = await PoolV2.load(network, p.id);
+    assert.equal(pool.metadata.status, 0, `${p.name} active`);
+    assert.equal(pool.metadata.backstopRate, 1_000_000 + (p.index - 1) * 500_000, p.name);
+    assert.equal(pool.reserves.size, 3);
+    assert.equal(pool.reserves.get(c.xlm)!.config.c_factor, 900_0000 - (p.index - 1) * 25_0000);
+    assert.ok((await node.view<string[]>(c.backstop, "reward_zone", [])).includes(p.id));
+    const bs = await node.view<{ tokens: bigint }>(c.backstop, "pool_data", [p.id]);
+    assert.ok(BigInt(bs.tokens) >= 50_000n * E7, `${p.name} backstop deposit`);
+    const debts = new Set(p.borrowers.map((b) => Object.keys(b.debt)[0]));
+    assert.deepEqual([...debts].sort(), ["usdc", "weth", "xlm"], `${p.name} debts`);
+    for (const b of p.borrowers) {
+      assert.ok(b.name.endsWith(`_p${p.index}`), b.name);
+      assert.equal(b.pool, p.id);
+      const hf = await hfOf(pool, b.public);
+      assert.ok(Math.abs(hf - Number(b.hf) / 1e7) < 1e-3, `${b.name}: ${hf}`);
+    }
+  }
+  const sunk = async (shocks: { asset: string; bps: number }[]) => {
+    const snap = node.snapshot();
+    try {
+      for (const s of shocks) await rpcCall(node, "localnet_shock", s);
+      const out: string[] = [];
+      for (const p of market.pools.slice(1)) {
+        const pool = await PoolV2.load(network, p.id);
+        for (const b of p.borrowers) if ((await hfOf(pool, b.public)) < 1) out.push(b.name);
+      }
+      return out.sort();
+    } finally {
+      node.revert(snap);
+    }
+  };
+  const names = (...base: string[]) => base.flatMap((n) => [`${n}_p2`, `${n}_p3`]).sort();
+  // One price at a time, as the demo's driver shocks: up sinks the borrowers owing that asset
+  // (XLM or WETH debt), down the ones holding it as collateral.
+  assert.deepEqual(
+    await sunk([{ asset: c.xlm, bps: 1000 }]),
+    names("borrower_usdc_1", "borrower_weth_2"),
+  );
+  assert.deepEqual(
+    await sunk([{ asset: c.weth, bps: 1000 }]),
+    names("borrower_usdc_2", "borrower_xlm_2"),
+  );
+  assert.deepEqual(
+    await sunk([{ asset: c.xlm, bps: -1000 }]),
+    names("borrower_xlm_1", "borrower_xlm_2"),
+  );
+  assert.deepEqual(
+    await sunk([{ asset: c.weth, bps: -1000 }]),
+    names("borrower_weth_1", "borrower_weth_2"),
+  );
+}

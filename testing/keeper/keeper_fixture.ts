@@ -35,7 +35,10 @@ export interface World {
   usdc: string;
   xlm: string;
   weth: string;
+  /** The first pool (`lending_pool`). */
   pool: string;
+  /** Every pool of the market, `lending_pool` first (`pools` of {@link WorldOptions}). */
+  pools: string[];
   keepers: Keypair[];
   depositor: Keypair;
   close(): Promise<void>;
@@ -52,7 +55,14 @@ export interface WorldOptions {
   /** Deploy the market's borrowers/depositors (default true). */
   positions?: boolean;
   /**
-   * Overrides of the vault's flash policy (default: the market's pool, primary router and hop
+   * Blend pools of the market, 1–3 (default 1), each with its own reserves, suppliers and
+   * borrowers; the default flash policy lists them all.
+   */
+  pools?: number;
+  /** Ledgers of history the node keeps (default stellar-rpc's 7 days; the node's least is 10). */
+  retentionLedgers?: number;
+  /**
+   * Overrides of the vault's flash policy (default: the market's pools, primary router and hop
    * tokens).
    */
   policy?: FlashPolicyOptions;
@@ -93,7 +103,10 @@ export async function applyQueued(w: World): Promise<void> {
 
 /** Starts a node and deploys everything a keeper needs. */
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
-  const node = await startTestNode({ ledgerMs: opts.ledgerMs ?? 100 });
+  const node = await startTestNode({
+    ledgerMs: opts.ledgerMs ?? 100,
+    retentionLedgers: opts.retentionLedgers,
+  });
   try {
     const dev = await setupDevChain(node);
     const usdc = dev.contracts.usdc;
@@ -102,6 +115,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     const market = await deployMarket(node, dev, {
       dexWasm: opts.dexWasm ?? await envDexWasm(),
       positions: opts.positions,
+      pools: opts.pools,
       rebalanceManager: opts.keeperIsRebalanceManager ? keepers[0].publicKey() : undefined,
     });
     registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
@@ -129,6 +143,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       xlm: market.contracts.xlm,
       weth: market.contracts.weth,
       pool: market.contracts.lending_pool,
+      pools: market.pools.map((p) => p.id),
       keepers,
       depositor,
       close: () => node.close(),
@@ -139,7 +154,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   }
 }
 
-/** The keeper's environment for `w`, as an operator would write it. */
+/** The keeper's environment for `w`, as an operator would write it (every pool of `w`). */
 export function keeperEnv(
   w: World,
   keeper: Keypair,
@@ -163,6 +178,10 @@ export function keeperEnv(
     FALLBACK_DEX_ROUTER: w.market.contracts.fallback_dex_router,
     SLIPPAGE_BPS: "100",
     LOG_LEVEL: "debug",
+    // A world of several pools: all of them in LENDING_POOLS, and LENDING_POOL empty (unset),
+    // since the two set to different values is a configuration error. A one-pool world keeps
+    // LENDING_POOL alone, so tests that override it (another pool, "" for monitor-only) still do.
+    ...(w.pools.length > 1 ? { LENDING_POOLS: w.pools.join(","), LENDING_POOL: "" } : {}),
     ...over,
   };
 }

@@ -15,6 +15,10 @@
  *    reward zone; the emitter becomes BLND's admin; the pool's emissions are configured;
  * 5. suppliers, and borrowers opened just above the liquidation line.
  *
+ * With `pools: N` (2–3) steps 3–5 repeat for `lending_pool_2`, `lending_pool_3`: the same factory,
+ * oracle and backstop, each pool with its own reserves (factors 0.025 lower per pool), backstop
+ * deposit, suppliers and borrowers (names suffixed `_p2`, `_p3`; USDC, XLM and WETH debts).
+ *
  * Calls go through the node's in-process API with mocked auth (a deployment script, not a user).
  *
  * @module
@@ -38,6 +42,8 @@ export interface BorrowerInfo {
   debt: Record<string, bigint>;
   /** Target health factor at creation (7 decimals). */
   hf: bigint;
+  /** The pool the position is in (contract id). */
+  pool?: string;
 }
 
 /** 1.0 in 7 decimals. */
@@ -140,6 +146,49 @@ export const BLEND_POOL_PARAMS = {
   min_collateral: 0n,
 };
 
+/** Most pools {@link deployBlendMarket} deploys from its factory (`--pools`). */
+export const MAX_BLEND_POOLS = 3;
+
+/** The `localnet.json` name of the market's pool `index` (1-based): `lending_pool`, `lending_pool_2`, … */
+export function blendPoolName(index: number): string {
+  return index === 1 ? "lending_pool" : `lending_pool_${index}`;
+}
+
+/** Suffix of the account names of pool `index` (1-based): none for the first, `_p2`, `_p3`. */
+export function blendPoolSuffix(index: number): string {
+  return index === 1 ? "" : `_p${index}`;
+}
+
+/**
+ * Pool parameters of pool `index` (1-based). The first is {@link BLEND_POOL_PARAMS}; each later
+ * one takes 5 % more backstop take rate, so the pools are told apart on chain by more than a name.
+ */
+export function blendPoolParams(index: number): typeof BLEND_POOL_PARAMS {
+  if (index === 1) return BLEND_POOL_PARAMS;
+  return {
+    ...BLEND_POOL_PARAMS,
+    name: `${BLEND_POOL_PARAMS.name} ${index}`,
+    backstop_take_rate: BLEND_POOL_PARAMS.backstop_take_rate + (index - 1) * 500_000,
+  };
+}
+
+/**
+ * Reserve parameters of pool `index` (1-based). The first is {@link BLEND_RESERVE_CONFIGS}; each
+ * later pool lowers every collateral and liability factor by 0.025, so the same position has a
+ * different health factor in each pool (and the keeper's per-pool maths is really per pool).
+ */
+export function blendReserveConfigs(index: number): Record<string, Record<string, unknown>> {
+  if (index === 1) return BLEND_RESERVE_CONFIGS;
+  const step = (index - 1) * 25_0000;
+  return Object.fromEntries(
+    Object.entries(BLEND_RESERVE_CONFIGS).map(([t, c]) => [t, {
+      ...c,
+      c_factor: (c.c_factor as number) - step,
+      l_factor: (c.l_factor as number) - step,
+    }]),
+  );
+}
+
 /** Comet BLND:USDC 80/20, 0.3 % fee, seeded with 1,000 BLND + 25 USDC (100 LP tokens). */
 const COMET_SEED = { blnd: 1000n * E7, usdc: 25n * E7, fee: 30_000n };
 /** LP tokens the backstop depositor mints and deposits (Blend's example: 50,001). */
@@ -171,6 +220,42 @@ const BORROWERS: {
   { name: "borrower_mixed", collateral: { xlm: 50_000n, weth: 1n }, debt: "usdc", hf: 1_0200000n },
 ];
 
+/** Suppliers of every pool after the first (smaller than the first's), by token. */
+const EXTRA_DEPOSITS: Record<string, Record<string, bigint>> = {
+  depositor_usdc: { usdc: 1_000_000n * E7 },
+  depositor_xlm: { xlm: 10_000_000n * E7 },
+  depositor_weth: { weth: 500n * E7 },
+};
+
+/**
+ * Borrowers of every pool after the first: all close to the line, so a 10 % shock of either
+ * moving price sinks some of them — XLM or WETH up sinks the XLM- and WETH-debt ones (the
+ * keeper's non-USDC bids), XLM or WETH down the ones holding it as collateral (the demo's driver
+ * only shocks down: `borrower_xlm_2` (WETH debt) and `borrower_weth_2` (XLM debt) go under then).
+ */
+const EXTRA_BORROWERS: typeof BORROWERS = [
+  { name: "borrower_xlm_1", collateral: { xlm: 80_000n }, debt: "usdc", hf: 1_0400000n },
+  { name: "borrower_weth_1", collateral: { weth: 4n }, debt: "usdc", hf: 1_0600000n },
+  { name: "borrower_usdc_1", collateral: { usdc: 15_000n }, debt: "xlm", hf: 1_0400000n },
+  { name: "borrower_usdc_2", collateral: { usdc: 8_000n }, debt: "weth", hf: 1_0600000n },
+  { name: "borrower_weth_2", collateral: { weth: 3n }, debt: "xlm", hf: 1_0700000n },
+  { name: "borrower_xlm_2", collateral: { xlm: 60_000n }, debt: "weth", hf: 1_0500000n },
+];
+
+/** One pool of the market, as deployed by the pool factory. */
+export interface BlendPool {
+  /** 1-based: 1 is `lending_pool`. */
+  index: number;
+  /** Its `localnet.json` name ({@link blendPoolName}). */
+  name: string;
+  /** Contract id. */
+  id: string;
+  /** Its reserve parameters by token ({@link blendReserveConfigs}). */
+  reserveConfigs: Record<string, Record<string, unknown>>;
+  /** Its borrowers (names suffixed `_p2`, `_p3` after the first pool). */
+  borrowers: BorrowerInfo[];
+}
+
 /** The deployed real Blend market. */
 export interface BlendMarket {
   /**
@@ -180,7 +265,10 @@ export interface BlendMarket {
   contracts: Record<string, string>;
   /** New accounts with their secrets. */
   accounts: Record<string, DevAccount>;
+  /** The first pool's borrowers (every pool's: {@link BlendMarket.pools}). */
   borrowers: BorrowerInfo[];
+  /** Every pool, the first (`lending_pool`) first. */
+  pools: BlendPool[];
   prices: Record<string, bigint>;
   /** Issuer (SAC admin) of USDC. */
   usdcIssuer: string;
@@ -206,20 +294,22 @@ export function contractIdFor(deployer: string, salt: Uint8Array, passphrase: st
 
 /**
  * Debt (token units) that opens a borrower at health factor `hf` on fresh reserves:
- * Σ collateral · price · c_factor, divided by hf, times the debt's l_factor, in debt tokens.
+ * Σ collateral · price · c_factor, divided by hf, times the debt's l_factor, in debt tokens
+ * (factors of `configs`: the first pool's unless given).
  */
 export function blendDebtFor(
   collateral: Record<string, bigint>,
   debtToken: string,
   hf: bigint,
   prices: Record<string, bigint> = BLEND_PRICES,
+  configs: Record<string, Record<string, unknown>> = BLEND_RESERVE_CONFIGS,
 ): bigint {
   let eff = 0n;
   for (const [token, amount] of Object.entries(collateral)) {
-    const cf = BigInt(BLEND_RESERVE_CONFIGS[token].c_factor as number);
+    const cf = BigInt(configs[token].c_factor as number);
     eff += (((amount * prices[token]) / E7) * cf) / E7;
   }
-  const lf = BigInt(BLEND_RESERVE_CONFIGS[debtToken].l_factor as number);
+  const lf = BigInt(configs[debtToken].l_factor as number);
   const liabUsd = (((eff * E7) / hf) * lf) / E7;
   return (liabUsd * E7) / prices[debtToken] - 1n;
 }
@@ -253,6 +343,8 @@ export interface BlendMarketOptions {
   positions?: boolean;
   /** The crate's Wasm (default: {@link loadBlendWasm}). */
   crate?: BlendCrate;
+  /** Pools the factory deploys, 1–{@link MAX_BLEND_POOLS} (default 1). */
+  pools?: number;
 }
 
 /** What {@link depositBackstop} needs of a deployed market. */
@@ -300,6 +392,10 @@ export async function deployBlendMarket(
   base: DevChain,
   opts: BlendMarketOptions = {},
 ): Promise<BlendMarket> {
+  const count = opts.pools ?? 1;
+  if (!Number.isInteger(count) || count < 1 || count > MAX_BLEND_POOLS) {
+    throw new RangeError(`pools must be an integer in [1, ${MAX_BLEND_POOLS}], got ${count}`);
+  }
   const crate = opts.crate ?? await loadBlendWasm();
   const accounts: Record<string, DevAccount> = {};
   const add = (name: string): DevAccount => {
@@ -394,54 +490,123 @@ export async function deployBlendMarket(
     throw new Error(`backstop deployed at ${contracts.backstop}, expected ${backstopId}`);
   }
 
-  // 3. The pool, deployed by the factory, and its reserves.
+  // 3–5. The pools, each deployed by the factory with its own reserves, backstop deposit,
+  // suppliers and borrowers. Once active, each enters the reward zone and gets emissions as
+  // Blend's example sets them: the pool's USDC and XLM liabilities and USDC supply earn BLND.
+  // With the first pool the emitter becomes BLND's admin (it mints BLND to the backstop).
+  const ctx: PoolContext = { node, contracts, classic, admin, whale, add, credit };
+  const pools: BlendPool[] = [];
+  for (let index = 1; index <= count; index++) {
+    pools.push(
+      await deployPool(ctx, index, opts.positions !== false, async (pool) => {
+        const addReward = () =>
+          node.invoke(contracts.backstop, "add_reward", { to_add: pool, to_remove: undefined }, {
+            source: admin.public,
+          });
+        try {
+          await addReward();
+        } catch (e) {
+          // A non-empty reward zone only grows once emissions are distributed up to now: before
+          // the second pool, add_reward fails with Error(Contract, #1000) until `distribute` runs
+          // (and `distribute` itself fails the same way when nothing is due, e.g. before the
+          // third pool at the same ledger time, where add_reward passes).
+          if (index === 1) throw e;
+          await node.invoke(contracts.backstop, "distribute", []);
+          await addReward();
+        }
+        if (index === 1) {
+          await node.invoke(contracts.blnd, "set_admin", [contracts.emitter], {
+            source: issuer.public,
+          });
+        }
+        await node.invoke(pool, "set_emissions_config", {
+          res_emission_metadata: [
+            { res_index: 0, res_type: 0, share: 4_000_000n }, // USDC d-tokens
+            { res_index: 0, res_type: 1, share: 3_000_000n }, // USDC b-tokens
+            { res_index: 1, res_type: 0, share: 3_000_000n }, // XLM d-tokens
+          ],
+        }, { source: admin.public });
+      }),
+    );
+    contracts[pools[index - 1].name] = pools[index - 1].id;
+  }
+  await node.closeLedgers(1);
+  return {
+    contracts,
+    accounts,
+    borrowers: pools[0].borrowers,
+    pools,
+    prices: { ...BLEND_PRICES },
+    usdcIssuer,
+    crate: { name: "blend-contract-sdk", version: crate.version, license: crate.license },
+  };
+}
+
+/** What {@link deployPool} needs of the market being deployed. */
+interface PoolContext {
+  node: Localnet;
+  contracts: Record<string, string>;
+  classic: Record<string, Asset>;
+  admin: DevAccount;
+  /** The backstop depositor (it deposits for every pool). */
+  whale: DevAccount;
+  /** Creates a named account (in the market's `accounts`). */
+  add: (name: string) => DevAccount;
+  /** Credits a token balance directly. */
+  credit: (token: string, to: string, amount: bigint) => Promise<void>;
+}
+
+/**
+ * Deploys pool `index` (1-based) through the factory: reserves ({@link blendReserveConfigs}),
+ * a backstop deposit above the threshold, active, then `afterActive` (reward zone and
+ * emissions), then (with `positions`) its suppliers and borrowers — the first pool's
+ * {@link DEPOSITS} and {@link BORROWERS}, every later pool's {@link EXTRA_DEPOSITS} and
+ * {@link EXTRA_BORROWERS}, named with {@link blendPoolSuffix}.
+ */
+async function deployPool(
+  ctx: PoolContext,
+  index: number,
+  positions: boolean,
+  afterActive: (pool: string) => Promise<void>,
+): Promise<BlendPool> {
+  const { node, contracts, classic, admin, add, credit } = ctx;
+  const params = blendPoolParams(index);
+  const configs = blendReserveConfigs(index);
   const pool = await node.invoke<string>(contracts.pool_factory, "deploy", {
     admin: admin.public,
-    name: BLEND_POOL_PARAMS.name,
+    name: params.name,
     salt: crypto.getRandomValues(new Uint8Array(32)),
     oracle: contracts.oracle,
-    backstop_take_rate: BLEND_POOL_PARAMS.backstop_take_rate,
-    max_positions: BLEND_POOL_PARAMS.max_positions,
-    min_collateral: BLEND_POOL_PARAMS.min_collateral,
+    backstop_take_rate: params.backstop_take_rate,
+    max_positions: params.max_positions,
+    min_collateral: params.min_collateral,
   }, { source: admin.public });
-  contracts.lending_pool = pool;
   for (const t of BLEND_RESERVES) {
     await node.invoke(pool, "queue_set_reserve", {
       asset: contracts[t],
-      metadata: BLEND_RESERVE_CONFIGS[t],
+      metadata: configs[t],
     }, { source: admin.public });
     await node.invoke(pool, "set_reserve", { asset: contracts[t] }, { source: admin.public });
   }
 
-  // 4. Backstop above the threshold, pool active, pool in the reward zone.
+  // Backstop above the threshold, pool active.
   await depositBackstop(node, {
     comet: contracts.comet,
     backstop: contracts.backstop,
     blnd_asset: classic.blnd,
     usdc_asset: classic.usdc,
-  }, { depositor: whale.public, pool });
+  }, { depositor: ctx.whale.public, pool });
   await node.invoke(pool, "set_status", { pool_status: 0 }, { source: admin.public });
-  await node.invoke(contracts.backstop, "add_reward", { to_add: pool, to_remove: undefined }, {
-    source: admin.public,
-  });
-  // Emissions as Blend's example sets them: the emitter becomes BLND's admin (it mints BLND to
-  // the backstop), and the pool's USDC and XLM liabilities and USDC supply earn BLND.
-  await node.invoke(contracts.blnd, "set_admin", [contracts.emitter], { source: issuer.public });
-  await node.invoke(pool, "set_emissions_config", {
-    res_emission_metadata: [
-      { res_index: 0, res_type: 0, share: 4_000_000n }, // USDC d-tokens
-      { res_index: 0, res_type: 1, share: 3_000_000n }, // USDC b-tokens
-      { res_index: 1, res_type: 0, share: 3_000_000n }, // XLM d-tokens
-    ],
-  }, { source: admin.public });
+  await afterActive(pool);
 
-  // 5. Suppliers and borrowers.
+  // Suppliers and borrowers.
   const borrowers: BorrowerInfo[] = [];
-  if (opts.positions !== false) {
+  if (positions) {
+    const suffix = blendPoolSuffix(index);
     const submit = (from: string, requests: [number, string, bigint][]) =>
       submitRequests(node, pool, from, requests);
-    for (const [name, deposits] of Object.entries(DEPOSITS)) {
-      const acct = add(name);
+    for (const [name, deposits] of Object.entries(index === 1 ? DEPOSITS : EXTRA_DEPOSITS)) {
+      const acct = add(name + suffix);
       await node.fund(acct.public, 1000n);
       const reqs: [number, string, bigint][] = [];
       for (const [t, amount] of Object.entries(deposits)) {
@@ -450,8 +615,8 @@ export async function deployBlendMarket(
       }
       await submit(acct.public, reqs);
     }
-    for (const b of BORROWERS) {
-      const acct = add(b.name);
+    for (const b of index === 1 ? BORROWERS : EXTRA_BORROWERS) {
+      const acct = add(b.name + suffix);
       await node.fund(acct.public, 1000n);
       for (const t of new Set([...Object.keys(b.collateral), b.debt])) {
         if (classic[t]) seedTrustline(node, acct.public, classic[t], 0n);
@@ -463,25 +628,18 @@ export async function deployBlendMarket(
         await credit(t, acct.public, collateral[t]);
         reqs.push([BlendRequest.SupplyCollateral, contracts[t], collateral[t]]);
       }
-      const debt = blendDebtFor(collateral, b.debt, b.hf);
+      const debt = blendDebtFor(collateral, b.debt, b.hf, BLEND_PRICES, configs);
       reqs.push([BlendRequest.Borrow, contracts[b.debt], debt]);
       await submit(acct.public, reqs);
       borrowers.push({
-        name: b.name,
+        name: b.name + suffix,
         public: acct.public,
         collateral,
         debt: { [b.debt]: debt },
         hf: b.hf,
+        pool,
       });
     }
   }
-  await node.closeLedgers(1);
-  return {
-    contracts,
-    accounts,
-    borrowers,
-    prices: { ...BLEND_PRICES },
-    usdcIssuer,
-    crate: { name: "blend-contract-sdk", version: crate.version, license: crate.license },
-  };
+  return { index, name: blendPoolName(index), id: pool, reserveConfigs: configs, borrowers };
 }
