@@ -10,7 +10,7 @@ import type { xdr } from "@stellar/stellar-sdk";
 import type { AuthShape } from "@vigil/soroban/auth_guard";
 import { describeError, ErrNoRoute, ErrSlippageExceeded } from "@vigil/soroban/errors";
 import type { ChainRpc } from "@vigil/soroban/rpc";
-import type { LiquidationPlan, Request } from "@vigil/contracts/clients/liquidator";
+import type { BuyLeg, LiquidationPlan, Request } from "@vigil/contracts/clients/liquidator";
 import { liquidationPlanScVal, requestScVal } from "@vigil/contracts/clients/rpc";
 import type { PlannedLeg } from "../../dex/swap_client.ts";
 import type { SkipReason } from "../outcome.ts";
@@ -192,9 +192,11 @@ export function liquidationPlan(
   requests: readonly Request[],
   legs: Pick<PlannedLeg, "amountIn" | "kind" | "minOut" | "path" | "router">[],
   allowanceUntil: number,
+  buys: readonly BuyLeg[] = [],
 ): xdr.ScVal {
   const plan: LiquidationPlan = {
     allowance_until: allowanceUntil,
+    buys: [...buys],
     pool,
     requests: [...requests],
     swaps: legs.map((l) => ({

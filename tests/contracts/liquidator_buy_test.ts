@@ -1,0 +1,184 @@
+/**
+ * Issue 24: debt in an asset other than USDC, on a real Blend auction of the market scenario,
+ * over JSON-RPC with the keeper's real signature. `borrower_usdc_1` (USDC collateral, XLM debt) is
+ * pushed under water by XLM +10 % and auctioned with an XLM bid. The liquidator buys the XLM with
+ * the flash's USDC (an exact-output buy leg), the pool takes what the debt needs and refunds the
+ * rest, and the leftover is sold back to USDC with the lot: the vault is paid exactly what the
+ * liquidation produced and the keeper ends as it started.
+ *
+ * Attacks, each refused with its named error and nothing moved: a buy path through an unlisted
+ * token or on an unlisted router (NotAllowed); a buy leg for an asset the plan does not repay, two
+ * buy legs for one asset, a bought asset without a sell leg, and a keeper parking the leftover in
+ * its own position (InvalidPlan); a buy above the keeper's max_in or, on a pair skewed far above
+ * the oracle, above the oracle ceiling whatever max_in says (SwapAboveCeiling).
+ */
+import assert from "node:assert/strict";
+import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
+import {
+  borrowerNamed,
+  type MarketWorld,
+  type PlanBuy,
+  type PlanLeg,
+  type PlanRequest,
+  planScVal,
+  Req,
+  setOraclePrice,
+  startMarketWorld,
+  WITHDRAW_ALL,
+} from "@vigil/testing/contracts/market_world";
+import { expectErr, TX_OPTS, USDC } from "@vigil/testing/contracts/vigil_fixture";
+
+const T = TX_OPTS;
+/** Blend's SupplyCollateral request (the liquidator refuses it). */
+const SUPPLY_COLLATERAL = 2;
+
+/**
+ * XLM +10 % (borrower_usdc_1's health factor 1.05 → ≈ 0.95), then `borrower_usdc_1`'s auction:
+ * bid XLM, lot USDC, at the first percent the pool accepts, 300 blocks deep (the whole lot on
+ * offer, half the bid). Returns the bid (XLM d-tokens at 100 % of the curve).
+ */
+async function openXlmDebtAuction(w: MarketWorld, user: string): Promise<bigint> {
+  await setOraclePrice(w, w.xlm, 1_100_000n);
+  let bid: bigint | undefined;
+  for (const percent of [50, 60, 40, 70, 30, 80, 90, 100, 20, 10]) {
+    try {
+      const data = await w.node.invoke<{ bid: Map<string, bigint> }>(w.pool, "new_auction", {
+        auction_type: 0,
+        user,
+        bid: [w.xlm],
+        lot: [w.usdc],
+        percent,
+      });
+      bid = data.bid instanceof Map ? data.bid.get(w.xlm) : (data.bid as never)[w.xlm];
+      break;
+    } catch { /* 1213/1214: another percent */ }
+  }
+  assert.ok(bid !== undefined && bid > 0n, "no liquidation percent accepted");
+  await w.node.closeLedgers(300);
+  return bid;
+}
+
+Deno.test("liquidator: an XLM-debt auction filled through a buy leg pays the vault exactly what it produced; buy-leg attacks revert with their errors and move nothing", async () => {
+  const w = await startMarketWorld();
+  try {
+    const e = w.eve.publicKey();
+    const ev = await w.client(w.vault, w.eve);
+    const user = borrowerNamed(w, "borrower_usdc_1");
+    const fallback = w.market.contracts.fallback_dex_router;
+    const bidD = await openXlmDebtAuction(w, user);
+    // At block 300 the bid is half the auction's; 60 % of it in XLM covers the d-rate and leaves
+    // a leftover the pool refunds (sold back by the XLM leg).
+    const amountOut = (bidD * 60n) / 100n;
+    const quote = async () =>
+      (await w.node.view<bigint[]>(w.router, "router_get_amounts_in", {
+        amount_out: amountOut,
+        path: [w.usdc, w.xlm],
+      }))[0];
+    const cost = await quote();
+    const amount = cost + 10n * USDC;
+    const buyXlm = (over: Partial<PlanBuy> = {}): PlanBuy => ({
+      amountOut,
+      maxIn: amount,
+      path: [w.usdc, w.xlm],
+      router: w.router,
+      ...over,
+    });
+    const sellXlm: PlanLeg = {
+      amountIn: 1n,
+      kind: 0,
+      minOut: 0n,
+      path: [w.xlm, w.usdc],
+      router: w.router,
+    };
+    const requests = (extra: PlanRequest[] = []): PlanRequest[] => [
+      { address: user, amount: 100n, type: Req.Fill },
+      { address: w.xlm, amount: amountOut, type: Req.Repay },
+      { address: w.usdc, amount: WITHDRAW_ALL, type: Req.WithdrawCollateral },
+      ...extra,
+    ];
+    const flash = (buys: PlanBuy[], swaps: PlanLeg[] = [sellXlm], reqs = requests()) =>
+      ev.flash({
+        keeper: e,
+        executor: w.liquidator,
+        amount,
+        data: planScVal(w.pool, reqs, swaps, 1_000_000, buys),
+        response_time_ms: 5n,
+      }, T);
+    const snap = async () => ({
+      usdc: await w.bal(w.usdc, e),
+      xlm: await w.bal(w.xlm, e),
+      weth: await w.bal(w.weth, e),
+      state: await w.state(),
+      liquidator: [await w.bal(w.usdc, w.liquidator), await w.bal(w.xlm, w.liquidator)],
+      positions: await w.node.view(w.pool, "get_positions", { address: e }),
+    });
+    const before = await snap();
+
+    // Plan checks (before anything moves).
+    expectErr(await flash([buyXlm({ path: [w.usdc, w.weth, w.xlm] })]), "NotAllowed");
+    expectErr(await flash([buyXlm({ router: fallback })]), "NotAllowed");
+    expectErr(await flash([buyXlm({ path: [w.usdc, w.weth] })]), "InvalidPlan");
+    expectErr(await flash([]), "InvalidPlan");
+    expectErr(await flash([buyXlm(), buyXlm()]), "InvalidPlan");
+    expectErr(await flash([buyXlm({ path: [w.usdc, w.xlm, w.usdc, w.xlm] })]), "InvalidPlan");
+    expectErr(await flash([buyXlm()], []), "InvalidPlan");
+    // Keeping the leftover: parked as the keeper's own collateral in the pool.
+    expectErr(
+      await flash(
+        [buyXlm()],
+        [sellXlm],
+        requests([{
+          address: w.xlm,
+          amount: amountOut / 4n,
+          type: SUPPLY_COLLATERAL,
+        }]),
+      ),
+      "InvalidPlan",
+    );
+    // The keeper's own ceiling: the router's exact-input quote above max_in.
+    expectErr(await flash([buyXlm({ maxIn: cost - 1n })]), "SwapAboveCeiling");
+    assert.deepEqual(await snap(), before, "nothing moved");
+
+    // A pair skewed far above the oracle: XLM bought on the DEX until it costs ≈ 30 % more than
+    // the oracle's $0.11 — refused by the oracle ceiling (+ max_slippage_bps) whatever max_in says.
+    await w.mintUsdc(w.whale, 320_000n * USDC);
+    const whaleXlm = await w.dexBuyXlm(320_000n * USDC);
+    assert.ok((await quote()) > (cost * 125n) / 100n, "the pair is skewed");
+    expectErr(await flash([buyXlm({ maxIn: amount * 10n })]), "SwapAboveCeiling");
+    assert.deepEqual(await snap(), before, "nothing moved");
+    // The whale sells its XLM back: the pair is near the oracle again (DEX fees aside).
+    await w.dexSellXlm(whaleXlm / USDC);
+    const costNow = await quote();
+    assert.ok(costNow < (cost * 102n) / 100n, `pair restored (${costNow} vs ${cost})`);
+
+    // The honest fill: buy the XLM, repay it, withdraw the USDC lot, sell the refunded leftover.
+    const from = w.node.latestLedger().sequence;
+    const vaultUsdc = await w.bal(w.usdc, w.vault);
+    const { result: repaid, fee, hash } = await w.sendFee<bigint>(
+      await flash([buyXlm({ maxIn: amount })]),
+    );
+    const after = await snap();
+    const profit = repaid - amount;
+    console.log(
+      `liquidator, XLM debt bought inside the flash: cost ${costNow} units, repaid ${repaid}, profit ${profit}`,
+    );
+    assert.ok(profit > 0n);
+    assert.equal(after.state.total_usdc, before.state.total_usdc + profit);
+    assert.equal(await w.bal(w.usdc, w.vault), vaultUsdc + profit);
+    assert.equal(after.usdc, before.usdc, "the keeper's USDC unchanged");
+    assert.equal(after.xlm, before.xlm - fee, "the keeper keeps no XLM leftover");
+    assert.equal(after.weth, before.weth);
+    assert.deepEqual(after.liquidator, [0n, 0n], "the liquidator holds nothing");
+    assert.deepEqual(after.positions, before.positions, "the keeper holds no position");
+    // What the liquidation produced, read from the transfers of the flash: the USDC lot plus the
+    // leftover's sale minus the buy — all of it, and nothing else, reached the vault.
+    const audit = await auditVaultTransfers(w.node.rpcUrl, w.usdc, w.vault, from, [w.xlm, w.weth]);
+    assert.deepEqual(audit.violations, []);
+    assert.deepEqual(audit.keeperGains, []);
+    const tx = audit.txs.find((t) => t.txHash === hash);
+    assert.ok(tx?.flash);
+    assert.equal(tx.in - tx.out, profit, "the vault's net USDC in the flash is its profit");
+  } finally {
+    await w.close();
+  }
+});
