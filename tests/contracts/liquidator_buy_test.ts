@@ -42,14 +42,14 @@ async function openXlmDebtAuction(w: MarketWorld, user: string): Promise<bigint>
   let bid: bigint | undefined;
   for (const percent of [50, 60, 40, 70, 30, 80, 90, 100, 20, 10]) {
     try {
-      const data = await w.node.invoke<{ bid: Map<string, bigint> }>(w.pool, "new_auction", {
+      const data = await w.node.invoke<{ bid: [string, bigint][] }>(w.pool, "new_auction", {
         auction_type: 0,
         user,
         bid: [w.xlm],
         lot: [w.usdc],
         percent,
       });
-      bid = data.bid instanceof Map ? data.bid.get(w.xlm) : (data.bid as never)[w.xlm];
+      bid = new Map(data.bid).get(w.xlm);
       break;
     } catch { /* 1213/1214: another percent */ }
   }
@@ -75,7 +75,8 @@ Deno.test("liquidator: an XLM-debt auction filled through a buy leg pays the vau
         path: [w.usdc, w.xlm],
       }))[0];
     const cost = await quote();
-    const amount = cost + 10n * USDC;
+    // Room for the buy at the oracle price (the pair is moved there below) and then some.
+    const amount = (cost * 115n) / 100n;
     const buyXlm = (over: Partial<PlanBuy> = {}): PlanBuy => ({
       amountOut,
       maxIn: amount,
@@ -120,7 +121,7 @@ Deno.test("liquidator: an XLM-debt auction filled through a buy leg pays the vau
     expectErr(await flash([buyXlm({ path: [w.usdc, w.weth] })]), "InvalidPlan");
     expectErr(await flash([]), "InvalidPlan");
     expectErr(await flash([buyXlm(), buyXlm()]), "InvalidPlan");
-    expectErr(await flash([buyXlm({ path: [w.usdc, w.xlm, w.usdc, w.xlm] })]), "InvalidPlan");
+    expectErr(await flash([buyXlm({ path: [w.usdc, w.usdc, w.xlm] })]), "InvalidPlan");
     expectErr(await flash([buyXlm()], []), "InvalidPlan");
     // Keeping the leftover: parked as the keeper's own collateral in the pool.
     expectErr(
@@ -146,21 +147,27 @@ Deno.test("liquidator: an XLM-debt auction filled through a buy leg pays the vau
     assert.ok((await quote()) > (cost * 125n) / 100n, "the pair is skewed");
     expectErr(await flash([buyXlm({ maxIn: amount * 10n })]), "SwapAboveCeiling");
     assert.deepEqual(await snap(), before, "nothing moved");
-    // The whale sells its XLM back: the pair is near the oracle again (DEX fees aside).
+    // The whale sells its XLM back, then arbitrages the pair up to the oracle's $0.11 (the shock
+    // moved only the oracle): the buy then costs about the oracle value, and the leftover sells
+    // above the oracle floor (less max_slippage_bps).
     await w.dexSellXlm(whaleXlm / USDC);
+    await w.dexBuyXlm(97_000n * USDC);
     const costNow = await quote();
-    assert.ok(costNow < (cost * 102n) / 100n, `pair restored (${costNow} vs ${cost})`);
+    const oracleValue = (amountOut * 11n) / 100n;
+    assert.ok(
+      costNow > oracleValue && costNow < (oracleValue * 1015n) / 1000n,
+      `pair at the oracle (${costNow} vs ${oracleValue})`,
+    );
 
     // The honest fill: buy the XLM, repay it, withdraw the USDC lot, sell the refunded leftover.
     const from = w.node.latestLedger().sequence;
     const vaultUsdc = await w.bal(w.usdc, w.vault);
-    const { result: repaid, fee, hash } = await w.sendFee<bigint>(
+    const { result: profit, fee, hash } = await w.sendFee<bigint>(
       await flash([buyXlm({ maxIn: amount })]),
     );
     const after = await snap();
-    const profit = repaid - amount;
     console.log(
-      `liquidator, XLM debt bought inside the flash: cost ${costNow} units, repaid ${repaid}, profit ${profit}`,
+      `liquidator, XLM debt bought inside the flash: cost ${costNow} units, profit ${profit}`,
     );
     assert.ok(profit > 0n);
     assert.equal(after.state.total_usdc, before.state.total_usdc + profit);
