@@ -13,6 +13,7 @@
  * the oracle, above the oracle ceiling whatever max_in says (SwapAboveCeiling).
  */
 import assert from "node:assert/strict";
+import { scValToNative, xdr } from "@stellar/stellar-sdk";
 import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
 import {
   borrowerNamed,
@@ -29,6 +30,24 @@ import {
 import { expectErr, TX_OPTS, USDC } from "@vigil/testing/contracts/vigil_fixture";
 
 const T = TX_OPTS;
+
+/** USDC `transfer` events (from, to, amount) of one transaction. */
+async function usdcTransfers(w: MarketWorld, from: number, txHash: string) {
+  const r = await w.server._getEvents({
+    filters: [{ type: "contract", contractIds: [w.usdc] }],
+    startLedger: from,
+    limit: 1000,
+  });
+  const out: { from: string; to: string; amount: bigint }[] = [];
+  for (const e of r.events ?? []) {
+    if (e.txHash !== txHash) continue;
+    const topics = (e.topic ?? []).map((t) => scValToNative(xdr.ScVal.fromXDR(t, "base64")));
+    if (topics[0] !== "transfer") continue;
+    const amount = scValToNative(xdr.ScVal.fromXDR(e.value ?? "", "base64")) as bigint;
+    out.push({ from: String(topics[1]), to: String(topics[2]), amount: BigInt(amount) });
+  }
+  return out;
+}
 /** Blend's SupplyCollateral request (the liquidator refuses it). */
 const SUPPLY_COLLATERAL = 2;
 
@@ -177,8 +196,23 @@ Deno.test("liquidator: an XLM-debt auction filled through a buy leg pays the vau
     assert.equal(after.weth, before.weth);
     assert.deepEqual(after.liquidator, [0n, 0n], "the liquidator holds nothing");
     assert.deepEqual(after.positions, before.positions, "the keeper holds no position");
-    // What the liquidation produced, read from the transfers of the flash: the USDC lot plus the
-    // leftover's sale minus the buy — all of it, and nothing else, reached the vault.
+    // What the liquidation produced, read from the USDC transfers of the flash: the USDC lot the
+    // pool paid the keeper, plus what the XLM pair paid the liquidator for the leftover, minus
+    // what the liquidator paid the pair for the XLM — exactly the vault's profit.
+    const moves = await usdcTransfers(w, from, hash);
+    const sum = (f: (t: (typeof moves)[number]) => boolean) =>
+      moves.filter(f).reduce((s, t) => s + t.amount, 0n);
+    const lot = sum((t) => t.from === w.pool && t.to === e);
+    const sold = sum((t) => t.from === w.pair && t.to === w.liquidator);
+    const bought = sum((t) => t.from === w.liquidator && t.to === w.pair);
+    console.log(`  lot ${lot}, leftover sold for ${sold}, XLM bought for ${bought}`);
+    assert.ok(lot > 0n && sold > 0n && bought > 0n);
+    assert.equal(bought, costNow, "the buy cost the router's quote");
+    assert.equal(
+      lot + sold - bought,
+      profit,
+      "the vault got exactly what the liquidation produced",
+    );
     const audit = await auditVaultTransfers(w.node.rpcUrl, w.usdc, w.vault, from, [w.xlm, w.weth]);
     assert.deepEqual(audit.violations, []);
     assert.deepEqual(audit.keeperGains, []);
