@@ -109,6 +109,7 @@ try {
       key: xdr.ScVal.scvSymbol("allowance_until"),
       val: xdr.ScVal.scvU32(1_000_000),
     }),
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("buys"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(pool).toScVal() }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("requests"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("swaps"), val: xdr.ScVal.scvVec([]) }),
@@ -171,7 +172,7 @@ try {
       vault,
       usdc,
       amount: 0n,
-      data: { allowance_until: 1_000_000, pool, requests: [], swaps: [] },
+      data: { allowance_until: 1_000_000, buys: [], pool, requests: [], swaps: [] },
       policy,
     }, TX),
   );
@@ -224,6 +225,7 @@ try {
       key: xdr.ScVal.scvSymbol("allowance_until"),
       val: xdr.ScVal.scvU32(1_000_000),
     }),
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("buys"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(pool).toScVal() }),
     new xdr.ScMapEntry({
       key: xdr.ScVal.scvSymbol("requests"),

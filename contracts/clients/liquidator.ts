@@ -7,6 +7,27 @@
 import type { Params } from "./calls.ts";
 import type { FlashPolicy } from "./vault.ts";
 
+/**
+ * One exact-output purchase of a non-USDC bid asset with the flash's USDC (Soroswap
+ * `swap_tokens_for_exact_tokens`). What the pool refunds above the debt is sold back by the asset's
+ * `SwapLeg`.
+ */
+export interface BuyLeg {
+  /** Exact amount of the bid asset (`path`'s last token) to buy; positive. */
+  amount_out: bigint;
+  /**
+   * The keeper's ceiling on the USDC the buy may cost; the liquidator also applies the oracle
+   * ceiling.
+   */
+  max_in: bigint;
+  /**
+   * Token path, at least 2 entries: USDC first, the repaid asset last, only policy `tokens`
+   * between.
+   */
+  path: string[];
+  router: string;
+}
+
 /** The `data` the vault forwards to `exec`. */
 export interface LiquidationPlan {
   /**
@@ -14,6 +35,8 @@ export interface LiquidationPlan {
    * allowance is set and cleared inside `exec`, so it never outlives the invocation.
    */
   allowance_until: number;
+  /** One per non-USDC asset the requests repay, run before `submit` (empty for USDC debt). */
+  buys: BuyLeg[];
   /** Blend pool. */
   pool: string;
   /** `submit(keeper, keeper, keeper, requests)`: fill + repay + withdraw-collateral. */
@@ -29,8 +52,9 @@ export interface Request {
 }
 
 /**
- * One swap of seized collateral to USDC. The liquidator swaps ALL the keeper received of `path[0]`
- * (not `amount_in`), so `amount_in` and `min_out` only set the keeper's price floor.
+ * One swap of seized collateral (or of a bought bid asset's leftover) to USDC. The liquidator swaps
+ * ALL the keeper received of `path[0]` (not `amount_in`), so `amount_in` and `min_out` only set the
+ * keeper's price floor.
  */
 export interface SwapLeg {
   /** The planned input (units of `path[0]`): scales `min_out` to the amount actually swapped. */
@@ -39,7 +63,7 @@ export interface SwapLeg {
   kind: number;
   /** The keeper's floor for `amount_in`; the liquidator also applies the oracle floor. */
   min_out: bigint;
-  /** Token path, at least 2 entries; the first a lot asset, the last USDC. */
+  /** Token path, at least 2 entries; the first a lot or bought asset, the last USDC. */
   path: string[];
   router: string;
 }
@@ -101,13 +125,13 @@ export const LiquidatorError = {
   /** the liquidation produced less USDC than it spent: nothing to repay with */
   LiquidationShortfall: 160,
   /**
-   * liquidation plan not allowed: request type, swap kind, path, or a lot asset without exactly one
-   * swap leg
+   * liquidation plan not allowed: request type, swap kind, path, a lot or bought asset without
+   * exactly one swap leg, or a non-USDC repaid asset without exactly one buy leg
    */
   InvalidPlan: 161,
   /**
-   * the plan's pool, a swap router or a swap path's intermediate token is not in the vault's flash
-   * policy
+   * the plan's pool, a swap or buy router or a path's intermediate token is not in the vault's
+   * flash policy
    */
   NotAllowed: 162,
   /** the keeper's positions in the pool differ after the liquidation (value kept in the pool) */
@@ -116,9 +140,14 @@ export const LiquidatorError = {
   PriceUnavailable: 164,
   /**
    * a swap returned less USDC to the liquidator than its floor (oracle value less max_slippage_bps,
-   * or the keeper's min_out)
+   * or the keeper's min_out), or a buy delivered less than its amount_out
    */
   SwapBelowFloor: 165,
+  /**
+   * a buy of a non-USDC bid asset would cost more USDC than its ceiling (the keeper's max_in, or
+   * the oracle value of amount_out plus max_slippage_bps)
+   */
+  SwapAboveCeiling: 166,
 } as const;
 
 /** A case name of {@link LiquidatorError}. */
@@ -130,14 +159,16 @@ export type LiquidatorErrorName = keyof typeof LiquidatorError;
  */
 export interface LiquidatorFunctions {
   /**
-   * Keeper auth. Flash executor: checks the plan against the vault's policy (pool and routers
-   * listed, else NotAllowed; only fill/repay USDC/withdraw-collateral requests and one Soroswap leg
-   * to USDC per non-USDC lot asset, else InvalidPlan), submits the Blend requests for the keeper
-   * (its positions must not change: PositionsChanged), moves every lot asset the keeper gained into
-   * itself and swaps ALL of it to USDC at no less than the pool oracle's value minus
-   * max_slippage_bps (PriceUnavailable without a price), then pays the vault amount + the keeper's
-   * USDC gain (transfer_from under an allowance set and cleared here; negative:
-   * LiquidationShortfall) plus all swap proceeds. Returns the amount repaid.
+   * Keeper auth. Checks the plan against the vault's policy (pool, routers, path hop tokens listed,
+   * else NotAllowed; only fill/repay/withdraw-collateral requests, one buy leg USDC -> asset per
+   * non-USDC repaid asset, one Soroswap leg to USDC per non-USDC lot or bought asset, else
+   * InvalidPlan). Runs each buy first: the router's exact-input quote, refused above min(max_in,
+   * oracle value of amount_out + max_slippage_bps) (SwapAboveCeiling), pulled from the keeper and
+   * swapped for at least amount_out (SwapBelowFloor), handed to the keeper. Submits the Blend
+   * requests (the keeper's positions must not change: PositionsChanged), swaps ALL of each lot or
+   * bought asset the keeper gained to USDC at no less than the oracle value minus max_slippage_bps
+   * (PriceUnavailable without a price), then pays the vault amount + the keeper's USDC gain
+   * (negative: LiquidationShortfall) plus all swap proceeds. Returns the amount repaid.
    */
   exec(
     keeper: string,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { scValToNative, xdr } from "@stellar/stellar-sdk";
 import {
+  type BuyLeg,
   type Depositor,
   type DepositorBalance,
   type FlashPolicy,
@@ -47,6 +48,7 @@ const config: VaultConfig = {
 };
 const swap: SwapLeg = { amount_in: 5n, kind: 0, min_out: 4n, path: [C, C], router: C };
 const request: Request = { address: C, amount: -(1n << 100n), request_type: 6 };
+const buy: BuyLeg = { amount_out: 7n, max_in: 1n << 90n, path: [C, C, C], router: C };
 
 /** One real value of every struct of every spec, typed by the generated type. */
 const SAMPLES: [SpecCodec<unknown>, string, unknown][] = [
@@ -100,11 +102,13 @@ const SAMPLES: [SpecCodec<unknown>, string, unknown][] = [
   [LIQUIDATOR_CODEC, "FlashPolicy", policy],
   [LIQUIDATOR_CODEC, "Request", request],
   [LIQUIDATOR_CODEC, "SwapLeg", swap],
+  [LIQUIDATOR_CODEC, "BuyLeg", buy],
   [
     LIQUIDATOR_CODEC,
     "LiquidationPlan",
     {
       allowance_until: 4_294_967_295,
+      buys: [buy],
       pool: C,
       requests: [request],
       swaps: [swap, swap],

@@ -162,13 +162,13 @@ export const VaultError = {
   /** the liquidation produced less USDC than it spent: nothing to repay with */
   LiquidationShortfall: 160,
   /**
-   * liquidation plan not allowed: request type, swap kind, path, or a lot asset without exactly one
-   * swap leg
+   * liquidation plan not allowed: request type, swap kind, path, a lot or bought asset without
+   * exactly one swap leg, or a non-USDC repaid asset without exactly one buy leg
    */
   InvalidPlan: 161,
   /**
-   * the plan's pool, a swap router or a swap path's intermediate token is not in the vault's flash
-   * policy
+   * the plan's pool, a swap or buy router or a path's intermediate token is not in the vault's
+   * flash policy
    */
   NotAllowed: 162,
   /** the keeper's positions in the pool differ after the liquidation (value kept in the pool) */
@@ -177,9 +177,14 @@ export const VaultError = {
   PriceUnavailable: 164,
   /**
    * a swap returned less USDC to the liquidator than its floor (oracle value less max_slippage_bps,
-   * or the keeper's min_out)
+   * or the keeper's min_out), or a buy delivered less than its amount_out
    */
   SwapBelowFloor: 165,
+  /**
+   * a buy of a non-USDC bid asset would cost more USDC than its ceiling (the keeper's max_in, or
+   * the oracle value of amount_out plus max_slippage_bps)
+   */
+  SwapAboveCeiling: 166,
 } as const;
 
 /** A case name of {@link VaultError}. */

@@ -2,8 +2,9 @@
  * The liquidator executor's Soroban interface (functions, structs, errors).
  *
  * The liquidator is Vigil's flash executor: the vault lends USDC to the keeper account and calls
- * `exec`, which fills a Blend auction, swaps the lot to USDC and pays the vault back, all under
- * the keeper's own authorization. It has no storage and holds no funds.
+ * `exec`, which buys a non-USDC bid asset with USDC when the debt is not USDC, fills a Blend
+ * auction, swaps the lot (and what is left of a bought asset) to USDC and pays the vault back, all
+ * under the keeper's own authorization. It has no storage and holds no funds.
  *
  * Struct fields are listed in byte order of their names (ScMap keys sorted, as
  * `#[contracttype]` structs appear on the wire).
@@ -40,7 +41,7 @@ export const LIQUIDATOR_SPEC_DEF: SpecDef = {
     {
       name: "exec",
       doc:
-        "Keeper auth. Flash executor: checks the plan against the vault's policy (pool and routers listed, else NotAllowed; only fill/repay USDC/withdraw-collateral requests and one Soroswap leg to USDC per non-USDC lot asset, else InvalidPlan), submits the Blend requests for the keeper (its positions must not change: PositionsChanged), moves every lot asset the keeper gained into itself and swaps ALL of it to USDC at no less than the pool oracle's value minus max_slippage_bps (PriceUnavailable without a price), then pays the vault amount + the keeper's USDC gain (transfer_from under an allowance set and cleared here; negative: LiquidationShortfall) plus all swap proceeds. Returns the amount repaid.",
+        "Keeper auth. Checks the plan against the vault's policy (pool, routers, path hop tokens listed, else NotAllowed; only fill/repay/withdraw-collateral requests, one buy leg USDC -> asset per non-USDC repaid asset, one Soroswap leg to USDC per non-USDC lot or bought asset, else InvalidPlan). Runs each buy first: the router's exact-input quote, refused above min(max_in, oracle value of amount_out + max_slippage_bps) (SwapAboveCeiling), pulled from the keeper and swapped for at least amount_out (SwapBelowFloor), handed to the keeper. Submits the Blend requests (the keeper's positions must not change: PositionsChanged), swaps ALL of each lot or bought asset the keeper gained to USDC at no less than the oracle value minus max_slippage_bps (PriceUnavailable without a price), then pays the vault amount + the keeper's USDC gain (negative: LiquidationShortfall) plus all swap proceeds. Returns the amount repaid.",
       inputs: [
         ["keeper", A],
         ["vault", A],
@@ -60,11 +61,34 @@ export const LIQUIDATOR_SPEC_DEF: SpecDef = {
       ["routers", T.vec(A)],
       ["tokens", T.vec(A)],
     ],
+    BuyLeg: [
+      [
+        "amount_out",
+        T.i128,
+        "Exact amount of the bid asset (`path`'s last token) to buy; positive.",
+      ],
+      [
+        "max_in",
+        T.i128,
+        "The keeper's ceiling on the USDC the buy may cost; the liquidator also applies the oracle ceiling.",
+      ],
+      [
+        "path",
+        T.vec(A),
+        "Token path, at least 2 entries: USDC first, the repaid asset last, only policy `tokens` between.",
+      ],
+      ["router", A],
+    ],
     LiquidationPlan: [
       [
         "allowance_until",
         T.u32,
         "Ledger until which the repayment allowance may live (≥ the ledger the flash lands in); the allowance is set and cleared inside `exec`, so it never outlives the invocation.",
+      ],
+      [
+        "buys",
+        T.vec(T.udt("BuyLeg")),
+        "One per non-USDC asset the requests repay, run before `submit` (empty for USDC debt).",
       ],
       ["pool", A, "Blend pool."],
       [
@@ -87,17 +111,23 @@ export const LIQUIDATOR_SPEC_DEF: SpecDef = {
         T.i128,
         "The keeper's floor for `amount_in`; the liquidator also applies the oracle floor.",
       ],
-      ["path", T.vec(A), "Token path, at least 2 entries; the first a lot asset, the last USDC."],
+      [
+        "path",
+        T.vec(A),
+        "Token path, at least 2 entries; the first a lot or bought asset, the last USDC.",
+      ],
       ["router", A],
     ],
   },
   errors: VIGIL_SPEC_ERRORS,
   docs: {
+    BuyLeg:
+      "One exact-output purchase of a non-USDC bid asset with the flash's USDC (Soroswap `swap_tokens_for_exact_tokens`). What the pool refunds above the debt is sold back by the asset's `SwapLeg`.",
     FlashPolicy: "The vault's flash policy, as the vault forwards it to `exec`.",
     LiquidationPlan: "The `data` the vault forwards to `exec`.",
     Request: "Blend v2 `Request { address, amount, request_type }`.",
     SwapLeg:
-      "One swap of seized collateral to USDC. The liquidator swaps ALL the keeper received of `path[0]` (not `amount_in`), so `amount_in` and `min_out` only set the keeper's price floor.",
+      "One swap of seized collateral (or of a bought bid asset's leftover) to USDC. The liquidator swaps ALL the keeper received of `path[0]` (not `amount_in`), so `amount_in` and `min_out` only set the keeper's price floor.",
   },
 };
 

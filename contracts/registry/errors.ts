@@ -54,6 +54,7 @@ export const VigilError = {
   PositionsChanged: 163,
   PriceUnavailable: 164,
   SwapBelowFloor: 165,
+  SwapAboveCeiling: 166,
 } as const;
 
 /**
@@ -102,14 +103,16 @@ const MESSAGES: Record<VigilErrorName, string> = {
     "the flash executor is not in the vault's flash policy (admin-listed executors)",
   LiquidationShortfall: "the liquidation produced less USDC than it spent: nothing to repay with",
   InvalidPlan:
-    "liquidation plan not allowed: request type, swap kind, path, or a lot asset without exactly one swap leg",
+    "liquidation plan not allowed: request type, swap kind, path, a lot or bought asset without exactly one swap leg, or a non-USDC repaid asset without exactly one buy leg",
   NotAllowed:
-    "the plan's pool, a swap router or a swap path's intermediate token is not in the vault's flash policy",
+    "the plan's pool, a swap or buy router or a path's intermediate token is not in the vault's flash policy",
   PositionsChanged:
     "the keeper's positions in the pool differ after the liquidation (value kept in the pool)",
   PriceUnavailable: "the pool's oracle has no price for a lot asset or USDC",
   SwapBelowFloor:
-    "a swap returned less USDC to the liquidator than its floor (oracle value less max_slippage_bps, or the keeper's min_out)",
+    "a swap returned less USDC to the liquidator than its floor (oracle value less max_slippage_bps, or the keeper's min_out), or a buy delivered less than its amount_out",
+  SwapAboveCeiling:
+    "a buy of a non-USDC bid asset would cost more USDC than its ceiling (the keeper's max_in, or the oracle value of amount_out plus max_slippage_bps)",
 };
 
 /** The error table in `SpecDef.errors` form (shared by both contracts' specs). */

@@ -7,9 +7,17 @@
  * @module
  */
 
-/** Why a position or auction is skipped when its debt is not in USDC. */
-export const USDC_ONLY =
-  "debt not in USDC: only USDC-denominated bids are filled from vault capital";
+/**
+ * Why a position or auction is skipped when its debt is not in USDC and cannot be bought inside
+ * the flash (issue 24: a non-USDC bid is bought with the vault's USDC on a DEX venue usable inside
+ * the flash; without one, only USDC bids can be filled).
+ */
+export const DEBT_NOT_BUYABLE =
+  "debt not in USDC and no DEX venue usable inside a flash to buy it (a Soroswap-ABI router in the vault's flash policy): only USDC bids can be filled";
+
+/** Why a liquidation whose swaps eat its profit is skipped (issue 24). */
+export const UNPROFITABLE_AFTER_SWAPS =
+  "unprofitable after swaps: USDC from selling the lot and leftover / (USDC spent on buys + USDC repaid) is below MIN_PROFIT";
 
 /** Why an auction with a non-USDC lot is skipped when no DEX venue may be used inside a flash. */
 export const NO_FLASH_VENUE =
@@ -32,8 +40,11 @@ export type SkipReason =
   | { kind: "own_position" }
   /** No auction exists and the position has no debt to auction. */
   | { kind: "no_auction_no_debt" }
-  /** The debt (or, with `bidAsset`, an existing auction's bid) is not in USDC. */
-  | { kind: "usdc_only"; bidAsset?: string }
+  /**
+   * The debt (or, with `bidAsset`, an existing auction's bid) is not in USDC, and no DEX venue
+   * usable inside a flash can buy it (`blocker` says why).
+   */
+  | { kind: "debt_not_buyable"; bidAsset?: string; blocker?: ConversionBlocker }
   /** A non-USDC lot could not be converted inside the flash. */
   | { kind: "lot_not_convertible"; blocker: ConversionBlocker }
   /** `new_auction` raced and the auction was gone when read back. */
@@ -44,6 +55,17 @@ export type SkipReason =
   | { kind: "swap_unplannable"; error: "ErrSlippageExceeded" | "ErrNoRoute" }
   /** The wait for the profitable block ended early (shutdown) or the chain was too slow. */
   | { kind: "target_not_reached"; shutdown: boolean; targetBlock: number; latest: number }
+  /**
+   * Priced from quotes before sending: the USDC the lot and the bought asset's leftover sell for
+   * (`proceeds`) over the USDC the buys and the USDC repayment cost (`cost`) is below MIN_PROFIT.
+   */
+  | {
+    kind: "unprofitable_after_swaps";
+    proceeds: bigint;
+    cost: bigint;
+    ratio: number | null;
+    minProfit: number;
+  }
   /** The flash's simulated profit was not positive. */
   | { kind: "unprofitable"; simulatedProfit: bigint }
   /** The simulation asked for an authorization the keeper did not plan: nothing was signed. */
@@ -122,8 +144,10 @@ export function skipReasonText(r: SkipReason): string {
       return "own position";
     case "no_auction_no_debt":
       return "no auction and no debt";
-    case "usdc_only":
-      return USDC_ONLY;
+    case "debt_not_buyable":
+      return DEBT_NOT_BUYABLE;
+    case "unprofitable_after_swaps":
+      return UNPROFITABLE_AFTER_SWAPS;
     case "lot_not_convertible":
       return blockerText(r.blocker);
     case "auction_vanished":
@@ -152,8 +176,18 @@ export function skipReasonText(r: SkipReason): string {
 /** A skip reason's extra log fields (after `reason`). */
 function skipFields(r: SkipReason): Record<string, FieldValue> {
   switch (r.kind) {
-    case "usdc_only":
-      return r.bidAsset === undefined ? {} : { bid_asset: r.bidAsset };
+    case "debt_not_buyable":
+      return {
+        ...(r.bidAsset === undefined ? {} : { bid_asset: r.bidAsset }),
+        ...(r.blocker === undefined ? {} : { blocker: blockerText(r.blocker) }),
+      };
+    case "unprofitable_after_swaps":
+      return {
+        proceeds: String(r.proceeds),
+        cost: String(r.cost),
+        ratio: r.ratio,
+        min_profit: r.minProfit,
+      };
     case "insufficient_capital":
       return { need: String(r.need), available: String(r.available) };
     case "target_not_reached":

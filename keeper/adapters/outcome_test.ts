@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  DEBT_NOT_BUYABLE,
   NO_DEX,
   NO_FLASH_VENUE,
   outcomeFields,
@@ -13,7 +14,7 @@ import {
   type SkipReason,
   skipReasonText,
   type TaskOutcome,
-  USDC_ONLY,
+  UNPROFITABLE_AFTER_SWAPS,
 } from "./outcome.ts";
 
 const U = "GUSER";
@@ -80,8 +81,34 @@ Deno.test("every skip reason renders as the text and fields logged before", () =
   const cases: [SkipReason, string | undefined, Record<string, unknown>][] = [
     [{ kind: "own_position" }, undefined, { reason: "own position" }],
     [{ kind: "no_auction_no_debt" }, undefined, { reason: "no auction and no debt" }],
-    [{ kind: "usdc_only" }, undefined, { reason: USDC_ONLY }],
-    [{ kind: "usdc_only", bidAsset: "CX" }, undefined, { reason: USDC_ONLY, bid_asset: "CX" }],
+    [{ kind: "debt_not_buyable" }, undefined, { reason: DEBT_NOT_BUYABLE }],
+    [{ kind: "debt_not_buyable", bidAsset: "CX" }, undefined, {
+      reason: DEBT_NOT_BUYABLE,
+      bid_asset: "CX",
+    }],
+    [{ kind: "debt_not_buyable", bidAsset: "CX", blocker: "no_dex" }, undefined, {
+      reason: DEBT_NOT_BUYABLE,
+      bid_asset: "CX",
+      blocker: NO_DEX,
+    }],
+    [
+      {
+        kind: "unprofitable_after_swaps",
+        proceeds: 98n,
+        cost: 100n,
+        ratio: 0.98,
+        minProfit: 1.02,
+      },
+      "GU",
+      {
+        user: "GU",
+        reason: UNPROFITABLE_AFTER_SWAPS,
+        proceeds: "98",
+        cost: "100",
+        ratio: 0.98,
+        min_profit: 1.02,
+      },
+    ],
     [{ kind: "lot_not_convertible", blocker: "no_dex" }, undefined, { reason: NO_DEX }],
     [
       { kind: "lot_not_convertible", blocker: "no_flash_venue" },

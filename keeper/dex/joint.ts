@@ -7,6 +7,10 @@
  * {@link quoteAfter} replays the earlier legs on the pairs' reserves with Soroswap's exact maths,
  * then quotes the candidate path on what they leave.
  *
+ * Issue 24: a flash that repays non-USDC debt runs its buy legs (USDC → bid asset, exact output)
+ * first, then its sell legs. Buys are passed as earlier legs with the USDC they cost as input, and
+ * {@link quoteInAfter} quotes a later buy's exact output on the reserves the earlier buys leave.
+ *
  * @module
  */
 import type { ChainRpc } from "@vigil/soroban/rpc";
@@ -34,6 +38,22 @@ export function soroswapAmountOut(amountIn: bigint, reserveIn: bigint, reserveOu
   const fee = (amountIn * 3n + 999n) / 1000n;
   const inLessFee = amountIn - fee;
   return (inLessFee * reserveOut) / (reserveIn + inLessFee);
+}
+
+/**
+ * Soroswap's `get_amount_in`: the input for exactly `amountOut`,
+ * `ceil(reserveIn·out·1000 / ((reserveOut − out)·997)) + 1` — the router's `router_get_amounts_in`
+ * per hop. Undefined when the pair cannot pay `amountOut`.
+ */
+export function soroswapAmountIn(
+  amountOut: bigint,
+  reserveIn: bigint,
+  reserveOut: bigint,
+): bigint | undefined {
+  if (amountOut <= 0n || reserveIn <= 0n || reserveOut <= amountOut) return undefined;
+  const num = reserveIn * amountOut * 1000n;
+  const den = (reserveOut - amountOut) * 997n;
+  return (num + den - 1n) / den + 1n;
 }
 
 /** The unordered pairs a path trades on. */
@@ -70,6 +90,38 @@ export async function quoteAfter(
   path: readonly string[],
   amountIn: bigint,
 ): Promise<bigint> {
+  const sim = simulator(chain, reserves);
+  for (const l of earlier) if (l.router === router) await sim.run(l.path, l.amountIn);
+  return await sim.run(path, amountIn);
+}
+
+/**
+ * The input an exact-output buy of `amountOut` along `path` on `router` needs once the `earlier`
+ * legs on the same router have run (a buy leg runs before every sell leg, but after the buys
+ * planned before it). Throws when a pair cannot pay the output.
+ */
+export async function quoteInAfter(
+  chain: ChainRpc,
+  router: string,
+  reserves: PairReserves,
+  earlier: EarlierLeg[],
+  path: readonly string[],
+  amountOut: bigint,
+): Promise<bigint> {
+  const sim = simulator(chain, reserves);
+  for (const l of earlier) if (l.router === router) await sim.run(l.path, l.amountIn);
+  let a = amountOut;
+  for (let i = path.length - 1; i > 0; i--) {
+    const s = await sim.pair(path[i - 1], path[i]);
+    const need = soroswapAmountIn(a, s.get(path[i - 1])!, s.get(path[i])!);
+    if (need === undefined) throw new Error(`pair ${path[i - 1]}/${path[i]} cannot pay ${a}`);
+    a = need;
+  }
+  return a;
+}
+
+/** Pairs' reserves read once each and moved by every exact-input leg run on them. */
+function simulator(chain: ChainRpc, reserves: PairReserves) {
   const state = new Map<string, Map<string, bigint>>();
   const pair = async (a: string, b: string): Promise<Map<string, bigint>> => {
     const key = pairKey(a, b);
@@ -92,6 +144,5 @@ export async function quoteAfter(
     }
     return a;
   };
-  for (const l of earlier) if (l.router === router) await run(l.path, l.amountIn);
-  return await run(path, amountIn);
+  return { pair, run };
 }

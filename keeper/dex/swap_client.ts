@@ -23,7 +23,7 @@ import type { ChainRpc } from "@vigil/soroban/rpc";
 import type { InvokeOptions } from "@vigil/soroban/tx";
 import { tokenBalance } from "../token.ts";
 import { detectVenue, type Venue } from "./venues.ts";
-import { type EarlierLeg, quoteAfter, sharesPair } from "./joint.ts";
+import { type EarlierLeg, quoteAfter, quoteInAfter, sharesPair } from "./joint.ts";
 
 export { detectVenue, soroswapVenue, type Venue } from "./venues.ts";
 
@@ -70,6 +70,27 @@ export interface PlannedLeg {
 }
 
 /**
+ * One exact-output buy planned for the liquidator's flash (`BuyLeg` of contracts/liquidator):
+ * USDC → (a policy hop token) → the bid asset.
+ */
+export interface PlannedBuy {
+  router: string;
+  path: string[];
+  amountOut: bigint;
+  /** min(quote plus SLIPPAGE_BPS, ceiling): the most the liquidator may pay (it also checks). */
+  maxIn: bigint;
+  venue: string;
+  /** The venue's USDC input for exactly `amountOut` (`router_get_amounts_in`, best path). */
+  quote: bigint;
+  /** The oracle value of `amountOut` plus the slippage bound: no buy above it is planned. */
+  ceiling: bigint;
+  /** The quote is above `ceiling`: the liquidator would refuse the buy (SwapAboveCeiling). */
+  aboveCeiling: boolean;
+  /** Venues whose quote failed before this one. */
+  failures: { venue: string; error: string }[];
+}
+
+/**
  * Why `venue` cannot swap inside a flash under a policy whose routers are `routers`, or undefined
  * when it can. Vigil's liquidator swaps only on Soroswap-ABI routers the vault's flash policy
  * lists (its `SwapKind` 1, once Phoenix's multihop, is refused on chain).
@@ -100,6 +121,24 @@ export function flashPaths(
 ): string[][] {
   const hops = [...new Set(tokens)].filter((t) => t !== tokenIn && t !== usdc);
   return [[tokenIn, usdc], ...hops.map((t) => [tokenIn, t, usdc])];
+}
+
+/**
+ * The buy paths a flash may use from `usdc` to `tokenOut`: the direct pair, then one path through
+ * each listed hop token (never `tokenOut` or USDC themselves), as {@link flashPaths} on the sell
+ * side.
+ */
+export function flashBuyPaths(
+  tokenOut: string,
+  usdc: string,
+  tokens: readonly string[] = [],
+): string[][] {
+  return flashPaths(tokenOut, usdc, tokens).map((p) => [...p].reverse());
+}
+
+/** ceiling = refValue × (10000 + bps) / 10000, rounded down (never above the liquidator's). */
+export function slippageCeiling(refValue: bigint, bps: number): bigint {
+  return (refValue * BigInt(10_000 + bps)) / 10_000n;
 }
 
 /** floor = refValue × (10000 − bps) / 10000, rounded down. */
@@ -230,6 +269,78 @@ export class SwapClient {
         venue: venue.name,
         quote,
         floor,
+        failures,
+      };
+    }
+    throw new ErrNoRoute(failures);
+  }
+
+  /**
+   * Plans an exact-output buy of `amountOut` of `tokenOut` with USDC, to run inside the
+   * liquidator's flash before its `submit` (issue 24). The venue rules of {@link planLeg}: venues
+   * in order, Soroswap-ABI routers the policy lists only, the next venue only after every
+   * candidate's quote failed (ErrNoRoute when none answered). Candidates: `[USDC, tokenOut]` and
+   * `[USDC, t, tokenOut]` for each policy hop token; the cheapest `router_get_amounts_in` wins (on
+   * the reserves the `earlier` buys leave when a path shares their pairs). `refCost` is the oracle
+   * value of `amountOut` in USDC; the ceiling is `refCost` plus the tighter of SLIPPAGE_BPS and
+   * the policy's `max_slippage_bps`, and `maxIn` = min(quote plus SLIPPAGE_BPS, ceiling). A quote
+   * above the ceiling is returned flagged (`aboveCeiling`), not thrown: the caller prices the
+   * whole liquidation first and says which limit refused it.
+   */
+  async planBuy(
+    chain: ChainRpc,
+    tokenOut: string,
+    amountOut: bigint,
+    refCost: bigint,
+    policy: {
+      routers?: ReadonlySet<string>;
+      maxSlippageBps?: number;
+      tokens?: readonly string[];
+      earlier?: EarlierLeg[];
+    } = {},
+  ): Promise<PlannedBuy> {
+    if (tokenOut === this.usdc) throw new Error("planBuy: output is USDC");
+    if (amountOut <= 0n) throw new RangeError("planBuy: amount must be positive");
+    const bps = Math.min(this.slippageBps, policy.maxSlippageBps ?? this.slippageBps);
+    const ceiling = slippageCeiling(refCost, bps);
+    const failures: { venue: string; error: string }[] = [];
+    const earlier = policy.earlier ?? [];
+    for (const venue of this.venues) {
+      const problem = flashVenueProblem(venue, policy.routers);
+      if (problem || !venue.quoteIn) {
+        failures.push({ venue: venue.name, error: problem ?? "no exact-output quote" });
+        continue;
+      }
+      const paths = flashBuyPaths(tokenOut, this.usdc, policy.tokens);
+      const quotes = await Promise.allSettled(
+        paths.map((p) =>
+          venue.pairReserves && sharesPair(venue.contractId, p, earlier)
+            ? quoteInAfter(chain, venue.contractId, venue.pairReserves, earlier, p, amountOut)
+            : venue.quoteIn!(chain, p, amountOut)
+        ),
+      );
+      let best: { quote: bigint; path: string[] } | undefined;
+      let firstErr: unknown;
+      for (const [i, q] of quotes.entries()) {
+        if (q.status === "rejected") firstErr ??= q.reason;
+        else if (q.value > 0n && (!best || q.value < best.quote)) {
+          best = { quote: q.value, path: paths[i] };
+        }
+      }
+      if (!best) {
+        this.#failed(failures, venue, firstErr ?? new Error("no positive quote"));
+        continue;
+      }
+      const withSlippage = (best.quote * BigInt(10_000 + this.slippageBps)) / 10_000n;
+      return {
+        router: venue.contractId,
+        path: best.path,
+        amountOut,
+        maxIn: withSlippage < ceiling ? withSlippage : ceiling,
+        venue: venue.name,
+        quote: best.quote,
+        ceiling,
+        aboveCeiling: best.quote > ceiling,
         failures,
       };
     }

@@ -261,3 +261,68 @@ Deno.test("planLeg: the flash policy's max_slippage_bps tightens SLIPPAGE_BPS (n
   assert.equal(tight.floor, slippageFloor(970_000n, 100));
   assert.equal(tight.minOut, slippageFloor(980_000n, 100));
 });
+
+/** A fake Soroswap-ABI venue answering exact-output quotes by path (`quoteIn`). */
+function buyVenue(name: string, costs: Record<string, bigint | Error>) {
+  const asked: string[] = [];
+  const v: Venue & { asked: string[] } = {
+    name,
+    contractId: name,
+    kind: "soroswap",
+    asked,
+    quote: () => Promise.reject(new Error("not used")),
+    quoteIn(_c, path, amountOut) {
+      asked.push(`${path.join(">")} ${amountOut}`);
+      const c = costs[path.join(">")];
+      if (c === undefined) return Promise.reject(new Error("no pair"));
+      return c instanceof Error ? Promise.reject(c) : Promise.resolve(c);
+    },
+    swap: () => Promise.reject(new Error("not used")),
+  };
+  return v;
+}
+
+Deno.test("planBuy: the cheapest exact-output path of the first answering venue; max_in from SLIPPAGE_BPS under the oracle ceiling", async () => {
+  const WETH = "CWETH";
+  const primary = buyVenue("primary", { "CUSDC>CXLM": 1_020n, "CUSDC>CWETH>CXLM": 1_010n });
+  const fallback = buyVenue("fallback", { "CUSDC>CXLM": 900n });
+  const c = client(primary, fallback, undefined, 100);
+  // Oracle value of the output 1,000: the ceiling is +1 % (SLIPPAGE_BPS, tighter than 300).
+  const b = await c.planBuy(chain, XLM, 5_000n, 1_000n, {
+    tokens: [WETH, XLM],
+    maxSlippageBps: 300,
+  });
+  assert.deepEqual(primary.asked, ["CUSDC>CXLM 5000", "CUSDC>CWETH>CXLM 5000"]);
+  assert.deepEqual(fallback.asked, [], "the fallback is asked only when the primary cannot quote");
+  assert.equal(b.venue, "primary");
+  assert.deepEqual(b.path, [USDC, WETH, XLM]);
+  assert.equal(b.quote, 1_010n);
+  assert.equal(b.ceiling, 1_010n);
+  assert.equal(b.aboveCeiling, false);
+  // quote + 1 % = 1,020.1 → capped at the ceiling.
+  assert.equal(b.maxIn, 1_010n);
+  // Above the ceiling: returned flagged (the caller prices the liquidation first).
+  const dear = await client(buyVenue("p", { "CUSDC>CXLM": 1_200n })).planBuy(
+    chain,
+    XLM,
+    5n,
+    1_000n,
+  );
+  assert.equal(dear.aboveCeiling, true);
+  // A router the policy does not list is not asked; every venue failing is ErrNoRoute.
+  const unlisted = buyVenue("u", { "CUSDC>CXLM": 1n });
+  await assert.rejects(
+    client(unlisted, buyVenue("f", { "CUSDC>CXLM": new Error("boom") })).planBuy(
+      chain,
+      XLM,
+      5n,
+      1_000n,
+      { routers: new Set(["f"]) },
+    ),
+    ErrNoRoute,
+  );
+  assert.deepEqual(unlisted.asked, []);
+  // Within the bounds: max_in is the quote plus SLIPPAGE_BPS.
+  const cheap = await client(buyVenue("p", { "CUSDC>CXLM": 900n })).planBuy(chain, XLM, 5n, 1_000n);
+  assert.equal(cheap.maxIn, 909n);
+});

@@ -37,6 +37,11 @@ export interface Venue {
    * Only venues that can route through intermediate tokens have it (Soroswap ABI).
    */
   quotePath?(chain: ChainRpc, path: string[], amountIn: bigint): Promise<bigint>;
+  /**
+   * Input needed for exactly `amountOut` of `path`'s last token (`router_get_amounts_in`, first
+   * element; read-only). Soroswap-ABI venues only: the liquidator's buy legs use it too.
+   */
+  quoteIn?(chain: ChainRpc, path: string[], amountOut: bigint): Promise<bigint>;
   /** Reserves of the pair of two tokens, in the order asked (constant-product venues). */
   pairReserves?: PairReserves;
   /** Swaps exactly `amountIn`, failing on chain if the output is below `minOut`. */
@@ -89,6 +94,13 @@ export function soroswapVenue(label: string, router: string, opts: InvokeOptions
     const amounts = native<unknown[]>(r.retval);
     return big(amounts[amounts.length - 1]);
   };
+  const quoteIn = async (chain: ChainRpc, path: string[], amountOut: bigint) => {
+    const r = await simulateRead(chain, router, "router_get_amounts_in", [
+      sv.i128(amountOut),
+      sv.addresses(path),
+    ]);
+    return big(native<unknown[]>(r.retval)[0]);
+  };
   const token0 = new Map<string, Promise<string>>();
   // Soroswap pairs hold (reserve0, reserve1) of their sorted tokens; token_0 says which is which.
   const pairReserves: PairReserves = async (chain, a, b) => {
@@ -109,6 +121,7 @@ export function soroswapVenue(label: string, router: string, opts: InvokeOptions
     kind: "soroswap",
     quote: (chain, tokenIn, tokenOut, amountIn) => quotePath(chain, [tokenIn, tokenOut], amountIn),
     quotePath,
+    quoteIn,
     pairReserves,
     async swap(chain, keypair, tokenIn, tokenOut, amountIn, minOut) {
       const me = keypair.publicKey();

@@ -42,15 +42,30 @@ export interface PlanLeg {
   router: string;
 }
 
+/** One buy leg (USDC → a non-USDC repaid asset, exact output). */
+export interface PlanBuy {
+  amountOut: bigint;
+  maxIn: bigint;
+  path: string[];
+  router: string;
+}
+
 /** A `LiquidationPlan` as `contract.Client` takes it (native, field names as in the spec). */
 export function nativePlan(
   pool: string,
   requests: PlanRequest[],
   swaps: PlanLeg[],
   allowanceUntil = 1_000_000,
+  buys: PlanBuy[] = [],
 ) {
   return {
     allowance_until: allowanceUntil,
+    buys: buys.map((b) => ({
+      amount_out: b.amountOut,
+      max_in: b.maxIn,
+      path: b.path,
+      router: b.router,
+    })),
     pool,
     requests: requests.map((r) => ({
       address: r.address,
@@ -88,10 +103,22 @@ export function planScVal(
   requests: PlanRequest[],
   swaps: PlanLeg[],
   allowanceUntil = 1_000_000,
+  buys: PlanBuy[] = [],
 ): xdr.ScVal {
   const map = scMap;
   return map([
     ["allowance_until", u32(allowanceUntil)],
+    [
+      "buys",
+      vec(...buys.map((b) =>
+        map([
+          ["amount_out", i128(b.amountOut)],
+          ["max_in", i128(b.maxIn)],
+          ["path", vec(...b.path.map(addr))],
+          ["router", addr(b.router)],
+        ])
+      )),
+    ],
     ["pool", addr(pool)],
     ["requests", requestsScVal(requests)],
     [

@@ -98,6 +98,7 @@ Deno.test("the keeper's plan, through the generated encoder, is the layout the l
   });
   const layout = sv.struct({
     allowance_until: sv.u32(77),
+    buys: sv.vec([]),
     pool: sv.address(c(4)),
     requests: sv.vec([reqLayout]),
     swaps: sv.vec([sv.struct({
@@ -117,6 +118,7 @@ Deno.test("the keeper's plan, through the generated encoder, is the layout the l
   assert.throws(() =>
     liquidationPlanScVal({
       allowance_until: 77,
+      buys: [],
       pool: c(4),
       requests: [{ ...req, amount: "ten" as never }],
       swaps: [],

@@ -130,6 +130,7 @@ const emptyPlan = (pool: string): xdr.ScVal =>
       key: xdr.ScVal.scvSymbol("allowance_until"),
       val: xdr.ScVal.scvU32(1_000_000),
     }),
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("buys"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(pool).toScVal() }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("requests"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("swaps"), val: xdr.ScVal.scvVec([]) }),
@@ -393,6 +394,7 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
         amount: 1n,
         data: {
           allowance_until: 1_000_000,
+          buys: [],
           pool: d.contracts.registry,
           requests: [],
           swaps: [{ amount_in: 1n, kind: 9, min_out: 0n, path: [w.usdc, w.usdc], router: w.usdc }],

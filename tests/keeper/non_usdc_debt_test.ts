@@ -1,10 +1,24 @@
 /**
- * Vault capital is USDC, so the keeper only bids USDC liabilities. A position whose debt is in
- * another asset is left alone — no auction created at a fee and then never filled, no error every
- * cycle — while a USDC-debt position pushed under at the same time is auctioned as usual.
+ * Issue 24: debt in any asset the DEX can buy. `borrower_usdc_1` (USDC collateral, XLM debt) is
+ * pushed under water by XLM +10 %; the keeper (a child process, real host, real Blend Wasm)
+ * auctions it with an XLM bid and fills it in ONE flash that buys the XLM with the vault's USDC,
+ * repays it, withdraws the USDC lot and sells the XLM the pool refunded.
+ *
+ * First, with buying XLM on the DEX far dearer than the oracle (both routes the policy allows,
+ * USDC→XLM and USDC→WETH→XLM, pushed up by a whale), the keeper prices both legs before sending
+ * and refuses: it logs why (`unprofitable after swaps` with the figures) and sends no flash. Once
+ * the whale sells back and the USDC/XLM pair is at the oracle price, it fills: the vault books
+ * exactly what the flash returned above what it lent, the keeper keeps nothing, the liquidator
+ * holds nothing. One world and one keeper for both (each keeper child-process test costs
+ * 20–40 s).
  */
 import assert from "node:assert/strict";
+import { Asset, Keypair } from "@stellar/stellar-sdk";
+import { seedTrustline } from "@vigil/localnet/dev_setup";
+import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
 import {
+  auctionOf,
+  balance,
   events,
   keeperEnv,
   logLines,
@@ -13,68 +27,171 @@ import {
   startWorld,
   stopKeeper,
   until,
+  USDC,
+  vaultState,
+  type World,
 } from "@vigil/testing/keeper/keeper_fixture";
 import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
 
-interface StateView {
-  keeper: { last_cycle: { number: number } | null };
-  positions: { user: string; health_factor: number | null }[];
+const E7 = 10_000_000n;
+
+/** A whale trading on the primary router (world setup: mocked auth, in-process). */
+async function whale(w: World) {
+  const id = Keypair.random().publicKey();
+  const c = w.market.contracts;
+  const router = c.primary_dex_router;
+  await w.node.fund(id, 10_000_000n);
+  seedTrustline(w.node, id, new Asset("USDC", w.market.usdcIssuer), 0n);
+  const wethIssuer = w.market.accounts.weth_issuer.public;
+  seedTrustline(w.node, id, new Asset("WETH", wethIssuer), 0n);
+  await w.node.invoke(w.usdc, "mint", { to: id, amount: 1_000_000n * USDC }, {
+    source: w.market.usdcIssuer,
+  });
+  await w.node.invoke(w.weth, "mint", { to: id, amount: 200n * E7 }, { source: wethIssuer });
+  return async (amountIn: bigint, path: string[]): Promise<bigint> => {
+    const amounts = await w.node.invoke<bigint[]>(router, "swap_exact_tokens_for_tokens", {
+      amount_in: amountIn,
+      amount_out_min: 0n,
+      path,
+      to: id,
+      deadline: 1n << 40n,
+    }, { source: id });
+    return amounts[amounts.length - 1];
+  };
 }
 
-async function state(url: string): Promise<StateView> {
-  const res = await fetch(`${url}/api/state?positions=all`);
-  return await res.json();
+/** USDC for `xlm` units of XLM on the primary router's direct pair (its spot cost). */
+function buyCost(w: World, xlm: bigint): Promise<bigint> {
+  return w.node.view<bigint[]>(w.market.contracts.primary_dex_router, "router_get_amounts_in", {
+    amount_out: xlm,
+    path: [w.usdc, w.xlm],
+  }).then((a) => a[0]);
 }
 
-Deno.test("a position with non-USDC debt gets no auction and no error; a USDC-debt one does", async () => {
-  const w = await startWorld({ ledgerMs: 250 });
+Deno.test("non-USDC debt: refused while buying XLM would eat the profit (logged, no flash); then filled in one flash with exact profit booking, keeper +0", async () => {
+  const w = await startWorld({ config: { max_draw_per_keeper: 40_000n * USDC } });
+  const keeper = w.keepers[0];
+  const me = keeper.publicKey();
   let k: KeeperChild | undefined;
   try {
-    const xlmDebtor = w.market.borrowers.find((b) => b.name === "borrower_usdc_1")!.public;
-    const usdcDebtor = w.market.borrowers.find((b) => b.name === "borrower_weth_1")!.public;
-    // +10 % XLM sinks borrower_usdc_1 (USDC collateral, XLM debt, HF 1.05 → ≈ 0.95);
-    // −10 % WETH sinks borrower_weth_1 (WETH collateral, USDC debt, HF 1.08 → ≈ 0.97).
+    const user = w.market.borrowers.find((b) => b.name === "borrower_usdc_1")!.public;
+    const trade = await whale(w);
+    // XLM on the DEX ≈ +43 % on both routes the policy allows (USDC/XLM, and WETH/XLM behind
+    // USDC/WETH), far above the oracle's $0.11 after the shock below.
+    const xlmFromUsdc = await trade(392_000n * USDC, [w.usdc, w.xlm]);
+    const xlmFromWeth = await trade(65n * E7, [w.weth, w.xlm]);
+    assert.ok((await buyCost(w, 1_000n * E7)) > 140n * E7, "buying XLM costs > $0.14");
+    // +10 % XLM: borrower_usdc_1 (HF 1.05) goes under water.
     await shock(w, w.xlm, 1000);
-    await shock(w, w.weth, -1000);
-    let url: string;
-    ({ k, url } = await startKeeper(keeperEnv(w, w.keepers[0], { POLL_INTERVAL: "3" })));
+    const started = await startKeeper(keeperEnv(w, keeper));
+    k = started.k;
 
-    // The keeper sees both positions underwater…
-    const seen = await until(
-      async () => {
-        const s = await state(url);
-        const hf = (u: string) => s.positions.find((p) => p.user === u)?.health_factor ?? null;
-        const a = hf(xlmDebtor), b = hf(usdcDebtor);
-        return a !== null && a < 1 && b !== null && b < 1 ? s : undefined;
-      },
+    const created = await until(
+      async () =>
+        (await events(w, w.pool, "new_auction")).find((e) => String(e.topics[2]) === user),
       60_000,
-      "both positions underwater on /api/state",
+      "the XLM-debt position's auction",
     );
-    // …auctions the USDC-debt one (the control: tasks do run)…
-    await until(
-      async () => {
-        const e = await events(w, w.pool, "new_auction");
-        return e.some((x) => String(x.topics[2]) === usdcDebtor) || undefined;
-      },
+    const [percent, data] = created.value as [number, { bid: Record<string, bigint> }];
+    assert.deepEqual(Object.keys(data.bid), [w.xlm], "the auction bids the XLM debt");
+    console.log(`XLM-debt auction created at ${percent}%`);
+    // Near the first block that clears MIN_PROFIT on the oracle (≈ 203: the bid starts falling
+    // at 200); the keeper then prices both swaps and refuses.
+    await w.node.closeLedgers(190);
+    const refused = await until(
+      () =>
+        Promise.resolve(
+          logLines(k!).find((l) => String(l.msg).startsWith("unprofitable after swaps")),
+        ),
       60_000,
-      "auction of the USDC-debt position",
+      "the keeper's unprofitable-after-swaps line",
     );
-    // …and after two more cycles has still not touched the XLM-debt one.
-    const from = seen.keeper.last_cycle?.number ?? 0;
+    console.log(`refused: ${JSON.stringify(refused)}`);
+    assert.equal(refused.user, user);
+    assert.ok(BigInt(String(refused.proceeds)) < BigInt(String(refused.cost)) * 102n / 100n);
+    assert.ok(Number(refused.ratio) < 1.02);
+    assert.equal((await events(w, w.vault, "flash")).length, 0, "no flash sent");
+
+    // The whale sells back; then the USDC/XLM pair is moved to the oracle's $0.11 (the shock
+    // moved only the oracle): the leftover sells above the oracle floor.
+    await trade(xlmFromWeth, [w.xlm, w.weth]);
+    await trade(xlmFromUsdc, [w.xlm, w.usdc]);
+    await trade(97_000n * USDC, [w.usdc, w.xlm]);
+    const spot = await buyCost(w, 1_000n * E7);
+    assert.ok(spot > 109n * E7 && spot < 112n * E7, `XLM ≈ $0.11 on the DEX (${spot})`);
+
+    const before = await vaultState(w);
+    const usdcBefore = await balance(w, w.usdc, me);
+    const start = w.node.latestLedger().sequence;
+    const flashes = await until(
+      async () => {
+        const f = await events(w, w.vault, "flash", start);
+        return f.length > 0 ? f : undefined;
+      },
+      90_000,
+      "the flash",
+    );
+    // Let a second, partial fill (if any) land before reading the books.
+    await until(async () => !(await auctionOf(w, user)) || undefined, 30_000, "auction filled");
+    const all = await events(w, w.vault, "flash", start);
+    const after = await vaultState(w);
+    let booked = 0n;
+    for (const f of all) {
+      const [amount, returned, profit, executor] = f.value as [bigint, bigint, bigint, string];
+      assert.equal(executor, w.liquidator);
+      assert.equal(profit, returned - amount, "profit = repaid − principal");
+      assert.ok(profit > 0n);
+      booked += profit;
+      console.log(`XLM-debt flash: lent ${amount}, repaid ${returned}, profit ${profit} units`);
+    }
+    assert.ok(flashes.length >= 1);
+    assert.equal(after.total_usdc - before.total_usdc, booked, "vault total_usdc delta");
+    assert.equal(after.total_profit - before.total_profit, booked);
+    const fills = await events(w, w.pool, "fill_auction", start);
+    assert.deepEqual(new Set(fills.map((f) => f.txHash)), new Set(all.map((f) => f.txHash)));
+    // The keeper keeps nothing: USDC unchanged, no net XLM/WETH gain in any flash, no position.
+    assert.equal(await balance(w, w.usdc, me), usdcBefore);
+    const audit = await auditVaultTransfers(w.node.rpcUrl, w.usdc, w.vault, start, [
+      w.xlm,
+      w.weth,
+    ]);
+    assert.deepEqual(audit.violations, []);
+    assert.deepEqual(audit.keeperGains, []);
+    const pos = await w.node.view<{ liabilities: object; collateral: object }>(
+      w.pool,
+      "get_positions",
+      [me],
+    );
+    assert.equal(Object.keys(pos.liabilities).length, 0, "no debt left");
+    assert.equal(Object.keys(pos.collateral).length, 0, "no collateral left");
+    for (const t of [w.usdc, w.xlm, w.weth]) {
+      assert.equal(await balance(w, t, w.liquidator), 0n, "the liquidator holds nothing");
+    }
+    // The keeper logs the buy once its flash is confirmed (the chain may show it first).
     await until(
-      async () => ((await state(url)).keeper.last_cycle?.number ?? 0) >= from + 2 || undefined,
+      () =>
+        Promise.resolve(
+          /bought bid asset \S+ with USDC on primary \(soroswap\) inside the flash/.test(
+            k!.stderr(),
+          ),
+        ),
       30_000,
-      "two more cycles",
-    );
-    const auctions = await events(w, w.pool, "new_auction");
-    assert.ok(
-      !auctions.some((x) => String(x.topics[2]) === xlmDebtor),
-      "no auction for a position whose debt is not USDC",
+      "the keeper's line for the buy",
     );
     const problems = logLines(k).filter((l) =>
-      (l.level === "warn" || l.level === "error") && String(l.msg).includes("execute failed")
+      (l.level === "warn" || l.level === "error") &&
+      /execute failed|refused to sign/.test(String(l.msg))
     );
-    assert.deepEqual(problems.map((l) => l.msg), [], "no execute errors");
+    assert.deepEqual(problems.map((l) => l.msg), [], "no execute errors, no refused signature");
+  } catch (e) {
+    if (k) {
+      console.error(
+        k.stderr().split("\n").filter((l) =>
+          !l.includes('"level":"debug"') || /waiting|error|fail|refus|skip/i.test(l)
+        ).slice(-60).join("\n"),
+      );
+    }
+    throw e;
   } finally {
     if (k) await stopKeeper(k);
     await w.close();

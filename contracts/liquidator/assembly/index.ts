@@ -13,6 +13,14 @@
 // Issue 20: a swap path may pass only through tokens the policy lists (or be a direct pair), so a
 // keeper cannot route the lot through pairs of a token it issued and keep the difference in its
 // pair shares; and the USDC each swap returns is measured here, not trusted to the router.
+//
+// Issue 24: debt in an asset other than USDC. A Repay of a non-USDC asset needs exactly one buy
+// leg (USDC → listed hops → that asset, on a listed router), run before `submit`: the liquidator
+// asks the router what the exact output costs, refuses a cost above the keeper's `max_in` or the
+// oracle's value of the output plus `max_slippage_bps` (SwapAboveCeiling), pulls exactly that USDC
+// from the keeper, buys under its own authority and hands the keeper what arrived. Blend refunds a
+// Repay above the debt to the keeper, so a bought asset is treated like a lot asset: it needs
+// exactly one sell leg, and everything the keeper gained of it since before the buy is sold back.
 import {
   authorizeAsCurrentContract, currentContract, expectAddress, expectTag, extendInstanceTtl, fail,
   fromU64, I128, invoke, ledgerTimestamp, mapGet, requireAuth, Schema, symbol, TAG_U32, TAG_VOID,
@@ -28,21 +36,39 @@ import {
 
 const KIND_SOROSWAP: u32 = 0;
 
+/**
+ * contracts/registry/errors.ts's `SwapAboveCeiling`: kept here rather than in common/assembly so
+ * that the world and fixture Wasm (whose source hash covers common/assembly) stay byte-identical.
+ */
+const SwapAboveCeiling: u32 = 166;
+
 /** Blend request types a liquidation may use. */
 const REQ_WITHDRAW_COLLATERAL: u32 = 3;
 const REQ_REPAY: u32 = 5;
 const REQ_FILL_USER_LIQUIDATION: u32 = 6;
 
-// LiquidationPlan { allowance_until, pool, requests, swaps }
+// LiquidationPlan { allowance_until, buys, pool, requests, swaps }
 let PLAN: Schema | null = null;
 function planSchema(): Schema {
-  if (PLAN == null) PLAN = new Schema("allowance_until,pool,requests,swaps");
+  if (PLAN == null) PLAN = new Schema("allowance_until,buys,pool,requests,swaps");
   return PLAN!;
 }
 const P_UNTIL = 0;
-const P_POOL = 1;
-const P_REQUESTS = 2;
-const P_SWAPS = 3;
+const P_BUYS = 1;
+const P_POOL = 2;
+const P_REQUESTS = 3;
+const P_SWAPS = 4;
+
+// BuyLeg { amount_out, max_in, path, router }
+let BUY: Schema | null = null;
+function buySchema(): Schema {
+  if (BUY == null) BUY = new Schema("amount_out,max_in,path,router");
+  return BUY!;
+}
+const B_AMOUNT_OUT = 0;
+const B_MAX_IN = 1;
+const B_PATH = 2;
+const B_ROUTER = 3;
 
 
 // Blend Request { address, amount, request_type }
@@ -91,28 +117,100 @@ class Leg {
   before: I128 = I128.zero();
 }
 
+/** One checked buy leg (USDC → a non-USDC repaid asset). */
+class Buy {
+  asset: u64 = 0;
+  path: u64 = 0;
+  router: u64 = 0;
+  amountOut: I128 = I128.zero();
+  maxIn: I128 = I128.zero();
+}
+
+/** The checked plan: its buy legs (run first) and its sell legs. */
+class Checked {
+  buys: Buy[] = [];
+  legs: Leg[] = [];
+}
+
+/**
+ * A path's intermediate tokens: listed in the policy only (NotAllowed), and no token twice in the
+ * whole path (InvalidPlan).
+ */
+function checkHops(path: u64, policy: StaticArray<u64>): void {
+  const n = vecLen(path);
+  const seen = new Array<u64>();
+  for (let j: u32 = 0; j < n; j++) {
+    const t = expectAddress(vecGet(path, j));
+    if (contains(seen, t)) fail(E.InvalidPlan);
+    if (j > 0 && j < n - 1 && !vecContains(policy[F_TOKENS], t)) fail(E.NotAllowed);
+    seen.push(t);
+  }
+}
+
+/**
+ * The buy legs: exactly one per non-USDC repaid asset, none for anything else; each path USDC →
+ * listed hops → that asset on a listed router (InvalidPlan / NotAllowed).
+ */
+function checkBuys(plan: StaticArray<u64>, policy: StaticArray<u64>, usdc: u64, repaid: Array<u64>): Buy[] {
+  const raw = plan[P_BUYS];
+  const nb = vecLen(raw);
+  if (nb != (repaid.length as u32)) fail(E.InvalidPlan);
+  const buys = new Array<Buy>();
+  for (let i: u32 = 0; i < nb; i++) {
+    const b = buySchema().decode(vecGet(raw, i));
+    const path = b[B_PATH];
+    const n = vecLen(path);
+    if (n < 2) fail(E.InvalidPlan);
+    if (!valEq(expectAddress(vecGet(path, 0)), usdc)) fail(E.InvalidPlan);
+    const asset = expectAddress(vecGet(path, n - 1));
+    if (!contains(repaid, asset)) fail(E.InvalidPlan);
+    for (let j = 0; j < buys.length; j++) if (valEq(buys[j].asset, asset)) fail(E.InvalidPlan);
+    checkHops(path, policy);
+    const router = expectAddress(b[B_ROUTER]);
+    if (!vecContains(policy[F_ROUTERS], router)) fail(E.NotAllowed);
+    const buy = new Buy();
+    buy.asset = asset;
+    buy.path = path;
+    buy.router = router;
+    buy.amountOut = I128.fromVal(b[B_AMOUNT_OUT]);
+    buy.maxIn = I128.fromVal(b[B_MAX_IN]);
+    if (!buy.amountOut.isPos() || buy.maxIn.isNeg()) fail(E.InvalidPlan);
+    buys.push(buy);
+  }
+  return buys;
+}
+
 /**
  * Checks the plan against the policy and the rules (see the module comment) before anything
- * moves; returns the legs, one per non-USDC asset the plan withdraws.
+ * moves; returns the buy legs, one per non-USDC repaid asset, and the sell legs, one per non-USDC
+ * asset the plan withdraws or buys.
  */
-function checkPlan(plan: StaticArray<u64>, policy: StaticArray<u64>, usdc: u64): Leg[] {
+function checkPlan(plan: StaticArray<u64>, policy: StaticArray<u64>, usdc: u64): Checked {
   if (!vecContains(policy[F_POOLS], expectAddress(plan[P_POOL]))) fail(E.NotAllowed);
   const requests = plan[P_REQUESTS];
   const nr = vecLen(requests);
-  // Non-USDC assets the plan withdraws (each needs exactly one leg).
+  // Non-USDC assets the keeper may end up holding: withdrawn or bought (each needs exactly one
+  // sell leg), and non-USDC assets repaid (each needs exactly one buy leg).
   const withdrawn = new Array<u64>();
+  const repaid = new Array<u64>();
   for (let i: u32 = 0; i < nr; i++) {
     const r = requestSchema().decode(vecGet(requests, i));
     const asset = expectAddress(r[0]);
     if (I128.fromVal(r[1]).isNeg()) fail(E.InvalidPlan);
     const kind = toU32(r[2]);
     if (kind == REQ_REPAY) {
-      if (!valEq(asset, usdc)) fail(E.InvalidPlan);
+      if (!valEq(asset, usdc) && !contains(repaid, asset)) repaid.push(asset);
     } else if (kind == REQ_WITHDRAW_COLLATERAL) {
       if (!valEq(asset, usdc) && !contains(withdrawn, asset)) withdrawn.push(asset);
     } else if (kind != REQ_FILL_USER_LIQUIDATION) {
       fail(E.InvalidPlan);
     }
+  }
+  const checked = new Checked();
+  checked.buys = checkBuys(plan, policy, usdc, repaid);
+  // Blend refunds a Repay above the debt to the keeper: what was bought is sold back like a lot.
+  for (let i = 0; i < repaid.length; i++) {
+    if (!contains(withdrawn, repaid[i])) withdrawn.push(repaid[i]);
   }
   const swaps = plan[P_SWAPS];
   const ns = vecLen(swaps);
@@ -130,14 +228,7 @@ function checkPlan(plan: StaticArray<u64>, policy: StaticArray<u64>, usdc: u64):
     }
     if (!contains(withdrawn, first)) fail(E.InvalidPlan);
     // Hops: listed tokens only, none twice (a direct pair needs none).
-    const seen = new Array<u64>();
-    seen.push(first);
-    for (let j: u32 = 1; j < n; j++) {
-      const t = expectAddress(vecGet(path, j));
-      if (contains(seen, t)) fail(E.InvalidPlan);
-      if (j < n - 1 && !vecContains(policy[F_TOKENS], t)) fail(E.NotAllowed);
-      seen.push(t);
-    }
+    checkHops(path, policy);
     for (let j = 0; j < legs.length; j++) if (valEq(legs[j].asset, first)) fail(E.InvalidPlan);
     const router = expectAddress(l[L_ROUTER]);
     if (!vecContains(policy[F_ROUTERS], router)) fail(E.NotAllowed);
@@ -150,12 +241,19 @@ function checkPlan(plan: StaticArray<u64>, policy: StaticArray<u64>, usdc: u64):
     if (leg.amountIn.isNeg() || leg.minOut.isNeg()) fail(E.InvalidPlan);
     legs.push(leg);
   }
-  return legs;
+  checked.legs = legs;
+  return checked;
 }
 
 function contains(list: Array<u64>, x: u64): bool {
   for (let i = 0; i < list.length; i++) if (valEq(list[i], x)) return true;
   return false;
+}
+
+/** The pool's oracle (`get_config().oracle`). */
+function poolOracle(pool: u64): u64 {
+  const cfg = invoke(pool, "get_config", env.vec_new());
+  return expectAddress(mapGet(cfg, symbol("oracle")));
 }
 
 /** `lastprice(Asset::Stellar(token)).price` from the pool's oracle (PriceUnavailable on None). */
@@ -214,6 +312,45 @@ function swap(self: u64, usdc: u64, leg: Leg, got: I128, minOut: I128): void {
   if (sub(tokenBalance(usdc, self), usdcBefore).lt(minOut)) fail(E.SwapBelowFloor);
 }
 
+/**
+ * The most USDC buying `buy.amountOut` may cost: the smaller of the keeper's `max_in` and the pool
+ * oracle's value of the output plus `max_slippage_bps` (rounded up, so an exact-price buy passes).
+ */
+function ceilingFor(buy: Buy, oracle: u64, usdcPrice: I128, slippageBps: u32): I128 {
+  const value = mulDivCeil(buy.amountOut, oraclePrice(oracle, buy.asset), usdcPrice);
+  const ceiling = mulDivCeil(value, I128.of(BPS + (slippageBps as i64)), I128.of(BPS));
+  return buy.maxIn.lt(ceiling) ? buy.maxIn : ceiling;
+}
+
+/**
+ * Buys exactly `buy.amountOut` of `buy.asset` with the keeper's USDC and hands it to the keeper:
+ * the cost is the router's own quote, refused above `ceiling` (SwapAboveCeiling); only that much
+ * is pulled and only that much may the router take; what arrived is measured (at least
+ * `amountOut`, else SwapBelowFloor) and so is the USDC spent (at most `ceiling`).
+ */
+function buyFor(self: u64, keeper: u64, usdc: u64, buy: Buy, ceiling: I128, until: u64): void {
+  const amounts = invoke(buy.router, "router_get_amounts_in", vec2(buy.amountOut.toVal(), buy.path));
+  const cost = I128.fromVal(vecGet(amounts, 0));
+  if (cost.gt(ceiling)) fail(SwapAboveCeiling);
+  if (cost.isNeg()) fail(E.InvalidPlan);
+  const usdcBefore = tokenBalance(usdc, self);
+  const assetBefore = tokenBalance(buy.asset, self);
+  pullFromKeeper(usdc, keeper, self, cost, until);
+  const pair = invoke(buy.router, "router_pair_for", vec2(usdc, vecGet(buy.path, 1)));
+  // The router pulls the input with `usdc.transfer(self, pair, cost)`: authorized here, exactly.
+  const t: StaticArray<u64> = [self, pair, cost.toVal()];
+  authorizeAsCurrentContract(vec1(contractAuth(usdc, "transfer", vecOf(t))));
+  // swap_tokens_for_exact_tokens(amount_out, amount_in_max, path, to, deadline)
+  const deadline = fromU64(ledgerTimestamp() + 1);
+  const a: StaticArray<u64> = [buy.amountOut.toVal(), cost.toVal(), buy.path, self, deadline];
+  invoke(buy.router, "swap_tokens_for_exact_tokens", vecOf(a));
+  const bought = sub(tokenBalance(buy.asset, self), assetBefore);
+  if (bought.lt(buy.amountOut)) fail(E.SwapBelowFloor);
+  const spent = sub(add(usdcBefore, cost), tokenBalance(usdc, self));
+  if (spent.gt(ceiling)) fail(SwapAboveCeiling);
+  tokenTransfer(buy.asset, self, keeper, bought);
+}
+
 /** Moves `amount` of `token` from `keeper` to `to` under an allowance set and cleared here. */
 function pullFromKeeper(token: u64, keeper: u64, to: u64, amount: I128, until: u64): void {
   const self = currentContract();
@@ -242,14 +379,29 @@ export function exec(
   const until = expectTag(plan[P_UNTIL], TAG_U32);
   const slippageBps = toU32(pol[F_SLIPPAGE]);
   if (slippageBps > MAX_SLIPPAGE_BPS) fail(E.InvalidPlan);
-  const legs = checkPlan(plan, pol, usdc);
+  const checked = checkPlan(plan, pol, usdc);
+  const legs = checked.legs;
+  const buys = checked.buys;
   const pool = plan[P_POOL];
   const self = currentContract();
 
   const positionsBefore = invoke(pool, "get_positions", vec1(keeper));
   const usdcBefore = tokenBalance(usdc, keeper);
+  // Measured before any buy: a bought asset's leftover counts as a gain to sell.
   for (let i = 0; i < legs.length; i++) legs[i].before = tokenBalance(legs[i].asset, keeper);
   const ownUsdcBefore = tokenBalance(usdc, self);
+
+  // The oracle and USDC's price are read once, when a buy or a sell first needs them.
+  let oracle: u64 = 0;
+  let usdcPrice: I128 | null = null;
+  if (buys.length > 0) {
+    oracle = poolOracle(pool);
+    usdcPrice = oraclePrice(oracle, usdc);
+    for (let i = 0; i < buys.length; i++) {
+      const ceiling = ceilingFor(buys[i], oracle, usdcPrice!, slippageBps);
+      buyFor(self, keeper, usdc, buys[i], ceiling, until);
+    }
+  }
 
   const requests = plan[P_REQUESTS];
   if (vecLen(requests) > 0) {
@@ -261,19 +413,16 @@ export function exec(
     fail(E.PositionsChanged);
   }
 
-  if (legs.length > 0) {
-    const cfg = invoke(pool, "get_config", env.vec_new());
-    const oracle = expectAddress(mapGet(cfg, symbol("oracle")));
-    // USDC's price is read once, at the first leg that has something to swap.
-    let usdcPrice: I128 | null = null;
-    for (let i = 0; i < legs.length; i++) {
-      const leg = legs[i];
-      const got = sub(tokenBalance(leg.asset, keeper), leg.before);
-      if (!got.isPos()) continue;
-      pullFromKeeper(leg.asset, keeper, self, got, until);
-      if (usdcPrice == null) usdcPrice = oraclePrice(oracle, usdc);
-      swap(self, usdc, leg, got, minOutFor(leg, got, oracle, usdcPrice!, slippageBps));
+  for (let i = 0; i < legs.length; i++) {
+    const leg = legs[i];
+    const got = sub(tokenBalance(leg.asset, keeper), leg.before);
+    if (!got.isPos()) continue;
+    pullFromKeeper(leg.asset, keeper, self, got, until);
+    if (usdcPrice == null) {
+      oracle = poolOracle(pool);
+      usdcPrice = oraclePrice(oracle, usdc);
     }
+    swap(self, usdc, leg, got, minOutFor(leg, got, oracle, usdcPrice!, slippageBps));
   }
 
   // Principal plus the keeper's USDC gain (negative: the fill cost more than it lent).

@@ -2,7 +2,8 @@
  * Step 1 of a liquidation, ensure-auction: the user's open liquidation auction, or one created
  * now at 50 % — or, when the pool rejects 50 % for its health band (`InvalidLiqTooLarge` /
  * `InvalidLiqTooSmall`), the nearest accepted percent found by simulation. No auction is created
- * that could not be filled from USDC capital ({@link creationBlocker}).
+ * that could not be filled from USDC capital ({@link creationBlocker}): its bid is USDC debt and,
+ * when a DEX venue usable inside the flash can buy them, the other liabilities ({@link bidAssets}).
  *
  * @module
  */
@@ -59,10 +60,10 @@ export async function ensureAuction(
 }
 
 /**
- * Why no auction may be created for a position (pure): no debt; no USDC debt (vault capital is
- * USDC, so only USDC liabilities can be bid — a position without one is left alone rather than
- * auctioned at a fee and never filled); or a non-USDC lot that could not be converted inside the
- * flash. Undefined when one may be created.
+ * Why no auction may be created for a position (pure): no debt; no debt the vault's USDC can
+ * repay — USDC, or (issue 24) any asset a DEX venue usable inside the flash can buy with USDC — so
+ * the position is left alone rather than auctioned at a fee and never filled; or a non-USDC lot
+ * that could not be converted inside the flash. Undefined when one may be created.
  */
 export function creationBlocker(
   state: Pick<PoolState, "reserveList">,
@@ -70,14 +71,31 @@ export function creationBlocker(
   deps: Pick<ExecuteDeps, "usdc" | "dex" | "routers">,
 ): SkipReason | undefined {
   if (positions.liabilities.size === 0) return { kind: "no_auction_no_debt" };
-  if (!positions.liabilities.has(state.reserveList.indexOf(deps.usdc))) {
-    return { kind: "usdc_only" };
+  if (bidAssets(state, positions, deps).length === 0) {
+    return { kind: "debt_not_buyable", blocker: conversionBlocker(deps) };
   }
   const nonUsdcLot = [...positions.collateral.keys()].some((i) =>
     state.reserveList[i] !== deps.usdc
   );
   const blocker = nonUsdcLot ? conversionBlocker(deps) : undefined;
   return blocker ? { kind: "lot_not_convertible", blocker } : undefined;
+}
+
+/**
+ * The liabilities a new auction bids (pure): USDC, and every other liability when a DEX venue
+ * usable inside the flash exists to buy it with USDC (issue 24; which route, and whether it pays,
+ * is decided from quotes when the auction is filled). Without one, only USDC: other debt stays
+ * with the borrower for a keeper that holds those assets.
+ */
+export function bidAssets(
+  state: Pick<PoolState, "reserveList">,
+  positions: Pick<Positions, "liabilities">,
+  deps: Pick<ExecuteDeps, "usdc" | "dex" | "routers">,
+): string[] {
+  const buyable = conversionBlocker(deps) === undefined;
+  return [...positions.liabilities.keys()]
+    .map((i) => state.reserveList[i])
+    .filter((a) => a === deps.usdc || buyable);
 }
 
 /**
@@ -99,11 +117,8 @@ async function createAuction(
   task: LiquidationTask,
   deps: ExecuteDeps,
 ): Promise<AuctionData | undefined> {
-  // Bid only the USDC liability (Blend lets the creator choose the bid assets); other debt stays
-  // with the borrower for a keeper that holds those assets.
-  const bid = [...task.positions.liabilities.keys()]
-    .map((i) => state.reserveList[i])
-    .filter((a) => a === deps.usdc);
+  // Blend lets the creator choose the bid assets: those the flash can repay.
+  const bid = bidAssets(state, task.positions, deps);
   const lot = [...task.positions.collateral.keys()].map((i) => state.reserveList[i]);
   if (bid.length === 0 || lot.length === 0) {
     throw new Error("position has no debt or no collateral");

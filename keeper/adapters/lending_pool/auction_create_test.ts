@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { AuctionType, ContractErrorType, RequestType } from "@blend-capital/blend-sdk";
 import { StrKey } from "@stellar/stellar-sdk";
 import type { SwapClient } from "../../dex/swap_client.ts";
-import { conversionBlocker, creationBlocker, PoolErrors } from "./auction_create.ts";
+import { bidAssets, conversionBlocker, creationBlocker, PoolErrors } from "./auction_create.ts";
 
 const contract = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)));
 const USDC = contract();
@@ -32,7 +32,7 @@ Deno.test("the Blend numbers the keeper relies on are blend-sdk's", () => {
   });
 });
 
-Deno.test("creationBlocker: no debt, no USDC debt, and an unconvertible lot block a new auction", () => {
+Deno.test("creationBlocker: no debt, debt no flash can buy, and an unconvertible lot block a new auction", () => {
   const state = { reserveList: [USDC, XLM] };
   const pos = (liab: number[], coll: number[]) => ({
     liabilities: new Map(liab.map((i) => [i, 1n])),
@@ -41,7 +41,19 @@ Deno.test("creationBlocker: no debt, no USDC debt, and an unconvertible lot bloc
   const venues = (n: number) => ({ flashVenues: () => new Array(n) }) as unknown as SwapClient;
   const deps = { usdc: USDC, dex: venues(1) };
   assert.deepEqual(creationBlocker(state, pos([], [1]), deps), { kind: "no_auction_no_debt" });
-  assert.deepEqual(creationBlocker(state, pos([1], [0]), deps), { kind: "usdc_only" });
+  // XLM debt: bid when a venue usable inside the flash can buy XLM, skipped otherwise.
+  assert.equal(creationBlocker(state, pos([1], [0]), deps), undefined, "XLM debt, a venue");
+  assert.deepEqual(creationBlocker(state, pos([1], [0]), { usdc: USDC }), {
+    kind: "debt_not_buyable",
+    blocker: "no_dex",
+  });
+  assert.deepEqual(creationBlocker(state, pos([1], [0]), { usdc: USDC, dex: venues(0) }), {
+    kind: "debt_not_buyable",
+    blocker: "no_flash_venue",
+  });
+  // The bid: USDC always, other liabilities only when they can be bought.
+  assert.deepEqual(bidAssets(state, pos([0, 1], [0]), deps), [USDC, XLM]);
+  assert.deepEqual(bidAssets(state, pos([0, 1], [0]), { usdc: USDC }), [USDC]);
   assert.equal(creationBlocker(state, pos([0], [0]), { usdc: USDC }), undefined, "USDC lot");
   assert.equal(creationBlocker(state, pos([0], [1]), deps), undefined);
   assert.deepEqual(creationBlocker(state, pos([0], [1]), { usdc: USDC }), {

@@ -11,14 +11,20 @@
  *    with the pool's oracle and find the first block whose lot_value / bid_cost clears
  *    MIN_PROFIT. If that block is further away than one poll interval, stop (outcome "waiting"):
  *    a later cycle comes back.
- * 3. size (`flash_size.ts`: `sizeLiquidation`, `sizeFlash`): the bid amount plus a 0.1 % buffer
- *    for interest accrued until the fill (paid back with the rest); when the vault's idle capital
- *    or the per-flash cap is short, fill a smaller percent that fits. Non-USDC lot assets need
- *    the DEX client (without one the auction is skipped with a log line) and a trustline.
- * 4. plan (`flash_plan.ts`: `planLegs`, `planLiquidation`): one Blend `submit` (fill, repay the
- *    bid, withdraw the lot) and one swap per non-USDC lot asset on a Soroswap-ABI router of the
- *    vault's flash policy, each with the oracle-based slippage floor as `min_out` (the swaps are
- *    quoted before the wait), and the authorization shape the keeper may sign.
+ * 3. size (`flash_size.ts`: `sizeLiquidation`, `sizeFlash`, `buyAmountOut`): the bid amount plus
+ *    a 0.1 % buffer for interest accrued until the fill (paid back with the rest); a non-USDC bid
+ *    (issue 24) is bought with USDC, its exact output the bid plus a margin; when the vault's idle
+ *    capital or the per-flash cap is short, fill a smaller percent that fits. Non-USDC lot and bid
+ *    assets need the DEX client (without one the auction is skipped with a log line) and a
+ *    trustline.
+ * 4. plan (`flash_plan.ts`: `planLegs`, `planBuys`, `priceSwaps`, `planLiquidation`): one buy leg
+ *    per non-USDC bid asset (`router_get_amounts_in`, best venue and path; `max_in` from the quote
+ *    and SLIPPAGE_BPS, never above the oracle ceiling), one Blend `submit` (fill, repay the bid,
+ *    withdraw the lot) and one swap per non-USDC lot or bought asset on a Soroswap-ABI router of
+ *    the vault's flash policy, each with the oracle-based slippage floor as `min_out` (all quoted
+ *    before the wait, buys first: they run first); with buys, both legs are priced and the
+ *    liquidation skipped when it no longer clears MIN_PROFIT after them; and the authorization
+ *    shape the keeper may sign. The flash amount covers the USDC bid and every buy's `max_in`.
  * 5. send (`flash_send.ts`: `awaitTarget`, `sendFlash`, `classifyFlashFailure`): wait for the
  *    block before the target and send `vault.flash(keeper, liquidator, amount, plan,
  *    response_time_ms)`. `flash` simulates first and sends only when the simulated profit is
@@ -35,7 +41,7 @@
 import type { Keypair } from "@stellar/stellar-sdk";
 import { latestLedger } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
-import type { PlannedLeg } from "../../dex/swap_client.ts";
+import type { PlannedBuy, PlannedLeg } from "../../dex/swap_client.ts";
 import { ensureTrustline } from "../../token.ts";
 import {
   type FlashOutcome,
@@ -53,7 +59,7 @@ import { loadPoolState } from "./pool_state.ts";
 import { targetBlock } from "./target_block.ts";
 
 // The names this module has always exported, for its importers.
-export { NO_DEX, NO_FLASH_VENUE, USDC_ONLY } from "../outcome.ts";
+export { DEBT_NOT_BUYABLE, NO_DEX, NO_FLASH_VENUE } from "../outcome.ts";
 export type { AuctionValue } from "./auction.ts";
 export {
   choosePercent,
@@ -103,14 +109,29 @@ export async function executeLiquidation(
   const t0 = performance.now();
   const size = await sizeLiquidation(state, auction, target, user, deps);
   if ("skip" in size) return skipped(size.skip);
-  const { percent, amount, need, lotAssets } = size;
-  await ensureTrustlines(chain, keypair, lotAssets, user, deps);
+  const { percent, need, lotAssets } = size;
+  // A bought asset lands in the keeper account too (and its leftover is refunded there).
+  await ensureTrustlines(
+    chain,
+    keypair,
+    [...new Set([...lotAssets, ...size.buys.keys()])],
+    user,
+    deps,
+  );
 
-  // 4. The swaps are planned (quotes, venue, slippage floors) before waiting, so nothing but the
-  // flash itself is left for the latency-critical moment.
-  const swaps = await planLegs(chain, state, target, percent, user, deps);
+  // 4. The buys and swaps are planned (quotes, venue, slippage bounds) and priced before
+  // waiting, so nothing but the flash itself is left for the latency-critical moment.
+  const swaps = await planLegs(chain, state, target, size, user, deps);
   if ("skip" in swaps) return skipped(swaps.skip, user);
-  const { legs } = swaps;
+  const { legs, buys } = swaps;
+  // The flash lends the buys' USDC too (what they do not spend goes back to the vault).
+  const amount = buys.reduce((s, b) => s + b.maxIn, size.amount);
+  if (buys.length > 0) {
+    const available = await deps.availableCapital?.();
+    if (available !== undefined && amount > available) {
+      return skipped({ kind: "insufficient_capital", need: amount, available }, user);
+    }
+  }
 
   // 5. Wait for the block before the target, then send the flash.
   const waited = await awaitTarget(chain, me, { targetBlock: target.block, next, spl }, deps);
@@ -126,6 +147,7 @@ export async function executeLiquidation(
     need,
     lotAssets,
     legs,
+    buys,
     reachedLedger: waited.reached,
   });
   const responseTimeMs = Math.round(performance.now() - t0);
@@ -141,6 +163,7 @@ export async function executeLiquidation(
     });
   }
   deps.touched?.(user, me);
+  logBuys(deps.log, buys, out.txHash);
   logSwaps(deps.log, legs, out.txHash);
   return filledResult(out, {
     user,
@@ -165,6 +188,25 @@ async function ensureTrustlines(
     if ((await ensureTrustline(chain, keypair, a, deps.invoke)) === "created") {
       deps.log("info", `trustline created for lot asset ${a}`, { user });
     }
+  }
+}
+
+/** One info line per buy that ran inside a settled flash. */
+function logBuys(log: ExecuteDeps["log"], buys: readonly PlannedBuy[], txHash: string): void {
+  for (const b of buys) {
+    log(
+      "info",
+      `bought bid asset ${b.path[b.path.length - 1]} with USDC on ${b.venue} inside the flash`,
+      {
+        amount_out: String(b.amountOut),
+        max_in: String(b.maxIn),
+        quote: String(b.quote),
+        ceiling: String(b.ceiling),
+        path: b.path.join(">"),
+        tx_hash: txHash,
+        failed_venues: b.failures.map((f) => `${f.venue}: ${f.error}`).join("; ") || undefined,
+      },
+    );
   }
 }
 

@@ -7,11 +7,12 @@
  *   beneath it the pool pulls the bid from the keeper: `asset.transfer(keeper, pool, x)` per
  *   planned repay asset, x at most the planned amount (Blend pulls the whole repay amount and
  *   refunds the excess);
- * - for each lot asset it swaps, and for USDC at the end, an allowance set and cleared inside the
- *   invocation: `asset.approve(keeper, liquidator, i64::MAX, allowance_until)` then
+ * - for each lot or bought asset it swaps, for USDC once per buy leg (issue 24: the buy's USDC is
+ *   pulled from the keeper before `submit`) and for USDC at the end, an allowance set and cleared
+ *   inside the invocation: `asset.approve(keeper, liquidator, i64::MAX, allowance_until)` then
  *   `asset.approve(keeper, liquidator, 0, allowance_until)` (the pulls themselves are
- *   `transfer_from` calls the liquidator authorizes as the direct invoker; its swaps it
- *   authorizes itself).
+ *   `transfer_from` calls the liquidator authorizes as the direct invoker; its swaps, and its
+ *   transfer of a bought asset to the keeper, it authorizes itself).
  *
  * Everything else — a transfer to anyone else, an allowance to another spender, an unplanned
  * asset, another pool, a nested call the pool makes on the keeper's behalf — is refused.
@@ -45,6 +46,8 @@ export interface PlannedLiquidation {
   lotAssets: readonly string[];
   /** The plan's `allowance_until`. */
   allowanceUntil: number;
+  /** The bid assets its buy legs buy, one per leg (issue 24; none for a USDC bid). */
+  bought?: readonly string[];
 }
 
 /** The {@link AuthShape} beneath `liquidator.exec` for a planned liquidation (module doc). */
@@ -65,10 +68,13 @@ export function liquidationAuth(p: PlannedLiquidation): AuthShape {
     ),
     { subs: pulls },
   );
+  const bought = p.bought ?? [];
   const approvals: AuthCall[] = [];
-  for (const asset of new Set([...p.lotAssets, p.usdc])) {
+  for (const asset of new Set([...p.lotAssets, ...bought, p.usdc])) {
+    // USDC: once per buy leg (its input) and once for the repayment.
+    const times = asset === p.usdc ? 1 + bought.length : 1;
     for (const amount of [I64_MAX, 0n]) {
-      approvals.push(sacApprove(asset, p.keeper, liquidator, [amount], until));
+      approvals.push(sacApprove(asset, p.keeper, liquidator, [amount], until, times));
     }
   }
   return { subs: [submit, ...approvals] };

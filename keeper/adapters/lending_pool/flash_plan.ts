@@ -1,7 +1,8 @@
 /**
- * Step 4 of a liquidation, plan: the swap legs that convert a non-USDC lot inside the flash
- * (quoted before the wait), the Blend `submit` requests, the liquidator's `LiquidationPlan` and
- * the authorization shape the keeper's signature may cover.
+ * Step 4 of a liquidation, plan: the buy legs that buy a non-USDC bid with USDC and the swap legs
+ * that convert a non-USDC lot (and the bought asset's leftover) inside the flash (quoted before
+ * the wait), the price check of both, the Blend `submit` requests, the liquidator's
+ * `LiquidationPlan` and the authorization shape the keeper's signature may cover.
  *
  * @module
  */
@@ -10,12 +11,14 @@ import type { xdr } from "@stellar/stellar-sdk";
 import type { AuthShape } from "@vigil/soroban/auth_guard";
 import { describeError, ErrNoRoute, ErrSlippageExceeded } from "@vigil/soroban/errors";
 import type { ChainRpc } from "@vigil/soroban/rpc";
-import type { LiquidationPlan, Request } from "@vigil/contracts/clients/liquidator";
+import type { BuyLeg, LiquidationPlan, Request } from "@vigil/contracts/clients/liquidator";
 import { liquidationPlanScVal, requestScVal } from "@vigil/contracts/clients/rpc";
-import type { PlannedLeg } from "../../dex/swap_client.ts";
-import type { SkipReason } from "../outcome.ts";
+import type { PlannedBuy, PlannedLeg } from "../../dex/swap_client.ts";
+import type { EarlierLeg } from "../../dex/joint.ts";
+import { type SkipReason, skipReasonText } from "../outcome.ts";
 import { type AuctionValue, lotAmounts } from "./auction.ts";
 import type { ExecuteDeps } from "./execute_deps.ts";
+import { finite } from "./target_block.ts";
 import { liquidationAuth } from "./flash_auth.ts";
 import type { PoolState } from "./pool_state.ts";
 
@@ -25,39 +28,150 @@ const WITHDRAW_ALL = 1n << 62n;
 /** The names of the swap planner's errors that skip a liquidation. */
 export type SwapErrorName = "ErrSlippageExceeded" | "ErrNoRoute";
 
+/** What the buys of a sized liquidation are (`flash_size.ts`'s `SizedLiquidation`). */
+export interface SizedBuys {
+  percent: number;
+  /** The USDC bid at the target block, 100 %. */
+  need: bigint;
+  /** Per non-USDC bid asset: the bid at `percent` and the exact output to buy. */
+  buys: ReadonlyMap<string, { bid: bigint; amountOut: bigint }>;
+}
+
 /**
- * Step 4a: {@link planSwaps}, with a lot that no venue converts above its floor (or at all)
- * turned into a skip and a warning; any other error is thrown.
+ * Step 4a: the buy legs ({@link planBuys}, first: they run first inside the flash), then the swap
+ * legs ({@link planSwaps}: the lot and each bought asset's leftover, quoted behind the buys). With
+ * buys, both legs are priced before anything is sent ({@link priceSwaps}): a liquidation whose
+ * swaps leave (USDC from selling the lot and leftover) / (USDC spent on buys + USDC repaid) below
+ * MIN_PROFIT is skipped (`unprofitable_after_swaps`, a warning with the figures), and a buy quoted
+ * above its oracle ceiling (the liquidator would refuse it) is `swap_unplannable`. A lot or bid
+ * that no venue converts above its floor (or at all) is a skip and a warning too; any other error
+ * is thrown.
  */
 export async function planLegs(
   chain: ChainRpc,
   state: PoolState,
   target: AuctionValue,
-  percent: number,
+  sized: SizedBuys,
   user: string,
   deps: ExecuteDeps,
-): Promise<{ legs: PlannedLeg[] } | { skip: SkipReason }> {
+): Promise<{ legs: PlannedLeg[]; buys: PlannedBuy[] } | { skip: SkipReason }> {
+  let buys: PlannedBuy[] = [];
+  let legs: PlannedLeg[];
   try {
-    return { legs: await planSwaps(chain, state, target, percent, deps) };
+    buys = await planBuys(chain, state, sized.buys, deps);
+    const leftovers = new Map([...sized.buys].map(([a, b]) => [a, b.amountOut - b.bid]));
+    legs = await planSwaps(chain, state, target, sized.percent, deps, {
+      leftovers,
+      earlier: buys.map(buyAsEarlier),
+    });
   } catch (err) {
     if (!(err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute)) throw err;
+    const what = buys.length > 0 || sized.buys.size === 0
+      ? "lot cannot be converted to USDC"
+      : "bid asset cannot be bought with USDC";
     deps.log(
       "warn",
       err instanceof ErrNoRoute
-        ? "lot cannot be converted to USDC: no venue usable inside the flash answered: skipped"
-        : "lot cannot be converted to USDC above the slippage floor: skipped",
+        ? `${what}: no venue usable inside the flash answered: skipped`
+        : `${what} above the slippage floor: skipped`,
       { user, error: describeError(err) },
     );
     return { skip: { kind: "swap_unplannable", error: err.name as SwapErrorName } };
   }
+  if (buys.length === 0) return { legs, buys };
+  const priced = priceSwaps(state, target, sized, buys, legs, deps.usdc);
+  const fields = {
+    user,
+    proceeds: String(priced.proceeds),
+    cost: String(priced.cost),
+    ratio: finite(priced.ratio),
+    min_profit: deps.minProfit,
+    buys: buys.map((b) => `${b.path.join(">")} out ${b.amountOut} for ${b.quote}`).join("; "),
+  };
+  if (!(priced.ratio >= deps.minProfit)) {
+    const skip: SkipReason = {
+      kind: "unprofitable_after_swaps",
+      proceeds: priced.proceeds,
+      cost: priced.cost,
+      ratio: finite(priced.ratio),
+      minProfit: deps.minProfit,
+    };
+    deps.log("warn", `${skipReasonText(skip)}: skipped, no flash sent`, fields);
+    return { skip };
+  }
+  const above = buys.find((b) => b.aboveCeiling);
+  if (above) {
+    deps.log("warn", "bid asset costs more than its oracle ceiling: skipped", {
+      ...fields,
+      quote: String(above.quote),
+      ceiling: String(above.ceiling),
+    });
+    return { skip: { kind: "swap_unplannable", error: "ErrSlippageExceeded" } };
+  }
+  deps.log("info", "both swap legs priced: the liquidation clears MIN_PROFIT after swaps", fields);
+  return { legs, buys };
 }
 
 /**
- * One swap leg per non-USDC lot asset, sized at the target block for `percent` of the lot. The
- * legs run one after the other inside the flash, so each is quoted after the ones before it
- * (`keeper/dex/joint.ts`). When a later leg cannot clear its floor behind the others, the other
- * order is tried (the first leg then meets untouched pairs). Planned before the wait (quotes,
- * venues, slippage floors), so nothing but the flash is left for the latency-critical moment.
+ * One buy leg per non-USDC bid asset, in order, each quoted on the reserves the buys before it
+ * leave (`keeper/dex/joint.ts`); `refCost` is the oracle value of the exact output.
+ */
+export async function planBuys(
+  chain: ChainRpc,
+  state: PoolState,
+  buys: ReadonlyMap<string, { amountOut: bigint }>,
+  deps: ExecuteDeps,
+): Promise<PlannedBuy[]> {
+  const out: PlannedBuy[] = [];
+  for (const [asset, { amountOut }] of buys) {
+    const ref = oracleRefValue(state, asset, amountOut, deps.usdc);
+    out.push(
+      await deps.dex!.planBuy(chain, asset, amountOut, ref, {
+        routers: deps.routers,
+        maxSlippageBps: deps.maxSlippageBps,
+        tokens: deps.tokens,
+        earlier: out.map(buyAsEarlier),
+      }),
+    );
+  }
+  return out;
+}
+
+/** A buy as an earlier leg of the flash: its USDC input run along its path. */
+function buyAsEarlier(b: PlannedBuy): EarlierLeg {
+  return { router: b.router, path: b.path, amountIn: b.quote };
+}
+
+/**
+ * Both legs priced from their quotes (pure): `proceeds` = the USDC lot plus what the swap legs
+ * sell the lot and the bought assets' leftovers for; `cost` = the USDC bid repaid plus what the
+ * buys cost; `ratio` = proceeds / cost. The swaps' fees are inside the quotes; the transaction
+ * fee is the keeper's, not the vault's.
+ */
+export function priceSwaps(
+  state: PoolState,
+  target: AuctionValue,
+  sized: Pick<SizedBuys, "percent" | "need">,
+  buys: readonly Pick<PlannedBuy, "quote">[],
+  legs: readonly Pick<PlannedLeg, "quote">[],
+  usdc: string,
+): { proceeds: bigint; cost: bigint; ratio: number } {
+  const pct = BigInt(sized.percent);
+  const usdcLot = ((lotAmounts(state, target).get(usdc) ?? 0n) * pct) / 100n;
+  const proceeds = legs.reduce((s, l) => s + l.quote, usdcLot);
+  const cost = buys.reduce((s, b) => s + b.quote, (sized.need * pct + 99n) / 100n);
+  const ratio = cost > 0n ? Number(proceeds) / Number(cost) : Number.POSITIVE_INFINITY;
+  return { proceeds, cost, ratio };
+}
+
+/**
+ * One swap leg per non-USDC lot asset, sized at the target block for `percent` of the lot, and
+ * per bought asset (issue 24: what the pool refunds above the debt, `leftovers`; added to the
+ * lot's leg when the asset is in the lot too). The legs run one after the other inside the flash,
+ * after the buys (`earlier`), so each is quoted after the ones before it (`keeper/dex/joint.ts`).
+ * When a later leg cannot clear its floor behind the others, the other order is tried (the first
+ * leg then meets pairs only the buys moved). Planned before the wait (quotes, venues, slippage
+ * floors), so nothing but the flash is left for the latency-critical moment.
  */
 export async function planSwaps(
   chain: ChainRpc,
@@ -65,8 +179,9 @@ export async function planSwaps(
   target: AuctionValue,
   percent: number,
   deps: ExecuteDeps,
+  bought: { leftovers?: ReadonlyMap<string, bigint>; earlier?: EarlierLeg[] } = {},
 ): Promise<PlannedLeg[]> {
-  const inputs: { asset: string; amountIn: bigint; ref: bigint }[] = [];
+  const amounts = new Map<string, bigint>();
   for (const [asset, lot] of lotAmounts(state, target)) {
     if (asset === deps.usdc) continue;
     // The lot at the target block. The liquidator swaps what actually arrived in the keeper
@@ -74,10 +189,17 @@ export async function planSwaps(
     // sizes the quote and sets the min_out / amount_in ratio; the whole lot goes to depositors.
     // Every non-USDC lot asset needs exactly one leg (the liquidator refuses a plan that would
     // leave one with the keeper).
-    const full = (lot * BigInt(percent)) / 100n;
+    amounts.set(asset, (lot * BigInt(percent)) / 100n);
+  }
+  for (const [asset, left] of bought.leftovers ?? []) {
+    amounts.set(asset, (amounts.get(asset) ?? 0n) + left);
+  }
+  const inputs: { asset: string; amountIn: bigint; ref: bigint }[] = [];
+  for (const [asset, full] of amounts) {
     const amountIn = full > 0n ? full : 1n;
     inputs.push({ asset, amountIn, ref: oracleRefValue(state, asset, amountIn, deps.usdc) });
   }
+  const before = bought.earlier ?? [];
   const plan = async (order: typeof inputs): Promise<PlannedLeg[]> => {
     const legs: PlannedLeg[] = [];
     for (const { asset, amountIn, ref } of order) {
@@ -86,7 +208,7 @@ export async function planSwaps(
           routers: deps.routers,
           maxSlippageBps: deps.maxSlippageBps,
           tokens: deps.tokens,
-          earlier: legs,
+          earlier: [...before, ...legs],
         }),
       );
     }
@@ -129,12 +251,17 @@ export interface LiquidationFacts {
   usdc: string;
   /** Percent of the auction to fill. */
   percent: number;
-  /** The flash amount (the repayment). */
+  /** The flash amount (the USDC repayment, plus every buy's `max_in`). */
   amount: bigint;
   /** The USDC bid at the target block (0 from block 400 on). */
   need: bigint;
   lotAssets: readonly string[];
   legs: Pick<PlannedLeg, "amountIn" | "kind" | "minOut" | "path" | "router">[];
+  /**
+   * Buy legs of a non-USDC bid (issue 24), run before `submit`; each bought asset is repaid with
+   * its exact output (the pool refunds the excess, sold back by that asset's swap leg).
+   */
+  buys?: readonly Pick<PlannedBuy, "amountOut" | "maxIn" | "path" | "router">[];
   /** The ledger the wait reached (the repayment allowance is counted from it). */
   reachedLedger: number;
 }
@@ -148,34 +275,48 @@ export interface PlannedFlash {
 
 /**
  * Step 4b, plan (pure): the Blend `submit` requests — fill `percent` of the user's auction, repay
- * the bid with the flash amount, withdraw every lot asset — the liquidator's `LiquidationPlan`
+ * the USDC bid with the flash amount less the buys' `max_in`, repay each bought asset with its
+ * exact output, withdraw every lot asset — the liquidator's `LiquidationPlan` (with its buy legs)
  * and the authorization shape the keeper's signature may cover (anything else is refused
  * unsigned).
  */
 export function planLiquidation(f: LiquidationFacts): PlannedFlash {
+  const buys = f.buys ?? [];
   // From block 400 on Blend's bid is free: the filler takes on no debt, and repaying a debt it
   // does not have burns 0 d-tokens, which the pool refuses (InvalidDTokenBurnAmount, the real
   // pool and the stand-in alike). Then no Repay: the flash lends 1 unit and the lot is profit.
   const repays = f.need > 0n;
+  const usdcRepay = f.amount - buys.reduce((s, b) => s + b.maxIn, 0n);
+  const bought = buys.map((b) => b.path[b.path.length - 1]);
   const requests: Request[] = [
     request(RequestType.FillUserLiquidationAuction, f.user, BigInt(f.percent)),
-    ...(repays ? [request(RequestType.Repay, f.usdc, f.amount)] : []),
+    ...(repays ? [request(RequestType.Repay, f.usdc, usdcRepay)] : []),
+    ...buys.map((b, i) => request(RequestType.Repay, bought[i], b.amountOut)),
     ...f.lotAssets.map((a) => request(RequestType.WithdrawCollateral, a, WITHDRAW_ALL)),
   ];
   // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
   // the flash cannot outlive: far beyond the transaction's own validity window.
   const allowanceUntil = f.reachedLedger + ALLOWANCE_LEDGERS;
-  const plan = liquidationPlan(f.pool, requests, f.legs, allowanceUntil);
+  const plan = liquidationPlan(
+    f.pool,
+    requests,
+    f.legs,
+    allowanceUntil,
+    buys.map((b) => ({ amount_out: b.amountOut, max_in: b.maxIn, path: b.path, router: b.router })),
+  );
   const requestVals = requests.map(requestScVal);
+  const repay = new Map<string, bigint>(repays ? [[f.usdc, usdcRepay]] : []);
+  buys.forEach((b, i) => repay.set(bought[i], b.amountOut));
   const auth = liquidationAuth({
     keeper: f.keeper,
     liquidator: f.liquidator,
     pool: f.pool,
     usdc: f.usdc,
     requests: requestVals,
-    repay: repays ? new Map([[f.usdc, f.amount]]) : new Map(),
+    repay,
     lotAssets: f.lotAssets,
     allowanceUntil,
+    bought,
   });
   return { requests: requestVals, plan, auth };
 }
@@ -192,9 +333,11 @@ export function liquidationPlan(
   requests: readonly Request[],
   legs: Pick<PlannedLeg, "amountIn" | "kind" | "minOut" | "path" | "router">[],
   allowanceUntil: number,
+  buys: readonly BuyLeg[] = [],
 ): xdr.ScVal {
   const plan: LiquidationPlan = {
     allowance_until: allowanceUntil,
+    buys: [...buys],
     pool,
     requests: [...requests],
     swaps: legs.map((l) => ({

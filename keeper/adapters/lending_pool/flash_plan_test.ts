@@ -1,13 +1,16 @@
 /** The liquidation plan, alone: the Blend requests, the liquidator's plan, what may be signed. */
 import assert from "node:assert/strict";
 import { Keypair, scValToNative, StrKey } from "@stellar/stellar-sdk";
-import { ALLOWANCE_LEDGERS, planLiquidation } from "./flash_plan.ts";
+import { ALLOWANCE_LEDGERS, planLiquidation, priceSwaps } from "./flash_plan.ts";
+import type { AuctionValue } from "./auction.ts";
+import type { PoolState } from "./pool_state.ts";
 
 const contract = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)));
 const USDC = contract();
 const XLM = contract();
 const POOL = contract();
 const LIQUIDATOR = contract();
+const ROUTER = contract();
 const KEEPER = Keypair.random().publicKey();
 const USER = Keypair.random().publicKey();
 
@@ -39,7 +42,8 @@ Deno.test("planLiquidation: fill, repay, withdraw every lot asset; the allowance
     [3, USDC, 1n << 62n],
   ]);
   const plan = scValToNative(p.plan) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(plan), ["allowance_until", "pool", "requests", "swaps"]);
+  assert.deepEqual(Object.keys(plan), ["allowance_until", "buys", "pool", "requests", "swaps"]);
+  assert.deepEqual(plan.buys, []);
   assert.equal(plan.allowance_until, 5000 + ALLOWANCE_LEDGERS);
   assert.equal(plan.pool, POOL);
   // The keeper may sign the pool's submit (with the pool's pull of at most the repayment
@@ -62,4 +66,75 @@ Deno.test("planLiquidation: no Repay once the bid is free (block 400 on)", () =>
     reachedLedger: 7,
   });
   assert.deepEqual(decoded(p.requests), [[6, USER, 100n], [3, XLM, 1n << 62n]]);
+});
+
+Deno.test("planLiquidation: a non-USDC bid is bought first, repaid with the exact output, its leftover sold", () => {
+  const buy = { amountOut: 100_500n, maxIn: 10_200n, path: [USDC, XLM], router: ROUTER };
+  const sell = { amountIn: 500n, kind: 0, minOut: 45n, path: [XLM, USDC], router: ROUTER };
+  const p = planLiquidation({
+    keeper: KEEPER,
+    user: USER,
+    pool: POOL,
+    liquidator: LIQUIDATOR,
+    usdc: USDC,
+    percent: 100,
+    // No USDC bid: the flash lends only the buy's max_in.
+    amount: 10_200n,
+    need: 0n,
+    lotAssets: [USDC],
+    legs: [sell],
+    buys: [buy],
+    reachedLedger: 5000,
+  });
+  assert.deepEqual(decoded(p.requests), [
+    [6, USER, 100n],
+    [5, XLM, 100_500n],
+    [3, USDC, 1n << 62n],
+  ]);
+  const plan = scValToNative(p.plan) as Record<string, unknown>;
+  assert.deepEqual(plan.buys, [{
+    amount_out: 100_500n,
+    max_in: 10_200n,
+    path: [USDC, XLM],
+    router: ROUTER,
+  }]);
+  assert.equal((plan.swaps as unknown[]).length, 1);
+  // The submit (pulling at most the exact output of XLM), and the liquidator's allowances: set
+  // and cleared for XLM (the leftover) and USDC (twice: the buy's input, the repayment).
+  assert.equal(p.auth.subs?.length, 1 + 2 * 2);
+  const usdcApprovals = p.auth.subs!.filter((c) => c.contract === USDC);
+  assert.deepEqual(usdcApprovals.map((c) => c.max), [2, 2]);
+  // With a USDC bid as well: its Repay is the flash amount less the buys' max_in.
+  const both = planLiquidation({
+    keeper: KEEPER,
+    user: USER,
+    pool: POOL,
+    liquidator: LIQUIDATOR,
+    usdc: USDC,
+    percent: 100,
+    amount: 10_200n + 5_006n,
+    need: 5_000n,
+    lotAssets: [USDC],
+    legs: [sell],
+    buys: [buy],
+    reachedLedger: 5000,
+  });
+  assert.deepEqual(decoded(both.requests).slice(1, 3), [[5, USDC, 5_006n], [5, XLM, 100_500n]]);
+});
+
+Deno.test("priceSwaps: (USDC lot + sales of lot and leftover) / (USDC bid + buys), from the quotes", () => {
+  const reserve = { toAssetFromBToken: (b: bigint) => b };
+  const state = {
+    pool: { reserves: new Map([[USDC, reserve], [XLM, reserve]]) },
+  } as unknown as PoolState;
+  const target = { lot: new Map([[USDC, 12_000n]]), bid: new Map() } as unknown as AuctionValue;
+  const priced = priceSwaps(state, target, { percent: 50, need: 0n }, [{ quote: 5_000n }], [{
+    quote: 20n,
+  }], USDC);
+  assert.deepEqual(priced, { proceeds: 6_020n, cost: 5_000n, ratio: 6_020 / 5_000 });
+  // A USDC bid counts at the percent filled.
+  assert.equal(
+    priceSwaps(state, target, { percent: 50, need: 2_000n }, [{ quote: 5_000n }], [], USDC).cost,
+    6_000n,
+  );
 });
