@@ -72,9 +72,9 @@ async function measure(extraBorrowers: number): Promise<Measured> {
         return diff(before, chain.counts());
       };
       const hfs = () =>
-        new Map(rt.lending!.positions().map((p) => [p.user, p.healthFactor] as const));
+        new Map(rt.lending[0].positions().map((p) => [p.user, p.healthFactor] as const));
       await cycle(); // cold start: backfill and read every position
-      const tracked = rt.lending!.positions().length;
+      const tracked = rt.lending[0].positions().length;
       const steady = [await cycle(), await cycle()];
       const hfBefore = hfs();
       // +1 % XLM: every XLM-collateral position's health factor moves; no pool event is emitted.
