@@ -4,7 +4,8 @@
  * with SIGTERM. Checks that liquidations happen (each keeper fills, or they race), that the vault's
  * share price rises, that nothing is left running, and (issue 12) that across the demo's
  * liquidations every transaction taking USDC out of the vault put at least as much back in the
- * same transaction — read from the chain's SAC transfer events.
+ * same transaction — read from the chain's SAC transfer events. The demo runs two Blend pools
+ * (`--pools 2`, issue 24) and the keepers must fill in both.
  */
 import assert from "node:assert/strict";
 import { type AuditReport, auditVaultTransfers } from "@vigil/testing/transfer_audit";
@@ -77,7 +78,7 @@ interface Perf {
   vault: { share_price: string | null; total_profit: string } | null;
   keeper_stats: { fills: number; lost_races: number; name: string };
   keepers: { address: string; successful_fills: string | null }[];
-  liquidations: { outcome: string; time: string }[];
+  liquidations: { outcome: string; time: string; pool: string | null }[];
 }
 
 /** The issue asks for liquidations within the first minute of the demo. */
@@ -100,6 +101,9 @@ Deno.test({
         "4",
         "--seed",
         "7",
+        // Issue 24: two Blend pools; the keepers watch both (LENDING_POOLS).
+        "--pools",
+        "2",
       ]),
       cwd,
       stdin: "null",
@@ -156,7 +160,16 @@ Deno.test({
         const bothFilled = perfs.every((p) => p.keeper_stats.fills >= 1);
         const raced = perfs.some((p) => p.keeper_stats.lost_races >= 1) &&
           perfs.some((p) => p.keeper_stats.fills >= 1);
-        if ((bothFilled || raced) && firstPrice !== undefined && lastPrice! > firstPrice) {
+        // Fills in both pools, by either keeper.
+        const filledPools = new Set(
+          perfs.flatMap((p) =>
+            p.liquidations.filter((l) => l.outcome === "filled").map((l) => l.pool)
+          ),
+        );
+        if (
+          (bothFilled || raced) && filledPools.size >= 2 && firstPrice !== undefined &&
+          lastPrice! > firstPrice
+        ) {
           ok = true;
           break;
         }
@@ -191,7 +204,10 @@ Deno.test({
         console.error(JSON.stringify(perfs.map((p) => p?.keeper_stats)));
       }
     }
-    assert.ok(ok, "no liquidation by each keeper (or race) with a rising share price in time");
+    assert.ok(
+      ok,
+      "no liquidation by each keeper (or race) in both pools with a rising share price in time",
+    );
     // Every USDC outflow from the vault (no depositor withdraws in the demo) was a flash that put
     // at least as much back in the same transaction.
     assert.ok(audit, "no transfer audit");
