@@ -6,9 +6,14 @@
  * - steady-state cycles with no new pool events: wall time and RPC requests by method,
  * - a cycle after an oracle price move (health factors recomputed in memory).
  *
- * Run: `deno run -A bench/keeper_bench.ts [N …]`. The node and the keeper share this process
- * (and the machine's cores), so times include the node's own work.
+ * With `--pools P` (1–3) the market has P Blend pools, each seeded with N borrowers, and the
+ * keeper watches all of them (`LENDING_POOLS`): the steady-state figure should be P times the
+ * one-pool figure, not growing with N.
+ *
+ * Run: `deno run -A bench/keeper_bench.ts [--pools P] [N …]`. The node and the keeper share this
+ * process (and the machine's cores), so times include the node's own work.
  */
+import { parseArgs } from "node:util";
 import { Keypair } from "@stellar/stellar-sdk";
 import { startLocalnet } from "@vigil/localnet/node";
 import { setupDevChain } from "@vigil/localnet/dev_setup";
@@ -19,7 +24,14 @@ import { loadConfig } from "@vigil/keeper/config";
 import { createKeeperContext } from "@vigil/keeper/context";
 import { keeperCycle, prepareChain } from "@vigil/keeper/startup";
 
-const sizes = Deno.args.length > 0 ? Deno.args.map(Number) : [1_000, 10_000];
+const { values, positionals } = parseArgs({
+  args: Deno.args,
+  options: { pools: { type: "string", default: "1" } },
+  allowPositionals: true,
+});
+const POOLS = Number(values.pools);
+if (!Number.isInteger(POOLS) || POOLS < 1 || POOLS > 3) throw new Error("--pools is 1, 2 or 3");
+const sizes = positionals.length > 0 ? positionals.map(Number) : [1_000, 10_000];
 const STEADY_CYCLES = 5;
 
 function diff(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
@@ -34,21 +46,23 @@ for (const n of sizes) {
   try {
     const t0 = performance.now();
     const dev = await setupDevChain(node);
-    const market = await deployMarket(node, dev, { allocationVault: false });
+    const market = await deployMarket(node, dev, { allocationVault: false, pools: POOLS });
     const { vault, registry } = await deployVigil(node, {
       usdc: dev.contracts.usdc,
       policy: marketPolicy(market),
     });
     registerShock(node, market.contracts.oracle, market.accounts.market_admin.public);
     const tSeed = performance.now();
-    await seedBorrowers(node, market, n);
+    for (const [i, pool] of market.pools.entries()) {
+      await seedBorrowers(node, market, n, { pool: pool.id, offset: i * n });
+    }
     const seedMs = performance.now() - tSeed;
     const keeper = Keypair.fromSecret(dev.accounts.keeper1.secret);
     const config = loadConfig({
       KEEPER_SECRET: keeper.secret(),
       REGISTRY_CONTRACT: registry,
       VAULT_CONTRACT: vault,
-      LENDING_POOL: market.contracts.lending_pool,
+      LENDING_POOLS: market.pools.map((p) => p.id).join(","),
       USDC_CONTRACT: dev.contracts.usdc,
       SOROBAN_RPC: node.rpcUrl,
       NETWORK_PASSPHRASE: node.networkPassphrase,
@@ -60,7 +74,7 @@ for (const n of sizes) {
     const rt = await prepareChain(ctx);
     const chain = rt.chain;
     console.log(
-      `\n== ${n} seeded borrowers (${market.borrowers.length} scenario borrowers) — setup ${
+      `\n== ${POOLS} pool(s) × ${n} seeded borrowers (${market.borrowers.length} scenario borrowers in the first) — setup ${
         Math.round(tSeed - t0)
       } ms, seeding ${Math.round(seedMs)} ms`,
     );
@@ -75,11 +89,13 @@ for (const n of sizes) {
     };
 
     const cold = await cycle("cold start");
-    const tracked = rt.lending[0].positions().length;
+    const tracked = rt.lending.reduce((t, l) => t + l.positions().length, 0);
     console.log(
       `cold-start cycle: ${cold.ms.toFixed(0)} ms, ${total(cold.reqs)} RPC requests ${
         JSON.stringify(cold.reqs)
-      }; positions with debt tracked: ${tracked}; sync ${JSON.stringify(rt.lending[0].lastSync)}`,
+      }; positions with debt tracked: ${tracked}; sync ${
+        JSON.stringify(rt.lending.map((l) => l.lastSync))
+      }`,
     );
     const steady = [];
     for (let i = 0; i < STEADY_CYCLES; i++) steady.push(await cycle("steady"));
