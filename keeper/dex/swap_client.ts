@@ -146,6 +146,20 @@ export function slippageFloor(refValue: bigint, bps: number): bigint {
   return (refValue * BigInt(10_000 - bps)) / 10_000n;
 }
 
+/** What of the vault's flash policy (and of the flash's other legs) a planned swap must respect. */
+export interface FlashSwapPolicy {
+  /** Routers the policy lists: only Soroswap-ABI venues among them are used inside a flash. */
+  routers?: ReadonlySet<string>;
+  maxSlippageBps?: number;
+  /** The policy's hop tokens: a path is direct or passes through one of these. */
+  tokens?: readonly string[];
+  /**
+   * Legs the same flash runs before this one: a candidate path sharing a pair with one of them
+   * is quoted on the reserves they leave (`joint.ts`), not on today's.
+   */
+  earlier?: EarlierLeg[];
+}
+
 /** The keeper's DEX client: exists only when at least one router is configured. */
 export class SwapClient {
   readonly usdc: string;
@@ -213,16 +227,7 @@ export class SwapClient {
     tokenIn: string,
     amountIn: bigint,
     refValue: bigint,
-    policy: {
-      routers?: ReadonlySet<string>;
-      maxSlippageBps?: number;
-      tokens?: readonly string[];
-      /**
-       * Legs the same flash runs before this one: a candidate path sharing a pair with one of
-       * them is quoted on the reserves they leave (`joint.ts`), not on today's.
-       */
-      earlier?: EarlierLeg[];
-    } = {},
+    policy: FlashSwapPolicy = {},
   ): Promise<PlannedLeg> {
     if (tokenIn === this.usdc) throw new Error("planLeg: input is already USDC");
     if (amountIn <= 0n) throw new RangeError("planLeg: amount must be positive");
@@ -292,12 +297,7 @@ export class SwapClient {
     tokenOut: string,
     amountOut: bigint,
     refCost: bigint,
-    policy: {
-      routers?: ReadonlySet<string>;
-      maxSlippageBps?: number;
-      tokens?: readonly string[];
-      earlier?: EarlierLeg[];
-    } = {},
+    policy: FlashSwapPolicy = {},
   ): Promise<PlannedBuy> {
     if (tokenOut === this.usdc) throw new Error("planBuy: output is USDC");
     if (amountOut <= 0n) throw new RangeError("planBuy: amount must be positive");

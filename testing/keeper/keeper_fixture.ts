@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { Keypair, rpc, scValToNative, xdr } from "@stellar/stellar-sdk";
-import { setupDevChain } from "@vigil/localnet/dev_setup";
+import { Asset, Keypair, rpc, scValToNative, xdr } from "@stellar/stellar-sdk";
+import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
 import { deployVigil, type VigilConfig } from "@vigil/contracts/deploy/deploy_vigil";
 import type { FlashPolicy } from "@vigil/contracts/clients";
 import type { FlashPolicyOptions } from "@vigil/contracts/deploy/net";
@@ -334,4 +334,35 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error(`timeout waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A trader on the primary router with 1,000,000 USDC and 200 WETH (world setup: mocked auth,
+ * in-process): `trade(amountIn, path)` swaps exactly `amountIn` along `path` and returns the
+ * output. Tests move DEX prices with it (e.g. to follow an oracle shock).
+ */
+export async function dexTrader(w: World) {
+  const id = Keypair.random().publicKey();
+  const c = w.market.contracts;
+  const router = c.primary_dex_router;
+  await w.node.fund(id, 10_000_000n);
+  seedTrustline(w.node, id, new Asset("USDC", w.market.usdcIssuer), 0n);
+  const wethIssuer = w.market.accounts.weth_issuer.public;
+  seedTrustline(w.node, id, new Asset("WETH", wethIssuer), 0n);
+  await w.node.invoke(w.usdc, "mint", { to: id, amount: 1_000_000n * USDC }, {
+    source: w.market.usdcIssuer,
+  });
+  await w.node.invoke(w.weth, "mint", { to: id, amount: 200n * 10_000_000n }, {
+    source: wethIssuer,
+  });
+  return async (amountIn: bigint, path: string[]): Promise<bigint> => {
+    const amounts = await w.node.invoke<bigint[]>(router, "swap_exact_tokens_for_tokens", {
+      amount_in: amountIn,
+      amount_out_min: 0n,
+      path,
+      to: id,
+      deadline: 1n << 40n,
+    }, { source: id });
+    return amounts[amounts.length - 1];
+  };
 }

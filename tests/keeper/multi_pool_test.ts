@@ -10,11 +10,10 @@
  * keeper keeps nothing, and the webhook receives a fill message naming each pool.
  */
 import assert from "node:assert/strict";
-import { Asset, Keypair } from "@stellar/stellar-sdk";
-import { seedTrustline } from "@vigil/localnet/dev_setup";
 import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
 import {
   balance,
+  dexTrader,
   events,
   keeperEnv,
   shock,
@@ -54,19 +53,7 @@ Deno.test("two pools, no LIQUIDATOR_CONTRACT: XLM-debt fills in both pools, exac
     // XLM +10 % on the oracle; a trader moves the USDC/XLM pair to follow it (so the XLM the
     // pool refunds sells above the oracle floor).
     await shock(w, w.xlm, 1000);
-    const trader = Keypair.random().publicKey();
-    await w.node.fund(trader, 1_000n);
-    seedTrustline(w.node, trader, new Asset("USDC", w.market.usdcIssuer), 0n);
-    await w.node.invoke(w.usdc, "mint", { to: trader, amount: 100_000n * USDC }, {
-      source: w.market.usdcIssuer,
-    });
-    await w.node.invoke(w.market.contracts.primary_dex_router, "swap_exact_tokens_for_tokens", {
-      amount_in: 97_000n * USDC,
-      amount_out_min: 0n,
-      path: [w.usdc, w.xlm],
-      to: trader,
-      deadline: 1n << 40n,
-    }, { source: trader });
+    await (await dexTrader(w))(97_000n * USDC, [w.usdc, w.xlm]);
 
     const env = keeperEnv(w, keeper, { LIQUIDATOR_CONTRACT: "", NOTIFY_WEBHOOK_URL: hook.url });
     assert.equal(env.LENDING_POOLS, w.pools.join(","));

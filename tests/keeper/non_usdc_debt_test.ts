@@ -13,12 +13,11 @@
  * 20–40 s).
  */
 import assert from "node:assert/strict";
-import { Asset, Keypair } from "@stellar/stellar-sdk";
-import { seedTrustline } from "@vigil/localnet/dev_setup";
 import { auditVaultTransfers } from "@vigil/testing/transfer_audit";
 import {
   auctionOf,
   balance,
+  dexTrader,
   events,
   keeperEnv,
   logLines,
@@ -35,31 +34,6 @@ import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
 
 const E7 = 10_000_000n;
 
-/** A whale trading on the primary router (world setup: mocked auth, in-process). */
-async function whale(w: World) {
-  const id = Keypair.random().publicKey();
-  const c = w.market.contracts;
-  const router = c.primary_dex_router;
-  await w.node.fund(id, 10_000_000n);
-  seedTrustline(w.node, id, new Asset("USDC", w.market.usdcIssuer), 0n);
-  const wethIssuer = w.market.accounts.weth_issuer.public;
-  seedTrustline(w.node, id, new Asset("WETH", wethIssuer), 0n);
-  await w.node.invoke(w.usdc, "mint", { to: id, amount: 1_000_000n * USDC }, {
-    source: w.market.usdcIssuer,
-  });
-  await w.node.invoke(w.weth, "mint", { to: id, amount: 200n * E7 }, { source: wethIssuer });
-  return async (amountIn: bigint, path: string[]): Promise<bigint> => {
-    const amounts = await w.node.invoke<bigint[]>(router, "swap_exact_tokens_for_tokens", {
-      amount_in: amountIn,
-      amount_out_min: 0n,
-      path,
-      to: id,
-      deadline: 1n << 40n,
-    }, { source: id });
-    return amounts[amounts.length - 1];
-  };
-}
-
 /** USDC for `xlm` units of XLM on the primary router's direct pair (its spot cost). */
 function buyCost(w: World, xlm: bigint): Promise<bigint> {
   return w.node.view<bigint[]>(w.market.contracts.primary_dex_router, "router_get_amounts_in", {
@@ -75,7 +49,7 @@ Deno.test("non-USDC debt: refused while buying XLM would eat the profit (logged,
   let k: KeeperChild | undefined;
   try {
     const user = w.market.borrowers.find((b) => b.name === "borrower_usdc_1")!.public;
-    const trade = await whale(w);
+    const trade = await dexTrader(w);
     // XLM on the DEX ≈ +43 % on both routes the policy allows (USDC/XLM, and WETH/XLM behind
     // USDC/WETH), far above the oracle's $0.11 after the shock below.
     const xlmFromUsdc = await trade(392_000n * USDC, [w.usdc, w.xlm]);
