@@ -68,6 +68,8 @@ export interface WorldOptions {
    * variable VIGIL_PROTOCOL_WASM when set — e.g. the official Soroswap Wasm — else ours).
    */
   dexWasm?: DexWasm;
+  /** Ledgers of history the node's RPC keeps (getEvents' retention window; default 7 days). */
+  retentionLedgers?: number;
 }
 
 /** The DEX Wasm of VIGIL_PROTOCOL_WASM, or undefined (ours) when the variable is not set. */
@@ -93,7 +95,10 @@ export async function applyQueued(w: World): Promise<void> {
 
 /** Starts a node and deploys everything a keeper needs. */
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
-  const node = await startTestNode({ ledgerMs: opts.ledgerMs ?? 100 });
+  const node = await startTestNode({
+    ledgerMs: opts.ledgerMs ?? 100,
+    retentionLedgers: opts.retentionLedgers,
+  });
   try {
     const dev = await setupDevChain(node);
     const usdc = dev.contracts.usdc;

@@ -174,3 +174,91 @@ Deno.test("BorrowerIndex: asks for the pool's events only and ignores CAP-67 fee
     await server.shutdown();
   }
 });
+
+Deno.test("BorrowerIndex: a restored index re-reads every owner (≤ 200 keys a request) and keeps them when its cursor fell out of retention", async () => {
+  const owners = Array.from({ length: 10_000 }, () => Keypair.random().publicKey());
+  const fresh = Keypair.random().publicKey();
+  const watched = Keypair.random().publicKey();
+  // The saved cursor is at ledger 3; the RPC now keeps ledgers 100–120 only.
+  const stale = `${(3n << 32n).toString().padStart(19, "0")}-0000000001`;
+  const requests: { method: string; params: Record<string, unknown> }[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const body = await req.json();
+    requests.push({ method: body.method, params: body.params });
+    const ok = (result: unknown) => Response.json({ jsonrpc: "2.0", id: body.id, result });
+    if (body.method === "getHealth") {
+      return ok({ status: "healthy", latestLedger: 120, oldestLedger: 100 });
+    }
+    if (body.method === "getEvents") {
+      const p = body.params as { pagination?: { cursor?: string }; startLedger?: number };
+      if (p.pagination?.cursor === stale) {
+        return Response.json({
+          jsonrpc: "2.0",
+          id: body.id,
+          error: {
+            code: -32600,
+            message: "startLedger must be within the ledger range: 100 - 120",
+          },
+        });
+      }
+      const cursor = `${(120n << 32n).toString().padStart(19, "0")}-0000000000`;
+      const events = p.startLedger === 100
+        ? [event(110, [sym("borrow"), addr(ASSET), addr(fresh)])]
+        : [];
+      return ok({ events, cursor, latestLedger: 120, oldestLedger: 100 });
+    }
+    if (body.method === "getLedgerEntries") return ok({ latestLedger: 120, entries: [] });
+    return Response.json({ jsonrpc: "2.0", id: body.id, error: { code: -32601, message: "nope" } });
+  });
+  const chain = new ChainRpc(`http://127.0.0.1:${server.addr.port}/rpc`, {
+    networkPassphrase: "Standalone Network ; February 2017",
+  });
+  try {
+    const index = new BorrowerIndex(POOL, {});
+    index.restore({ owners, auctions: {}, cursor: stale, nextStart: null });
+    index.watch(watched);
+    assert.equal(index.cursorLedger, 3);
+    const r = await index.sync(chain);
+    assert.equal(r.restarted, true, "the stale cursor was refused: rescan from the oldest ledger");
+    const rescan = requests.filter((q) => q.method === "getEvents").at(-1)!;
+    assert.equal(rescan.params.startLedger, 100);
+    assert.equal(
+      index.owners.size,
+      10_002,
+      "restored owners kept, the new one and the watched one added",
+    );
+    assert.ok(index.owners.has(fresh) && index.owners.has(watched));
+    assert.equal(r.refreshed, 10_002, "every owner's positions re-read from the chain");
+    const reads = requests.filter((q) => q.method === "getLedgerEntries");
+    assert.equal(reads.length, 51, "10,002 keys: 51 requests of ≤ 200");
+    assert.ok(reads.every((q) => (q.params.keys as string[]).length <= 200));
+    assert.equal(index.cursorLedger, 120);
+    // The snapshot to persist holds the owners and the new cursor, no balances.
+    const snap = index.snapshot();
+    assert.equal(snap.owners.length, 10_002);
+    assert.equal(snap.cursor, `${(120n << 32n).toString().padStart(19, "0")}-0000000000`);
+  } finally {
+    chain.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("BorrowerIndex: revision moves with owners and auctions only; restore keeps excluded addresses out", () => {
+  const [alice, keeper] = [Keypair.random().publicKey(), Keypair.random().publicKey()];
+  const index = new BorrowerIndex(POOL, { exclude: [keeper] });
+  assert.equal(index.revision, 0);
+  index.restore({
+    owners: [alice, keeper, POOL],
+    auctions: { [alice]: { block: 5, percent: 50 }, [keeper]: { block: 1, percent: 1 } },
+    cursor: null,
+    nextStart: 42,
+  });
+  assert.deepEqual([...index.owners], [alice]);
+  assert.deepEqual([...index.auctions.keys()], [alice]);
+  assert.equal(index.cursorLedger, 42);
+  const rev = index.revision;
+  index.watch(alice); // already known
+  assert.equal(index.revision, rev);
+  index.watch(Keypair.random().publicKey());
+  assert.equal(index.revision, rev + 1);
+});
