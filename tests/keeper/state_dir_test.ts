@@ -3,7 +3,9 @@
  * run with KEEPER_STATE_DIR saves each pool's borrower index; after the chain moved past the
  * node's retention window (no event of the market's borrowers left), a keeper restarted with the
  * same directory still lists every borrower (their positions re-read from the chain), while one
- * started without it sees only what WATCH_ADDRESSES names.
+ * started without it sees only what WATCH_ADDRESSES names. A corrupt file is a warning and a
+ * rescan (then overwritten); a directory that cannot be written is one warning, and the keeper
+ * carries on.
  */
 import assert from "node:assert/strict";
 import { networkDirName } from "@vigil/keeper/adapters/lending_pool/borrower_store";
@@ -14,6 +16,7 @@ import {
   startWorld,
   stopKeeper,
   until,
+  waitLog,
 } from "@vigil/testing/keeper/keeper_fixture";
 
 /** The node keeps this many ledgers of events (the world's setup and a keeper start fit). */
@@ -94,6 +97,58 @@ Deno.test("KEEPER_STATE_DIR: a keeper restarted after the retention window still
       assert.deepEqual(users.filter((u) => borrowers.includes(u)), [watched]);
     } finally {
       await stopKeeper(three.k);
+    }
+
+    // 5. A corrupt file: a warning and a rescan, never a crash; the next save replaces it.
+    const corrupt = `${dir}/corrupt`;
+    const corruptFile = `${corrupt}/${networkDirName(w.node.networkPassphrase)}/${w.pool}.json`;
+    await Deno.mkdir(corruptFile.slice(0, corruptFile.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(corruptFile, '{"version":1,"owners":["G');
+    const four = await startKeeper(
+      keeperEnv(w, w.keepers[1], { KEEPER_STATE_DIR: corrupt, WATCH_ADDRESSES: watched }),
+    );
+    try {
+      await waitLog(
+        four.k,
+        (l) =>
+          l.level === "warn" &&
+          String(l.msg).startsWith("borrower state file ignored (not valid JSON)"),
+        30_000,
+      );
+      await until(
+        async () => (await positionsOf(four.url)).some((p) => p.user === watched),
+        30_000,
+        "the watched borrower (corrupt file)",
+      );
+      await until(
+        () => Deno.readTextFile(corruptFile).then((t) => JSON.parse(t).version === 1, () => false),
+        10_000,
+        "a valid file written over the corrupt one",
+      );
+    } finally {
+      await stopKeeper(four.k);
+    }
+
+    // 6. A state dir that cannot be written (a file stands in its place): one warning, the keeper
+    // carries on.
+    const blocked = `${dir}/blocked`;
+    await Deno.writeTextFile(blocked, "");
+    const five = await startKeeper(
+      keeperEnv(w, w.keepers[1], { KEEPER_STATE_DIR: blocked, WATCH_ADDRESSES: watched }),
+    );
+    try {
+      const cycle = async () =>
+        (await (await fetch(`${five.url}/api/state?positions=0&events=0`)).json()).keeper
+          .last_cycle?.number ?? 0;
+      await until(async () => (await cycle()) >= 3, 30_000, "three cycles");
+      const warned = logLines(five.k).filter((l) =>
+        l.level === "warn" && String(l.msg).startsWith("cannot write the borrower state file")
+      );
+      assert.equal(warned.length, 1, "warned once, not every cycle");
+      assert.ok((await positionsOf(five.url)).some((p) => p.user === watched));
+    } finally {
+      const exit = await stopKeeper(five.k);
+      assert.equal(exit.code, 0, "still running until stopped, and stopped cleanly");
     }
   } finally {
     await w.close();
