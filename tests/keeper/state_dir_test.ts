@@ -27,6 +27,12 @@ async function positionsOf(url: string): Promise<{ user: string; liabilities_val
   return (await res.json()).positions;
 }
 
+/** The number of the keeper's last finished cycle (0 before the first). */
+async function lastCycle(url: string): Promise<number> {
+  const res = await fetch(`${url}/api/state?positions=0&events=0`);
+  return (await res.json()).keeper.last_cycle?.number ?? 0;
+}
+
 Deno.test("KEEPER_STATE_DIR: a keeper restarted after the retention window still knows its borrowers; without it only WATCH_ADDRESSES", async () => {
   const w = await startWorld({ retentionLedgers: RETENTION });
   const dir = await Deno.makeTempDir({ prefix: "vigil-state-" });
@@ -80,6 +86,12 @@ Deno.test("KEEPER_STATE_DIR: a keeper restarted after the retention window still
         rows.filter((r) => borrowers.includes(r.user)).every((r) => r.liabilities_value !== null),
         "positions come from the chain, with their values",
       );
+      // Saved after the restarted sync; then, with nothing new, not rewritten every cycle.
+      const savedAt = async () => JSON.parse(await Deno.readTextFile(file)).savedAt;
+      const at = await savedAt();
+      const c = await lastCycle(two.url);
+      await until(async () => (await lastCycle(two.url)) >= c + 2, 20_000, "two more cycles");
+      assert.equal(await savedAt(), at, "no change, no write");
     } finally {
       await stopKeeper(two.k);
     }
@@ -137,10 +149,7 @@ Deno.test("KEEPER_STATE_DIR: a keeper restarted after the retention window still
       keeperEnv(w, w.keepers[1], { KEEPER_STATE_DIR: blocked, WATCH_ADDRESSES: watched }),
     );
     try {
-      const cycle = async () =>
-        (await (await fetch(`${five.url}/api/state?positions=0&events=0`)).json()).keeper
-          .last_cycle?.number ?? 0;
-      await until(async () => (await cycle()) >= 3, 30_000, "three cycles");
+      await until(async () => (await lastCycle(five.url)) >= 3, 30_000, "three cycles");
       const warned = logLines(five.k).filter((l) =>
         l.level === "warn" && String(l.msg).startsWith("cannot write the borrower state file")
       );
