@@ -40,6 +40,9 @@ import { loadPoolState, type PoolCache, type PoolState } from "./pool_state.ts";
 
 export { BorrowerIndex } from "./discovery.ts";
 export type { BadDebtTask } from "./bad_debt.ts";
+export { choosePercent, executeLiquidation, oracleRefValue } from "./execute.ts";
+export { healthOf, priorityFor } from "./health.ts";
+export { loadPoolState } from "./pool_state.ts";
 
 /** A lending-pool task: a liquidation, or a `bad_debt(user)` call. */
 export type LendingPoolTask = LiquidationTask | BadDebtTask;
@@ -49,9 +52,6 @@ export type LendingPoolTask = LiquidationTask | BadDebtTask;
  * ledgers ahead of the saved one (~1 h of 5 s ledgers): a restart then rarely has to rescan.
  */
 export const CURSOR_SAVE_LEDGERS = 720;
-export { choosePercent, executeLiquidation, oracleRefValue } from "./execute.ts";
-export { healthOf, priorityFor } from "./health.ts";
-export { loadPoolState } from "./pool_state.ts";
 
 /** A tracked position as the dashboard shows it. */
 export interface PositionView {
@@ -373,24 +373,19 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     const store = this.#store;
     if (!store) return;
     const r = await store.load();
+    const at = { path: r.path };
     if (r.kind === "missing") {
       this.#log(
         "info",
         "no borrower state file yet: discovery starts from the RPC's oldest ledger",
-        {
-          path: r.path,
-        },
+        at,
       );
       return;
     }
     if (r.kind === "invalid") {
-      this.#log(
-        "warn",
-        `borrower state file ignored (${r.reason}): discovery rescans from the RPC's oldest ledger`,
-        {
-          path: r.path,
-        },
-      );
+      const msg =
+        `borrower state file ignored (${r.reason}): discovery rescans from the RPC's oldest ledger`;
+      this.#log("warn", msg, at);
       return;
     }
     this.index.restore(r.snapshot);
@@ -426,15 +421,10 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     } catch (err) {
       if (!this.#warnedUnwritable) {
         this.#warnedUnwritable = true;
-        this.#log(
-          "warn",
-          `cannot write the borrower state file (${
-            (err as Error).message
-          }): the keeper continues without persisting`,
-          {
-            path: store.path,
-          },
-        );
+        const why = err instanceof Error ? err.message : String(err);
+        const msg =
+          `cannot write the borrower state file (${why}): the keeper continues without persisting`;
+        this.#log("warn", msg, { path: store.path });
       }
     }
   }
