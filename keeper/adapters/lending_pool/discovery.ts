@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { AuctionType, Positions } from "@blend-capital/blend-sdk";
+import { AuctionData, AuctionType, Positions } from "@blend-capital/blend-sdk";
 import { scValToNative, xdr } from "@stellar/stellar-sdk";
 import {
   contractDataKey,
@@ -28,6 +28,7 @@ import {
 } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import { sv } from "@vigil/soroban/scval";
+import { auctionKey } from "./auction.ts";
 
 /** Events whose topic[2] is the position owner. */
 const OWNER_IN_TOPIC2 = new Set([
@@ -91,6 +92,8 @@ export class BorrowerIndex {
   /** Every owner seen in events, watched or restored (with or without debt). */
   readonly owners = new Set<string>();
   #dirty = new Set<string>();
+  /** Restored auctions not yet checked against the chain (read with the next positions). */
+  #unconfirmed = new Set<string>();
   /** Bumped when the owners or auctions a snapshot holds change (persist only when it moved). */
   #revision = 0;
   #cursor: string | undefined;
@@ -146,14 +149,17 @@ export class BorrowerIndex {
 
   /**
    * Loads a saved snapshot before the first sync: its owners are marked dirty so every position
-   * is re-read from the chain (the chain is the source of truth), and events resume from its
-   * cursor. A cursor the RPC no longer retains makes the sync rescan from the oldest ledger,
+   * is re-read from the chain (the chain is the source of truth), its auctions are checked on the
+   * chain in the same read (one filled or deleted meanwhile is dropped), and events resume from
+   * its cursor. A cursor the RPC no longer retains makes the sync rescan from the oldest ledger,
    * keeping these owners.
    */
   restore(s: IndexSnapshot): void {
     for (const o of s.owners) this.#touch(o);
     for (const [user, a] of Object.entries(s.auctions)) {
-      if (!this.#exclude.has(user)) this.auctions.set(user, { ...a });
+      if (this.#exclude.has(user)) continue;
+      this.auctions.set(user, { ...a });
+      this.#unconfirmed.add(user);
     }
     if (s.cursor) {
       this.#cursor = s.cursor;
@@ -284,19 +290,35 @@ export class BorrowerIndex {
   }
 
   async #refresh(chain: ChainRpc): Promise<number> {
-    if (this.#dirty.size === 0) return 0;
+    if (this.#dirty.size === 0 && this.#unconfirmed.size === 0) return 0;
     const users = [...this.#dirty];
     this.#dirty.clear();
+    const confirm = [...this.#unconfirmed];
+    this.#unconfirmed.clear();
     // getLedgerEntries sends ≤ 200 keys per request (stellar-rpc's limit), a few at a time: a
     // restored index of 10,000 owners is 50 requests, not one the RPC would refuse.
     const keys = users.map((u) => positionsKey(this.poolId, u).toXDR("base64"));
+    const auctionKeys = confirm.map((u) => auctionKey(this.poolId, u).toXDR("base64"));
     let entries;
     try {
-      ({ entries } = await getLedgerEntries(chain, keys));
+      ({ entries } = await getLedgerEntries(chain, [...keys, ...auctionKeys]));
     } catch (err) {
       for (const u of users) this.#dirty.add(u); // retry next cycle
+      for (const u of confirm) this.#unconfirmed.add(u);
       throw err;
     }
+    confirm.forEach((u, i) => {
+      const e = entries.get(auctionKeys[i]);
+      const known = this.auctions.get(u);
+      if (!e) {
+        if (this.auctions.delete(u)) this.#revision++;
+      } else if (known) {
+        try {
+          const block = AuctionData.fromLedgerEntryData(e.xdr).block;
+          this.auctions.set(u, { block, percent: known.percent });
+        } catch { /* it exists: keep what the file said; execution reads it again */ }
+      }
+    });
     users.forEach((u, i) => {
       const e = entries.get(keys[i]);
       const p = e ? Positions.fromLedgerEntryData(e.xdr) : undefined;
