@@ -81,6 +81,12 @@ Deno.test("KEEPER_STATE_DIR: a keeper restarted after the retention window still
       );
       assert.ok(loaded, "the state file was loaded");
       assert.ok(Number(loaded.owners) >= borrowers.length);
+      assert.ok(
+        logLines(two.k).some((l) =>
+          l.level === "warn" && String(l.msg).startsWith("the event cursor is older than")
+        ),
+        "the stale cursor is warned about",
+      );
       const rows = await positionsOf(two.url);
       assert.ok(
         rows.filter((r) => borrowers.includes(r.user)).every((r) => r.liabilities_value !== null),

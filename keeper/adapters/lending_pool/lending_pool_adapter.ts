@@ -175,6 +175,15 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     this.index.exclude(state.backstop);
     this.#state = state;
     this.#lastSync = sync;
+    if (sync.restarted) {
+      // A saved cursor from before the window, or a keeper paused longer than it: events were
+      // missed, so borrowers first seen in them are unknown unless saved or watched.
+      this.#log(
+        "warn",
+        "the event cursor is older than the RPC's retention window: discovery rescanned from its oldest ledger, keeping the borrowers it knew",
+        { owners: this.index.owners.size },
+      );
+    }
     await this.#persist(sync);
     const tasks: Task<LendingPoolTask>[] = [];
     const views: PositionView[] = [];
