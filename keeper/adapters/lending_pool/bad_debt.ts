@@ -9,8 +9,10 @@
  * called here. A full auction fill already does the same move inside the pool, so this catches
  * what is left over otherwise.
  *
- * Each user is called once per position: an attempt (landed, refused or failed) is remembered
- * with the position it was made for, and retried only after the position changes.
+ * Each user is called once per position: an attempt is remembered with the position it was made
+ * for, and retried only after the position changes — or, when it failed for a reason that is not
+ * the pool's answer (the RPC, fees), after {@link BAD_DEBT_RETRY_MS}: a stored position does not
+ * change by itself (interest moves no dToken balance), so waiting for a change could mean never.
  *
  * @module
  */
@@ -41,18 +43,26 @@ export function positionFingerprint(p: Pick<Positions, "collateral" | "liabiliti
   return `${side(p.liabilities)}|${side(p.collateral)}|${side(p.supply)}`;
 }
 
+/** How long after a failed (not refused) `bad_debt` call the same position is tried again. */
+export const BAD_DEBT_RETRY_MS = 30 * 60_000;
+
 /** Remembers which positions `bad_debt` was already tried for. */
 export class BadDebtAttempts {
-  readonly #tried = new Map<string, string>();
+  readonly #tried = new Map<string, { fingerprint: string; retryAt: number }>();
 
-  /** True when `user`'s position is bad debt and was not tried in this exact state. */
-  due(user: string, p: Positions): boolean {
-    return isBadDebt(p) && this.#tried.get(user) !== positionFingerprint(p);
+  /**
+   * True when `user`'s position is bad debt and was not tried in this exact state (or its retry
+   * time has come).
+   */
+  due(user: string, p: Positions, now = Date.now()): boolean {
+    if (!isBadDebt(p)) return false;
+    const t = this.#tried.get(user);
+    return t === undefined || t.fingerprint !== positionFingerprint(p) || now >= t.retryAt;
   }
 
-  /** Records an attempt for `user`'s position as it is now. */
-  tried(user: string, p: Positions): void {
-    this.#tried.set(user, positionFingerprint(p));
+  /** Records an attempt for `user`'s position as it is now; `retryAt` (epoch ms) allows another. */
+  tried(user: string, p: Positions, retryAt = Infinity): void {
+    this.#tried.set(user, { fingerprint: positionFingerprint(p), retryAt });
   }
 
   /** Forgets users whose position is no longer bad debt (keeps the map small). */

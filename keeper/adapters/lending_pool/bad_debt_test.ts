@@ -5,7 +5,7 @@
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
 import type { Positions } from "@blend-capital/blend-sdk";
-import { BadDebtAttempts, isBadDebt, positionFingerprint } from "./bad_debt.ts";
+import { BAD_DEBT_RETRY_MS, BadDebtAttempts, isBadDebt, positionFingerprint } from "./bad_debt.ts";
 
 function pos(
   liabilities: [number, bigint][],
@@ -39,6 +39,15 @@ Deno.test("BadDebtAttempts: once per position state, again after it changes, for
   a.prune((u) => u !== "G1");
   assert.equal(a.due("G1", p), true, "forgotten when no longer bad debt");
   assert.equal(a.due("G1", pos([], [[1, 1n]])), false, "not bad debt");
+});
+
+Deno.test("BadDebtAttempts: a failed call (not the pool's refusal) is retried after its back-off", () => {
+  const a = new BadDebtAttempts();
+  const p = pos([[0, 5n]]);
+  a.tried("G1", p, 1_000);
+  assert.equal(a.due("G1", p, 999), false, "not every cycle");
+  assert.equal(a.due("G1", p, 1_000), true, "after the back-off");
+  assert.ok(BAD_DEBT_RETRY_MS >= 60_000);
 });
 
 Deno.test("positionFingerprint: every side counts", () => {

@@ -31,7 +31,13 @@ import {
 } from "../adapter.ts";
 import { DryRunError } from "@vigil/soroban/errors";
 import { type PolicyRefusal, policyRefusalText } from "../outcome.ts";
-import { BadDebtAttempts, type BadDebtTask, callBadDebt, isBadDebt } from "./bad_debt.ts";
+import {
+  BAD_DEBT_RETRY_MS,
+  BadDebtAttempts,
+  type BadDebtTask,
+  callBadDebt,
+  isBadDebt,
+} from "./bad_debt.ts";
 import { BorrowerStore } from "./borrower_store.ts";
 import { BorrowerIndex, type SyncReport } from "./discovery.ts";
 import { executeLiquidation, type LiquidationTask } from "./execute.ts";
@@ -263,6 +269,10 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
         invoke: this.#opts.invoke,
         log: (level, msg, fields) => this.#log(level, msg, fields),
       });
+    } catch (err) {
+      // Not the pool's answer (the RPC, fees, a timeout): try again later, not every cycle.
+      this.#badDebt.tried(data.user, data.positions, Date.now() + BAD_DEBT_RETRY_MS);
+      throw err;
     } finally {
       this.index.markDirty(data.user); // re-read whatever happened
     }
