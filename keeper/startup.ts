@@ -203,6 +203,9 @@ export async function prepareChain(
               config.usdcContract,
             )
           : undefined,
+        stateDir: config.keeperStateDir,
+        networkPassphrase: config.networkPassphrase,
+        watchAddresses: config.watchAddresses,
       });
       lending.push(adapter);
       adapters.push(adapter);
@@ -426,6 +429,7 @@ export function liquidationOutcome(o: TaskOutcome): LiquidationOutcome | undefin
     case "rebalanced":
     case "waiting":
     case "skipped":
+    case "bad_debt":
       return undefined;
   }
 }

@@ -75,7 +75,12 @@ export type SkipReason =
   /** The vault's flash policy refuses the liquidation. */
   | { kind: "flash_policy"; refusal: PolicyRefusal }
   /** DRY_RUN: `action` (a transaction) was simulated and checked, and not sent. */
-  | { kind: "dry_run"; action: string };
+  | { kind: "dry_run"; action: string }
+  /**
+   * The pool refused `bad_debt(user)` (`error`: e.g. someone else already moved the debt, or an
+   * auction opened): not retried until the position changes.
+   */
+  | { kind: "bad_debt_refused"; error: string };
 
 /** Why a task waits for a later cycle (nothing done). */
 export type WaitReason =
@@ -111,6 +116,11 @@ export type TaskOutcome =
   | { status: "failed"; user?: string; error?: string }
   /** The allocation vault was rebalanced. */
   | { status: "rebalanced"; asset: string; driftBps: number; instructions: number }
+  /**
+   * `bad_debt(user)` landed: the pool moved the remaining debt of a position without collateral
+   * to its backstop (no vault capital involved).
+   */
+  | { status: "bad_debt"; user: string; ledger: number }
   /** Not profitable yet: a later cycle comes back. */
   | { status: "waiting"; reason: WaitReason }
   /** Not done, on purpose. `user` is named when the log has always named it. */
@@ -170,6 +180,8 @@ export function skipReasonText(r: SkipReason): string {
       return policyRefusalText(r.refusal);
     case "dry_run":
       return `dry-run: would send ${r.action}`;
+    case "bad_debt_refused":
+      return `the pool refused bad_debt: ${r.error}`;
   }
 }
 
@@ -227,6 +239,8 @@ export function outcomeFields(o: TaskOutcome): Record<string, FieldValue> {
     }
     case "rebalanced":
       return { asset: o.asset, drift_bps: o.driftBps, instructions: o.instructions };
+    case "bad_debt":
+      return { user: o.user, ledger: o.ledger };
     case "waiting":
       return o.reason.kind === "never_profitable"
         ? { reason: "never clears MIN_PROFIT (or unpriced)", ratio_now: o.reason.ratioNow }

@@ -49,6 +49,7 @@ Deno.test("filled, lost_race and rebalanced render their facts in the logged ord
     drift_bps: 1500,
     instructions: 2,
   });
+  same({ status: "bad_debt", user: U, ledger: 77 }, { user: U, ledger: 77 });
   same({ status: "failed" }, {});
   same({ status: "failed", user: U, error: "boom" }, { user: U, error: "boom" });
 });
@@ -165,6 +166,11 @@ Deno.test("every skip reason renders as the text and fields logged before", () =
       { kind: "dry_run", action: "flash on CVAULT" },
       U,
       { user: U, reason: "dry-run: would send flash on CVAULT" },
+    ],
+    [
+      { kind: "bad_debt_refused", error: "Error(Contract, #1200)" },
+      U,
+      { user: U, reason: "the pool refused bad_debt: Error(Contract, #1200)" },
     ],
   ];
   for (const [reason, user, old] of cases) {

@@ -239,6 +239,16 @@ export function metricValue(m: Metrics, name: string, labels = ""): number | und
     ?.value;
 }
 
+/**
+ * The sum of a labelled metric's samples whose labels contain `labels` (all of them by default):
+ * e.g. `keeper_liquidations_total` over its `pool` label.
+ */
+export function metricSum(m: Metrics, name: string, labels = ""): number {
+  return m.samples
+    .filter((s) => s.name === name && (!labels || s.labels.includes(labels)))
+    .reduce((t, s) => t + s.value, 0);
+}
+
 /** Polls `fn` until it returns a truthy value (short intervals; throws with `what` on timeout). */
 export async function poll<T>(
   fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,

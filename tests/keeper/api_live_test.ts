@@ -22,6 +22,7 @@ import {
 } from "@vigil/testing/keeper/keeper_fixture";
 import {
   type LiveKeeper,
+  metricSum,
   metricValue,
   openSse,
   parseMetrics,
@@ -635,10 +636,10 @@ Deno.test({
           20_000,
           "a stable scrape",
         ).catch(() => {});
-        assert.equal(metricValue(m, "keeper_liquidations_total"), p.keeper_stats.fills);
+        assert.equal(metricSum(m, "keeper_liquidations_total"), p.keeper_stats.fills);
         assert.ok(p.keeper_stats.fills >= 2);
         assert.equal(
-          metricValue(m, "keeper_liquidation_attempts_total", 'outcome="filled"'),
+          metricSum(m, "keeper_liquidation_attempts_total", 'outcome="filled"'),
           p.liquidations.filter((l: Json) => l.outcome === "filled").length,
         );
         assert.equal(
@@ -941,5 +942,8 @@ Deno.test("keeper_profit_usdc_total is the exact sum of booked profits (no float
   }
   const text = await ctx.metrics.render();
   assert.match(text, /^keeper_profit_usdc_total 0\.3$/m);
-  assert.equal(metricValue(parseMetrics(text), "keeper_liquidations_total"), 2);
+  assert.equal(
+    metricValue(parseMetrics(text), "keeper_liquidations_total", `pool="${contractId(3)}"`),
+    2,
+  );
 });

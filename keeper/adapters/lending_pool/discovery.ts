@@ -11,11 +11,14 @@
  * no positions, whatever the number of borrowers.
  *
  * Everything here is a cache: a restarted keeper rebuilds it from the chain (events within the
- * RPC's retention window, then the current Positions entries).
+ * RPC's retention window, then the current Positions entries). Owners older than that window come
+ * back only through {@link BorrowerIndex.restore} (KEEPER_STATE_DIR, `borrower_store.ts`) or
+ * {@link BorrowerIndex.watch} (WATCH_ADDRESSES); either way their positions are re-read from the
+ * chain at the next sync.
  *
  * @module
  */
-import { AuctionType, Positions } from "@blend-capital/blend-sdk";
+import { AuctionData, AuctionType, Positions } from "@blend-capital/blend-sdk";
 import { scValToNative, xdr } from "@stellar/stellar-sdk";
 import {
   contractDataKey,
@@ -25,6 +28,7 @@ import {
 } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import { sv } from "@vigil/soroban/scval";
+import { auctionKey } from "./auction.ts";
 
 /** Events whose topic[2] is the position owner. */
 const OWNER_IN_TOPIC2 = new Set([
@@ -47,6 +51,24 @@ export interface SyncReport {
   restarted: boolean;
 }
 
+/** An open liquidation auction as the index knows it (null when its event did not say). */
+export interface AuctionInfo {
+  block: number | null;
+  percent: number | null;
+}
+
+/**
+ * What {@link BorrowerIndex.snapshot} saves and {@link BorrowerIndex.restore} loads: the owners,
+ * the open auctions and where to resume reading events. No balances: positions are re-read.
+ */
+export interface IndexSnapshot {
+  owners: string[];
+  auctions: Record<string, AuctionInfo>;
+  /** The getEvents cursor, or null (then `nextStart` is the ledger to start from). */
+  cursor: string | null;
+  nextStart: number | null;
+}
+
 /** Options of {@link BorrowerIndex}. */
 export interface BorrowerIndexOptions {
   /** Addresses that are never borrowers (the pool, its backstop, this keeper). */
@@ -66,10 +88,14 @@ export class BorrowerIndex {
    * Users with an open user-liquidation auction (per events since the backfill): its start
    * block and percent when the new_auction event carried them (null when unknown).
    */
-  readonly auctions = new Map<string, { block: number | null; percent: number | null }>();
-  /** Every owner seen in events (with or without debt). */
+  readonly auctions = new Map<string, AuctionInfo>();
+  /** Every owner seen in events, watched or restored (with or without debt). */
   readonly owners = new Set<string>();
   #dirty = new Set<string>();
+  /** Restored auctions not yet checked against the chain (read with the next positions). */
+  #unconfirmed = new Set<string>();
+  /** Bumped when the owners or auctions a snapshot holds change (persist only when it moved). */
+  #revision = 0;
   #cursor: string | undefined;
   #nextStart: number | undefined;
   #exclude: Set<string>;
@@ -91,6 +117,57 @@ export class BorrowerIndex {
   /** Marks owners for a positions re-read at the next sync (e.g. after our own fill). */
   markDirty(...users: string[]): void {
     for (const u of users) if (!this.#exclude.has(u)) this.#dirty.add(u);
+  }
+
+  /**
+   * Tracks addresses whatever the events say (WATCH_ADDRESSES): they become owners and their
+   * positions are read at the next sync (an address without a position here simply has none).
+   */
+  watch(...addresses: string[]): void {
+    for (const a of addresses) this.#touch(a);
+  }
+
+  /** Changes of the owners or auctions since construction (compare to know what to persist). */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** The ledger the index has read events up to (0 before the first sync). */
+  get cursorLedger(): number {
+    return this.#cursor ? cursorLedger(this.#cursor) : (this.#nextStart ?? 0);
+  }
+
+  /** The owners, open auctions and event cursor, to persist. */
+  snapshot(): IndexSnapshot {
+    return {
+      owners: [...this.owners],
+      auctions: Object.fromEntries(this.auctions),
+      cursor: this.#cursor ?? null,
+      nextStart: this.#nextStart ?? null,
+    };
+  }
+
+  /**
+   * Loads a saved snapshot before the first sync: its owners are marked dirty so every position
+   * is re-read from the chain (the chain is the source of truth), its auctions are checked on the
+   * chain in the same read (one filled or deleted meanwhile is dropped), and events resume from
+   * its cursor. A cursor the RPC no longer retains makes the sync rescan from the oldest ledger,
+   * keeping these owners.
+   */
+  restore(s: IndexSnapshot): void {
+    for (const o of s.owners) this.#touch(o);
+    for (const [user, a] of Object.entries(s.auctions)) {
+      if (this.#exclude.has(user)) continue;
+      this.auctions.set(user, { ...a });
+      this.#unconfirmed.add(user);
+    }
+    if (s.cursor) {
+      this.#cursor = s.cursor;
+      this.#nextStart = undefined;
+    } else if (s.nextStart !== null) {
+      this.#cursor = undefined;
+      this.#nextStart = s.nextStart;
+    }
   }
 
   /** True once the first sync has run. */
@@ -183,16 +260,20 @@ export class BorrowerIndex {
       const type = topics[1]?.type === "scvU32" ? Number(topics[1].u32) : -1;
       const user = addrAt(2);
       if (type !== AuctionType.Liquidation || !user) return;
-      if (name === "new_auction") this.auctions.set(user, auctionInfo(ev.value));
-      if (name === "delete_auction") this.auctions.delete(user);
+      if (name === "new_auction") {
+        this.auctions.set(user, auctionInfo(ev.value));
+        this.#revision++;
+      }
+      if (name === "delete_auction" && this.auctions.delete(user)) this.#revision++;
       if (name === "fill_auction") {
         try {
           const data = scValToNative(xdr.ScVal.fromXDR(ev.value, "base64")) as unknown[];
           const filler = typeof data[0] === "string" ? data[0] : undefined;
-          if (BigInt(data[1] as bigint) >= 100n) this.auctions.delete(user);
+          if (BigInt(data[1] as bigint) >= 100n && this.auctions.delete(user)) this.#revision++;
           this.#touch(filler);
         } catch {
-          this.auctions.delete(user); // unknown shape: re-check on the chain at execution
+          // unknown shape: re-check on the chain at execution
+          if (this.auctions.delete(user)) this.#revision++;
         }
       }
       this.#touch(user);
@@ -201,22 +282,43 @@ export class BorrowerIndex {
 
   #touch(user: string | undefined): void {
     if (!user || this.#exclude.has(user)) return;
-    this.owners.add(user);
+    if (!this.owners.has(user)) {
+      this.owners.add(user);
+      this.#revision++;
+    }
     this.#dirty.add(user);
   }
 
   async #refresh(chain: ChainRpc): Promise<number> {
-    if (this.#dirty.size === 0) return 0;
+    if (this.#dirty.size === 0 && this.#unconfirmed.size === 0) return 0;
     const users = [...this.#dirty];
     this.#dirty.clear();
+    const confirm = [...this.#unconfirmed];
+    this.#unconfirmed.clear();
+    // getLedgerEntries sends ≤ 200 keys per request (stellar-rpc's limit), a few at a time: a
+    // restored index of 10,000 owners is 50 requests, not one the RPC would refuse.
     const keys = users.map((u) => positionsKey(this.poolId, u).toXDR("base64"));
+    const auctionKeys = confirm.map((u) => auctionKey(this.poolId, u).toXDR("base64"));
     let entries;
     try {
-      ({ entries } = await getLedgerEntries(chain, keys));
+      ({ entries } = await getLedgerEntries(chain, [...keys, ...auctionKeys]));
     } catch (err) {
       for (const u of users) this.#dirty.add(u); // retry next cycle
+      for (const u of confirm) this.#unconfirmed.add(u);
       throw err;
     }
+    confirm.forEach((u, i) => {
+      const e = entries.get(auctionKeys[i]);
+      const known = this.auctions.get(u);
+      if (!e) {
+        if (this.auctions.delete(u)) this.#revision++;
+      } else if (known) {
+        try {
+          const block = AuctionData.fromLedgerEntryData(e.xdr).block;
+          this.auctions.set(u, { block, percent: known.percent });
+        } catch { /* it exists: keep what the file said; execution reads it again */ }
+      }
+    });
     users.forEach((u, i) => {
       const e = entries.get(keys[i]);
       const p = e ? Positions.fromLedgerEntryData(e.xdr) : undefined;
@@ -231,7 +333,7 @@ export class BorrowerIndex {
 }
 
 /** Percent and start block from a new_auction event's data `Vec[u32 percent, AuctionData]`. */
-function auctionInfo(valueB64: string): { block: number | null; percent: number | null } {
+function auctionInfo(valueB64: string): AuctionInfo {
   try {
     const [percent, data] = scValToNative(xdr.ScVal.fromXDR(valueB64, "base64")) as [
       number,

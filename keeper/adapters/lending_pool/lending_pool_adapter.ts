@@ -3,6 +3,11 @@
  * factors with Blend's math, emits one liquidation task per position with HF < 1.0 (and per
  * open liquidation auction), and executes them (see `execute.ts`).
  *
+ * A position with debt and no collateral left cannot be auctioned: it gets one `bad_debt(user)`
+ * call instead (`bad_debt.ts`). With KEEPER_STATE_DIR the borrower index is saved per pool
+ * (`borrower_store.ts`) and loaded at the first cycle; WATCH_ADDRESSES are tracked whatever the
+ * events say.
+ *
  * Per cycle, steady state (no new pool events), it makes a constant number of RPC requests —
  * one getEvents, one getLatestLedger, one getLedgerEntries for the pool and its reserves, one
  * `lastprice` simulation per reserve — all concurrent, and recomputes every tracked position's
@@ -26,15 +31,33 @@ import {
 } from "../adapter.ts";
 import { DryRunError } from "@vigil/soroban/errors";
 import { type PolicyRefusal, policyRefusalText } from "../outcome.ts";
+import {
+  BAD_DEBT_RETRY_MS,
+  BadDebtAttempts,
+  type BadDebtTask,
+  callBadDebt,
+  isBadDebt,
+} from "./bad_debt.ts";
+import { BorrowerStore } from "./borrower_store.ts";
 import { BorrowerIndex, type SyncReport } from "./discovery.ts";
 import { executeLiquidation, type LiquidationTask } from "./execute.ts";
 import { healthOf, priorityFor } from "./health.ts";
 import { loadPoolState, type PoolCache, type PoolState } from "./pool_state.ts";
 
 export { BorrowerIndex } from "./discovery.ts";
+export type { BadDebtTask } from "./bad_debt.ts";
 export { choosePercent, executeLiquidation, oracleRefValue } from "./execute.ts";
 export { healthOf, priorityFor } from "./health.ts";
 export { loadPoolState } from "./pool_state.ts";
+
+/** A lending-pool task: a liquidation, or a `bad_debt(user)` call. */
+export type LendingPoolTask = LiquidationTask | BadDebtTask;
+
+/**
+ * Save the index when only its cursor moved (no new owner or auction) once it is this many
+ * ledgers ahead of the saved one (~1 h of 5 s ledgers): a restart then rarely has to rescan.
+ */
+export const CURSOR_SAVE_LEDGERS = 720;
 
 /** A tracked position as the dashboard shows it. */
 export interface PositionView {
@@ -73,10 +96,19 @@ export interface LendingPoolOptions {
    * pool's state (its oracle prices XLM); undefined = the fee-stats bid (`fee_bid.ts`).
    */
   feeForProfit?: (profit: bigint, state: PoolState) => number | undefined;
+  /**
+   * KEEPER_STATE_DIR: the borrower index is loaded from and saved to a file per pool and network
+   * there (null/undefined: nothing persisted). Needs `networkPassphrase`.
+   */
+  stateDir?: string | null;
+  /** The network's passphrase (names the state file's directory). */
+  networkPassphrase?: string;
+  /** WATCH_ADDRESSES: tracked whatever the events say. */
+  watchAddresses?: readonly string[];
 }
 
 /** The Blend v2 lending-pool adapter. */
-export class LendingPoolAdapter implements Adapter<LiquidationTask> {
+export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
   /** The pool this adapter liquidates on (one adapter per pool). */
   readonly pool: string;
   readonly index: BorrowerIndex;
@@ -91,6 +123,13 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
   #policyProblem: string | undefined;
   /** This cycle's read of the vault's flash policy (reset by getTasks: read once per cycle). */
   #policy: Promise<FlashPolicy> | undefined;
+  readonly #badDebt = new BadDebtAttempts();
+  readonly #store: BorrowerStore | undefined;
+  /** Set once the state file was read (or there is none to read). */
+  #loaded = false;
+  /** The index revision and cursor ledger last saved (undefined: nothing saved yet). */
+  #saved: { revision: number; cursorLedger: number } | undefined;
+  #warnedUnwritable = false;
 
   constructor(opts: LendingPoolOptions) {
     this.#opts = opts;
@@ -99,6 +138,16 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       exclude: [opts.keeper],
       pageLimit: opts.eventPageLimit,
     });
+    if (opts.stateDir) {
+      if (!opts.networkPassphrase) throw new TypeError("stateDir needs networkPassphrase");
+      this.#store = new BorrowerStore(opts.stateDir, opts.networkPassphrase, opts.poolId);
+    }
+    if (opts.watchAddresses?.length) this.index.watch(...opts.watchAddresses);
+  }
+
+  /** The state file (KEEPER_STATE_DIR), if any. */
+  get statePath(): string | undefined {
+    return this.#store?.path;
   }
 
   name(): string {
@@ -120,7 +169,8 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
     return this.#lastSync;
   }
 
-  async getTasks(rpc: ChainRpc): Promise<Task<LiquidationTask>[]> {
+  async getTasks(rpc: ChainRpc): Promise<Task<LendingPoolTask>[]> {
+    if (!this.#loaded) await this.#load();
     const [sync, state, head] = await Promise.all([
       this.index.sync(rpc),
       loadPoolState(rpc, this.#opts.poolId, this.#cache),
@@ -131,7 +181,17 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
     this.index.exclude(state.backstop);
     this.#state = state;
     this.#lastSync = sync;
-    const tasks: Task<LiquidationTask>[] = [];
+    if (sync.restarted) {
+      // A saved cursor from before the window, or a keeper paused longer than it: events were
+      // missed, so borrowers first seen in them are unknown unless saved or watched.
+      this.#log(
+        "warn",
+        "the event cursor is older than the RPC's retention window: discovery rescanned from its oldest ledger, keeping the borrowers it knew",
+        { owners: this.index.owners.size },
+      );
+    }
+    await this.#persist(sync);
+    const tasks: Task<LendingPoolTask>[] = [];
     const views: PositionView[] = [];
     const seen = new Set<string>();
     for (const [user, positions] of this.index.positions) {
@@ -150,7 +210,18 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
         unpriced,
         auction,
       });
-      if ((hf !== null && hf < 1) || open) {
+      if (isBadDebt(positions) && !open) {
+        // No collateral: nothing to auction. Its debt goes to the backstop, once per position.
+        if (user !== state.backstop && this.#badDebt.due(user, positions)) {
+          tasks.push({
+            priority: 1,
+            health: hf ?? undefined,
+            estProfit: 0,
+            data: { kind: "bad_debt", user, positions },
+            label: user,
+          });
+        }
+      } else if ((hf !== null && hf < 1) || open) {
         tasks.push({
           priority: clampPriority(priorityFor(hf ?? 1)),
           health: hf ?? undefined,
@@ -171,10 +242,43 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
       });
     }
     this.#views = views;
+    this.#badDebt.prune((u) => {
+      const p = this.index.positions.get(u);
+      return p !== undefined && isBadDebt(p);
+    });
     return tasks;
   }
 
   async execute(
+    rpc: ChainRpc,
+    keypair: Keypair,
+    task: Task<LendingPoolTask>,
+    vault: VaultClient,
+  ): Promise<Result> {
+    const data = task.data;
+    if ("kind" in data) return await this.#callBadDebt(rpc, keypair, data);
+    return await this.#liquidate(rpc, keypair, { ...task, data }, vault);
+  }
+
+  /** One `bad_debt(user)` attempt per position state (see `bad_debt.ts`). */
+  async #callBadDebt(rpc: ChainRpc, keypair: Keypair, data: BadDebtTask): Promise<Result> {
+    this.#badDebt.tried(data.user, data.positions);
+    try {
+      return await callBadDebt(rpc, keypair, data.user, {
+        poolId: this.#opts.poolId,
+        invoke: this.#opts.invoke,
+        log: (level, msg, fields) => this.#log(level, msg, fields),
+      });
+    } catch (err) {
+      // Not the pool's answer (the RPC, fees, a timeout): try again later, not every cycle.
+      this.#badDebt.tried(data.user, data.positions, Date.now() + BAD_DEBT_RETRY_MS);
+      throw err;
+    } finally {
+      this.index.markDirty(data.user); // re-read whatever happened
+    }
+  }
+
+  async #liquidate(
     rpc: ChainRpc,
     keypair: Keypair,
     task: Task<LiquidationTask>,
@@ -273,13 +377,75 @@ export class LendingPoolAdapter implements Adapter<LiquidationTask> {
    * USDC the task needs: half the position's debt valued in the oracle's base (an auction is
    * created at 50 %), as 7-decimal units. An estimate; execute sizes the draw exactly.
    */
-  estimateCapital(task: Task<LiquidationTask>): bigint {
+  estimateCapital(task: Task<LendingPoolTask>): bigint {
     const st = this.#state;
-    if (!st) return 0n;
+    if (!st || "kind" in task.data) return 0n; // bad_debt needs no capital
     const h = healthOf(st, task.data.positions);
     if (!(h.liabilities > 0)) return 0n;
     const realLiab = h.liabilities; // effective liabilities ≥ real debt: a safe upper estimate
     return BigInt(Math.ceil(realLiab * 0.5 * 1e7));
+  }
+
+  /** Loads the state file into the index before the first sync (never throws). */
+  async #load(): Promise<void> {
+    this.#loaded = true;
+    const store = this.#store;
+    if (!store) return;
+    const r = await store.load();
+    const at = { path: r.path };
+    if (r.kind === "missing") {
+      this.#log(
+        "info",
+        "no borrower state file yet: discovery starts from the RPC's oldest ledger",
+        at,
+      );
+      return;
+    }
+    if (r.kind === "invalid") {
+      const msg =
+        `borrower state file ignored (${r.reason}): discovery rescans from the RPC's oldest ledger`;
+      this.#log("warn", msg, at);
+      return;
+    }
+    this.index.restore(r.snapshot);
+    this.#saved = { revision: this.index.revision, cursorLedger: this.index.cursorLedger };
+    this.#log("info", "borrower state loaded: their positions are re-read from the chain", {
+      path: r.path,
+      owners: r.snapshot.owners.length,
+      auctions: Object.keys(r.snapshot.auctions).length,
+      cursor_ledger: this.index.cursorLedger,
+      saved_at: r.savedAt,
+    });
+  }
+
+  /**
+   * Saves the index after a sync that changed its owners or auctions (or moved its cursor far,
+   * or restarted it); not every cycle. An unwritable directory is warned about once.
+   */
+  async #persist(sync: SyncReport): Promise<void> {
+    const store = this.#store;
+    if (!store) return;
+    const now = { revision: this.index.revision, cursorLedger: this.index.cursorLedger };
+    const last = this.#saved;
+    const due = !last || sync.restarted || now.revision !== last.revision ||
+      now.cursorLedger - last.cursorLedger >= CURSOR_SAVE_LEDGERS;
+    if (!due) return;
+    try {
+      await store.save(this.index.snapshot());
+      this.#saved = now;
+      if (this.#warnedUnwritable) {
+        this.#warnedUnwritable = false;
+        this.#log("info", "borrower state file written again", { path: store.path });
+      }
+    } catch (err) {
+      if (!this.#warnedUnwritable) {
+        this.#warnedUnwritable = true;
+        const why = err instanceof Error ? err.message : String(err);
+        const msg =
+          `cannot write the borrower state file (${why}): the keeper continues without persisting`;
+        this.#log("warn", msg, { path: store.path });
+      }
+    }
   }
 
   #log(level: "debug" | "info" | "warn", msg: string, fields?: Record<string, unknown>): void {
