@@ -27,7 +27,7 @@ interface DryRunView {
 }
 
 Deno.test("DRY_RUN: the flash is planned and simulated, logged and listed, and nothing is sent", async () => {
-  const w = await startWorld({ ledgerMs: 250 });
+  const w = await startWorld();
   let k: KeeperChild | undefined;
   try {
     const keeper = w.keepers[0];
@@ -47,6 +47,8 @@ Deno.test("DRY_RUN: the flash is planned and simulated, logged and listed, and n
 
     let url: string;
     ({ k, url } = await startKeeper(keeperEnv(w, keeper, { DRY_RUN: "true" })));
+    // Close to the auction's first profitable block (the bid starts falling at 200 blocks).
+    await w.node.closeLedgers(190);
     const line = await waitLog(
       k,
       (l) =>
