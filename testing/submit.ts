@@ -95,8 +95,10 @@ export function submitEnvelope(
  */
 export async function sendAssembled<T>(
   tx: contract.AssembledTransaction<T>,
+  opts: { force?: boolean } = {},
 ): Promise<{ result: T; response: Confirmed }> {
-  await tx.sign();
+  // `force`: sign a call the client takes for a read (as `signAndSend({ force: true })`).
+  await tx.sign({ force: opts.force });
   const signed = tx.signed;
   if (!signed) throw new Error("the assembled transaction was not signed");
   const server = new rpc.Server(tx.options.rpcUrl, { allowHttp: true });

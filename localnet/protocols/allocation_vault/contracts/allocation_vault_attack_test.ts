@@ -21,7 +21,7 @@ import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import { type Client, TX } from "@vigil/testing/protocols/helpers/client";
 import { setupDevChain } from "../../../dev_setup.ts";
 import { deployAllocationVault } from "../deploy.ts";
-import { submitHostile } from "@vigil/testing/submit";
+import { sendAssembled, submitHostile } from "@vigil/testing/submit";
 
 const E7 = 10_000_000n;
 
@@ -207,8 +207,8 @@ async function attack(
         }
       } else {
         // Only Mallory's own authority is needed: she may send it.
-        const sent = await tx.signAndSend({ force: true });
-        assert.equal(sent.getTransactionResponse?.status, "SUCCESS", what);
+        // Included and successful, or sendAssembled throws.
+        await sendAssembled(tx, { force: true });
         tally.ownFunds++;
       }
     }
