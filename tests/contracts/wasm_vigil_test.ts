@@ -7,6 +7,7 @@
  * executors (the `gift_executor` fixture) once the admin listed them (`ExecutorNotAllowed` before), and the typed
  * errors.
  */
+import { sendAssembled } from "@vigil/testing/submit";
 import { childEnv, denoRunArgs } from "@vigil/util/deno_child";
 import assert from "node:assert/strict";
 import {
@@ -78,9 +79,9 @@ async function world(): Promise<World> {
 /** Signs and sends; returns the unwrapped result. */
 // deno-lint-ignore no-explicit-any
 async function send<R = unknown>(tx: contract.AssembledTransaction<any>): Promise<R> {
-  const sent = await tx.signAndSend();
+  const { result } = await sendAssembled(tx);
   // deno-lint-ignore no-explicit-any
-  const r = sent.result as any;
+  const r = result as any;
   if (r && typeof r.isOk === "function") {
     assert.ok(r.isOk(), "call failed");
     return r.unwrap() as R;

@@ -6,6 +6,7 @@
  * struct results built with `map_new_from_linear_memory`, and storage calls passing
  * `StorageType` as the raw i64 the real host marshals (1 = persistent).
  */
+import { sendAssembled } from "@vigil/testing/submit";
 import assert from "node:assert/strict";
 import { defineSpec, T } from "@vigil/soroban/spec_dsl";
 import { wat } from "@vigil/testing/wat";
@@ -65,7 +66,7 @@ Deno.test("rust-shaped contract: data segment, struct args/results, raw StorageT
   const big = (1n << 100n) + 7n;
   const tx = await client.deposit({ d: { amount: big, owner: alice.publicKey() } });
   assert.deepEqual(tx.result, { amount: big, owner: alice.publicKey() });
-  await tx.signAndSend();
+  await sendAssembled(tx);
   assert.equal((await client.balance()).result, big);
   const small = await client.deposit({ d: { amount: 5n, owner: id } });
   assert.deepEqual(small.result, { amount: 5n, owner: id });

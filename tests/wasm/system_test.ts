@@ -4,6 +4,7 @@
  * call (recorded, then enforced with signed entries), authorize_as_curr_contract, deployment
  * from a contract with a constructor, upgrades, storage with TTL.
  */
+import { sendAssembled } from "@vigil/testing/submit";
 import assert from "node:assert/strict";
 import { Address, Asset, nativeToScVal, Operation, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { startTestNode } from "@vigil/testing/localnet";
@@ -47,7 +48,7 @@ Deno.test("Wasm ↔ Wasm calls (AssemblyScript counter fixture, WAT proxy), try_
   assert.equal(root.function.contractFn.functionName.toString(), "auth_call");
   assert.equal(root.subInvocations.length, 1);
   assert.equal(root.subInvocations[0].function.contractFn.functionName.toString(), "increment");
-  await viaWasm.signAndSend();
+  await sendAssembled(viaWasm);
   const counterClient = await node.clientFor<Any>(asCounter, alice);
   assert.equal((await counterClient.get({ user: alice.publicKey() })).result.unwrap(), 4);
 
@@ -56,7 +57,7 @@ Deno.test("Wasm ↔ Wasm calls (AssemblyScript counter fixture, WAT proxy), try_
   const bump = await proxy.call({ c: wcounter, f: "increment", args: [u32(6)] });
   assert.equal(nat(bump.result), 6);
   assert.equal(bump.simulation.result.auth.length, 0);
-  await bump.signAndSend();
+  await sendAssembled(bump);
   assert.equal((await (await node.clientFor<Any>(wcounter, alice)).get()).result, 6);
 
   // try_call: the callee's write is rolled back, its contract error comes back as a value.
@@ -64,7 +65,7 @@ Deno.test("Wasm ↔ Wasm calls (AssemblyScript counter fixture, WAT proxy), try_
   const err = nat((tried.result as Any[])[0]);
   assert.equal(err.type, "contract");
   assert.equal(err.code, 3);
-  await tried.signAndSend();
+  await sendAssembled(tried);
   assert.equal((await (await node.clientFor<Any>(proxy2Id, alice)).has_x()).result, false);
   // A trap is returned as Error(Context, InvalidAction).
   const trapped = nat((await proxy.attempt({ c: proxy2Id, f: "trap", args: [] })).result[0]);
@@ -87,7 +88,7 @@ Deno.test("Wasm ↔ Wasm calls (AssemblyScript counter fixture, WAT proxy), try_
   const salt = new Uint8Array(32).fill(9);
   const dep = await proxy.deploy({ hash: counterHash, salt, args: [addr(alice.publicKey())] });
   assert.equal(dep.result, contractIdFor(node.networkPassphrase, proxyId, salt));
-  await dep.signAndSend();
+  await sendAssembled(dep);
   assert.equal(
     (await (await node.clientFor<Any>(dep.result, alice)).admin()).result,
     alice.publicKey(),
@@ -99,7 +100,7 @@ Deno.test("Wasm ↔ Wasm calls (AssemblyScript counter fixture, WAT proxy), try_
   );
   const fwdHash = await upload(node, alice, await forwarderWasm());
   const dep1 = await proxy.deploy1({ hash: fwdHash, salt: new Uint8Array(32).fill(1) });
-  await dep1.signAndSend();
+  await sendAssembled(dep1);
   // Same salt twice → the contract already exists.
   await assert.rejects(
     () =>
@@ -109,7 +110,7 @@ Deno.test("Wasm ↔ Wasm calls (AssemblyScript counter fixture, WAT proxy), try_
 
   // Upgrade: proxy2 becomes the forwarder once its call succeeds.
   const p2 = await node.clientFor<Any>(proxy2Id, alice);
-  await (await p2.upgrade({ hash: fwdHash })).signAndSend();
+  await sendAssembled(await p2.upgrade({ hash: fwdHash }));
   const sim = await submit(
     node,
     alice,
@@ -147,7 +148,7 @@ Deno.test("auth: signed address credentials for a nested Wasm call; authorize_as
     node.networkPassphrase,
   );
   await tx.signAuthEntries({ address: bob.publicKey(), signAuthEntry: bobSigner.signAuthEntry });
-  await tx.signAndSend();
+  await sendAssembled(tx);
   const counterClient = await node.clientFor<Any>(asCounter, alice);
   assert.equal((await counterClient.get({ user: bob.publicKey() })).result.unwrap(), 2);
 
@@ -190,7 +191,7 @@ Deno.test("auth: signed address credentials for a nested Wasm call; authorize_as
   });
   assert.equal(nat(ok.result), 1);
   assert.equal(ok.simulation.result.auth.length, 0);
-  await ok.signAndSend();
+  await sendAssembled(ok);
   assert.equal((await counterClient.get({ user: proxyId })).result.unwrap(), 1);
 });
 
@@ -256,7 +257,7 @@ Deno.test("Wasm → built-in SAC: balance, a transfer authorized in a nested tre
     f: "transfer",
     args: [addr(alice.publicKey()), addr(proxyId), amount],
   });
-  await tx.signAndSend();
+  await sendAssembled(tx);
   assert.equal(await balanceOf(proxyId), 1_000_000n);
   // The proxy cannot move more than it holds: the SAC's error comes back through try_call and
   // nothing moves.
@@ -268,6 +269,6 @@ Deno.test("Wasm → built-in SAC: balance, a transfer authorized in a nested tre
   const e = nat(tooMuch.result[0]);
   assert.equal(e.type, "contract");
   assert.equal(e.code, 10); // BalanceError
-  await tooMuch.signAndSend({ force: true }); // a read call once the failed transfer rolled back
+  await sendAssembled(tooMuch, { force: true }); // a read call once the failed transfer rolled back
   assert.equal(await balanceOf(proxyId), 1_000_000n);
 });

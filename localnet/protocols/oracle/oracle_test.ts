@@ -3,6 +3,7 @@
  * Blend SDK's own oracle readers, admin-only `set_price`, history, and staleness as Reflector
  * does it (None after 2 × resolution without a round), with the pool's and the SDK's reactions.
  */
+import { sendAssembled } from "@vigil/testing/submit";
 import assert from "node:assert/strict";
 import { Address, Keypair, scValToNative, xdr } from "@stellar/stellar-sdk";
 import {
@@ -74,7 +75,7 @@ Deno.test("set_price is admin-only; prices() returns the newest rounds first", a
     await assert.rejects(() => tx.signAndSend());
     const admin = Keypair.fromSecret(market.accounts.market_admin.secret);
     const client: AnyClient = await node.clientFor(c.oracle, admin);
-    await (await client.set_price({ asset: stellarAsset(c.xlm), price: 2_000_000n })).signAndSend();
+    await sendAssembled(await client.set_price({ asset: stellarAsset(c.xlm), price: 2_000_000n }));
     assert.equal((await client.lastprice({ asset: stellarAsset(c.xlm) })).result.price, 2_000_000n);
     // Non-positive prices are refused by the oracle itself.
     const zero = await simulateOp(
@@ -93,8 +94,9 @@ Deno.test("set_price is admin-only; prices() returns the newest rounds first", a
     // Two rounds later: a new price; history newest first, one record per round.
     await node.advanceTime(ORACLE_RESOLUTION * 2);
     // Ledger time now runs ahead of the wall clock: widen the tx time bounds.
-    await (await client.set_price({ asset: stellarAsset(c.xlm), price: 3_000_000n }, LATE))
-      .signAndSend();
+    await sendAssembled(
+      await client.set_price({ asset: stellarAsset(c.xlm), price: 3_000_000n }, LATE),
+    );
     const hist = (await client.prices({ asset: stellarAsset(c.xlm), records: 3 })).result;
     assert.equal(hist.length, 3);
     assert.deepEqual(hist.map((p: { price: bigint }) => p.price), [
@@ -111,7 +113,7 @@ Deno.test("stale feed: None after 2 × resolution; the pool traps, the Blend SDK
     const c = market.contracts;
     const admin = Keypair.fromSecret(market.accounts.market_admin.secret);
     const client: AnyClient = await node.clientFor(c.oracle, admin);
-    await (await client.set_feed({ asset: stellarAsset(c.xlm), live: false })).signAndSend();
+    await sendAssembled(await client.set_feed({ asset: stellarAsset(c.xlm), live: false }));
     // Still fresh within 2 × resolution.
     await node.advanceTime(ORACLE_RESOLUTION);
     assert.ok((await client.lastprice({ asset: stellarAsset(c.xlm) })).result);
@@ -139,7 +141,7 @@ Deno.test("stale feed: None after 2 × resolution; the pool traps, the Blend SDK
     await assert.rejects(() => pool.loadOracle());
 
     // Resuming the feed makes it fresh again.
-    await (await client.set_feed({ asset: stellarAsset(c.xlm), live: true }, LATE)).signAndSend();
+    await sendAssembled(await client.set_feed({ asset: stellarAsset(c.xlm), live: true }, LATE));
     assert.equal(
       (await client.lastprice({ asset: stellarAsset(c.xlm) })).result.price,
       MARKET_PRICES.xlm,
