@@ -71,6 +71,15 @@ function localScript(blocks: string[], node: TestNode, usdc: string, xlm: string
     .replaceAll(TESTNET.xlmSac, xlm);
 }
 
+/**
+ * Put before the page's commands: a machine without curl (a minimal CI image) fetches the
+ * friendbot URL with Deno instead; the page's `curl -sS URL` lines run unchanged.
+ */
+const CURL_FALLBACK = `command -v curl >/dev/null || curl() {
+  FETCH_URL="\${@: -1}" "$DENO" eval 'const r = await fetch(Deno.env.get("FETCH_URL")); await Deno.stdout.write(new Uint8Array(await r.arrayBuffer()))'
+}
+`;
+
 /** `KEY=value` lines of a `.env` (no quoting: the page writes none). */
 function parseDotenv(text: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -120,7 +129,7 @@ Deno.test({
       // Steps 1–6, as the page writes them.
       const script = localScript(operatorBlocks(doc), node, usdc, xlm, issuer.publicKey());
       const run = await new Deno.Command("bash", {
-        args: ["-euo", "pipefail", "-c", script],
+        args: ["-euo", "pipefail", "-c", CURL_FALLBACK + script],
         cwd,
         env: childEnv({ DENO: Deno.execPath(), ROOT }),
         clearEnv: true,
