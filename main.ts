@@ -13,6 +13,7 @@
 import { parseArgs } from "node:util";
 import { runKeeper } from "@vigil/keeper";
 import { DEPLOY_HELP, runDeploy } from "@vigil/contracts/deploy";
+import { runTrustline } from "@vigil/contracts/deploy/trustline";
 import { createApi } from "@vigil/keeper/api";
 import { mountWeb } from "@vigil/web";
 
@@ -213,6 +214,8 @@ export async function main(args: string[]): Promise<number> {
         return 0;
       }
       return await runDeploy(argv);
+    case "trustline":
+      return await runTrustline(argv);
     default:
       console.error(`unknown command "${command}"\n\n${HELP}`);
       return 2;

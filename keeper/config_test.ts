@@ -396,7 +396,7 @@ Deno.test("process: API_PORT already in use is a start-up failure with exit 1", 
   }
 });
 
-// ---------------------------------------------------------------- .env.example and the README
+// ------------------------------------------------------ .env.example and the operators' guide
 
 /** Variables of `main.ts deploy` (contracts/deploy/cli.ts), documented in the same file. */
 const DEPLOY_VARIABLES = ["DEPLOYER_SECRET"];
@@ -434,8 +434,10 @@ Deno.test(".env.example: every keeper variable once, each with its own comment; 
   // The example's pre-filled values are exactly the defaults: copying it changes nothing.
   assert.deepEqual(loadConfig({ ...filled, ...required }), loadConfig(required));
 
-  // The README's configuration table names every variable too.
-  const readme = Deno.readTextFileSync(new URL("README.md", root));
-  const table = readme.split("\n").filter((l) => l.startsWith("| `")).join("\n");
-  for (const k of Object.keys(example)) assert.ok(table.includes(`\`${k}\``), `README: ${k}`);
+  // The operators' guide's configuration table names every variable too.
+  const guide = Deno.readTextFileSync(new URL("docs/operators.md", root));
+  const table = guide.split("\n").filter((l) => l.startsWith("| `")).join("\n");
+  for (const k of Object.keys(example)) {
+    assert.ok(table.includes(`\`${k}\``), `docs/operators.md: ${k}`);
+  }
 });
