@@ -64,4 +64,9 @@ Deno.test("humanLine puts a log line's pool first", () => {
   });
   assert.equal(humanLine(line), `filled pool=${id("B")} user=GUSER profit=1.5`);
   assert.equal(humanLine(JSON.stringify({ msg: "tick", n: 1 })), "tick n=1");
+  // A keeper's plain sentence replaces the key=value dump.
+  assert.equal(
+    humanLine(JSON.stringify({ level: "warn", msg: "x", n: 1, plain: "keeper-1 lost the race" })),
+    "WARN keeper-1 lost the race",
+  );
 });

@@ -96,6 +96,8 @@ export interface Config {
   /** Allowed CORS origins; `["*"]` allows any. null = the default (localhost dev origins). */
   readonly corsOrigins: readonly string[] | null;
   readonly logLevel: ConfigLogLevel;
+  /** LOG_FORMAT: `json` or `text`; null = text when stderr is a terminal, JSON otherwise. */
+  readonly logFormat: "json" | "text" | null;
   /**
    * Where the borrower index and event cursor of each pool are kept between runs; null = not
    * kept (a restart rescans the RPC's retention window only).
@@ -141,6 +143,7 @@ export const CONFIG_VARIABLES = [
   "WATCH_ADDRESSES",
   "DRY_RUN",
   "NOTIFY_WEBHOOK_URL",
+  "LOG_FORMAT",
 ] as const;
 
 /** Most pools one keeper watches: each adds a constant number of RPC requests to every cycle. */
@@ -225,6 +228,7 @@ export function loadConfig(
   const apiHost = get("API_HOST") ?? DEFAULTS.API_HOST;
   const corsOrigins = origins(get("API_CORS_ORIGINS"));
   const logLevel = level(get("LOG_LEVEL"));
+  const logFormat = format(get("LOG_FORMAT"));
   const keeperStateDir = get("KEEPER_STATE_DIR") ?? null;
   const watchAddresses = watchList(get("WATCH_ADDRESSES"), io);
   const dryRun = bool(get, "DRY_RUN", false);
@@ -254,6 +258,7 @@ export function loadConfig(
     knownDepositors: Object.freeze([...knownDepositors]),
     corsOrigins: corsOrigins && Object.freeze([...corsOrigins]),
     logLevel,
+    logFormat,
     keeperStateDir,
     watchAddresses: Object.freeze([...watchAddresses]),
     dryRun,
@@ -511,6 +516,13 @@ function level(raw: string | undefined): ConfigLogLevel {
     "LOG_LEVEL",
     `invalid LOG_LEVEL: ${show(raw)} is not debug, info, warn or error`,
   );
+}
+
+function format(raw: string | undefined): "json" | "text" | null {
+  if (raw === undefined) return null;
+  const f = raw.toLowerCase();
+  if (f === "json" || f === "text") return f;
+  throw new ConfigError("LOG_FORMAT", `invalid LOG_FORMAT: ${show(raw)} is not json or text`);
 }
 
 /** Quotes a user value for a message, shortened; secrets are redacted by ConfigError anyway. */

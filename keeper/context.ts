@@ -6,7 +6,14 @@
  */
 import type { Config } from "./config.ts";
 import { type ApiContext, SseHub, type SseOptions } from "./api/server.ts";
-import { type LogFields, Logger, type LoggerOptions } from "./log/logger.ts";
+import {
+  type LogFields,
+  type LogFormat,
+  Logger,
+  type LoggerOptions,
+  peopleAmount,
+  shortAddress,
+} from "./log/logger.ts";
 import { createMetrics, type KeeperMetrics, unitsToFloat } from "./metrics.ts";
 import {
   createState,
@@ -50,7 +57,10 @@ export interface KeeperContext extends ApiContext {
 
 /** Options of {@link createKeeperContext}. */
 export interface ContextOptions {
-  /** Logger to use; default one built from the config's LOG_LEVEL writing JSON to stderr. */
+  /**
+   * Logger to use; default one built from the config's LOG_LEVEL and LOG_FORMAT writing to
+   * stderr.
+   */
   log?: Logger;
   logOptions?: LoggerOptions;
   sse?: SseOptions;
@@ -70,10 +80,48 @@ export function formatUnits(units: bigint): string {
   return `${neg ? "-" : ""}${a / 10_000_000n}.${(a % 10_000_000n).toString().padStart(7, "0")}`;
 }
 
+/**
+ * The stderr format: LOG_FORMAT when set, else text on a terminal (a person is reading) and JSON
+ * otherwise (a pipe: a log collector, or a parent process parsing the lines).
+ */
+export function logFormat(
+  configured: LogFormat | null,
+  isTerminal: () => boolean = () => Deno.stderr.isTerminal(),
+): LogFormat {
+  if (configured) return configured;
+  try {
+    return isTerminal() ? "text" : "json";
+  } catch {
+    return "json";
+  }
+}
+
+/**
+ * The plain sentence of a liquidation attempt for people (the log's `plain`): who, whom, where,
+ * and what it earned, amounts in USDC with 2 decimals, addresses shortened.
+ */
+export function liquidationSentence(rec: LiquidationRecord): string {
+  const keeper = rec.keeperName;
+  const who = rec.user ? shortAddress(rec.user) : "a borrower";
+  const where = rec.pool ? ` on pool ${shortAddress(rec.pool)}` : "";
+  switch (rec.outcome) {
+    case "filled":
+    case "held":
+      return `${keeper} filled ${who}${where}: ${peopleAmount(rec.profit, true)} USDC in 1 flash${
+        rec.outcome === "held" ? ", collateral held" : ""
+      }${rec.note ? ` (${rec.note})` : ""}`;
+    case "lost_race":
+      return `${keeper} lost the race for ${who}${where} to another keeper (our flash reverted, nothing lent)`;
+    case "failed":
+      return `${keeper} could not liquidate ${who}${where}${rec.note ? `: ${rec.note}` : ""}`;
+  }
+}
+
 /** Builds the context for a validated configuration. */
 export function createKeeperContext(config: Config, opts: ContextOptions = {}): KeeperContext {
   const log = opts.log ?? new Logger({
     level: config.logLevel,
+    format: logFormat(config.logFormat),
     base: { keeper: config.keeperName, operator: config.operator },
     ...opts.logOptions,
   });
@@ -149,6 +197,7 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
         note: rec.note,
       };
       for (const k of Object.keys(fields)) if (fields[k] == null) delete fields[k];
+      fields.plain = liquidationSentence(rec);
       const who = rec.user ?? "?";
       const money = `flash ${formatUnits(rec.drew)} returned ${formatUnits(rec.proceeds)} profit ${
         formatUnits(rec.profit)
