@@ -116,7 +116,10 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
     notify: config.notifyWebhookUrl ? "webhook" : null,
   });
   if (config.lendingPools.length === 0) {
-    log.info("no LENDING_POOLS (or LENDING_POOL): vault-monitor-only mode, no liquidation cycle");
+    // A warning: an operator who set only the required variables must not think it liquidates.
+    log.warn(
+      "no LENDING_POOLS (or LENDING_POOL): vault-monitor-only mode, no liquidation cycle: this keeper will never liquidate",
+    );
   }
   if (config.dryRun) {
     log.warn("DRY_RUN=true: transactions are built, simulated and logged as dry-run, never sent");
