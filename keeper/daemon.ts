@@ -3,7 +3,7 @@
  * environment wins), builds the shared context, runs the chain part's start-up hook, serves the
  * HTTP API on API_PORT, starts the cycle hook, and shuts down cleanly on SIGINT/SIGTERM.
  *
- * Exit status: 0 after a clean shutdown; 1 for a configuration error (message on stderr, e.g.
+ * Exit status: 0 after a clean shutdown; 1 for configuration errors (all of them on stderr, e.g.
  * `missing required env: KEEPER_SECRET`) or a start-up failure (API port cannot be bound, the
  * start-up hook threw).
  *

@@ -106,7 +106,10 @@ Deno.test("runKeeper: a failing prepare hook or a bad config exits 1 without lea
   } finally {
     console.error = orig;
   }
-  assert.deepEqual(errs, ["missing required env: KEEPER_SECRET"]);
+  assert.deepEqual(errs, [
+    "3 configuration errors:\n- missing required env: KEEPER_SECRET\n" +
+    "- missing required env: REGISTRY_CONTRACT\n- missing required env: VAULT_CONTRACT",
+  ]);
 });
 
 Deno.test("runKeeper: a cycle that does not stop in time is abandoned after shutdownTimeoutMs", async () => {
