@@ -43,6 +43,11 @@ Options:
   --protocol-wasm <dir>  deploy both DEX venues from soroswap_factory.wasm, soroswap_pair.wasm
                          and soroswap_router.wasm in <dir> (e.g. the official Soroswap Wasm)
   -h, --help             show this help
+
+\`npm start -- <options>\` and \`deno task start -- <options>\` pass options here, e.g.
+\`deno task start -- --port 18480\`.
+
+Environment: none read (each keeper gets its variables from the demo, in the child process).
 `;
 
 /** Parsed options of the demo. */

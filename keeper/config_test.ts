@@ -10,6 +10,8 @@ import {
 } from "@vigil/testing/keeper/keeper_process";
 // Variables the web pages served by the keeper read, straight from their loader.
 import { WEB_VARIABLES } from "@vigil/web/config";
+import { childEnv, denoRunArgs } from "@vigil/util/deno_child";
+import { CONFIG_HELP, keeperHelp } from "./help.ts";
 
 const SECRET = Keypair.random().secret();
 const env = (over: Record<string, string | undefined> = {}): Record<string, string> => {
@@ -458,6 +460,41 @@ Deno.test("process: API_PORT already in use is a start-up failure with exit 1", 
   } finally {
     blocker.close();
   }
+});
+
+Deno.test("keeperHelp: every variable with its default and rule, aligned", () => {
+  const text = keeperHelp([["EXTRA_VAR", "unset", "an extra row"]]);
+  const rows = text.split("\n").filter((l) => /^  [A-Z][A-Z0-9_]+ /.test(l));
+  assert.deepEqual(rows.map((l) => l.trim().split(/\s+/)[0]), [...CONFIG_VARIABLES, "EXTRA_VAR"]);
+  const col = rows[0].indexOf(CONFIG_HELP.KEEPER_SECRET.dflt);
+  for (const k of CONFIG_VARIABLES) {
+    const row = rows.find((l) => l.startsWith(`  ${k} `))!;
+    assert.equal(row.indexOf(CONFIG_HELP[k].dflt, col), col, `${k}: default in its column`);
+    assert.ok(row.endsWith(CONFIG_HELP[k].rule), k);
+  }
+  // The defaults are the configuration's own, not copies that can drift.
+  const d = loadConfig(env());
+  assert.equal(CONFIG_HELP.POLL_INTERVAL.dflt, String(DEFAULTS.POLL_INTERVAL));
+  assert.equal(CONFIG_HELP.SLIPPAGE_BPS.dflt, String(d.slippageBps));
+  assert.equal(CONFIG_HELP.NETWORK_PASSPHRASE.dflt, d.networkPassphrase);
+});
+
+Deno.test("process: main.ts keeper --help lists the keeper's and the pages' variables with defaults", async () => {
+  const main = new URL("../main.ts", import.meta.url);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: denoRunArgs(main, ["keeper", "--help"]),
+    env: childEnv(),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  for (const k of [...CONFIG_VARIABLES, ...WEB_VARIABLES]) {
+    assert.match(text, new RegExp(`^  ${k} `, "m"), `help lists ${k}`);
+  }
+  assert.match(text, /^ {2}POLL_INTERVAL +10 +seconds between cycles, 3–300$/m);
+  assert.match(text, /^ {2}LOG_FORMAT +text on a terminal, else json /m);
 });
 
 // ---------------------------------------------------------------- .env.example and the README
