@@ -206,6 +206,9 @@ function wantsHelp(argv: string[]): boolean {
 
 /** Dispatches the command line. */
 export async function main(args: string[]): Promise<number> {
+  // `deno task <task> -- <flags>` forwards the `--` (npm and shells may add more): no command
+  // takes operands, so a `--` only ever separates flags that belong to the command.
+  args = args.filter((a) => a !== "--");
   const [first, ...rest] = args;
   if (first === "-h" || first === "--help" || first === "help") {
     console.log(HELP);

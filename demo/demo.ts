@@ -70,8 +70,9 @@ export interface DemoOptions {
 
 /** Parses `main.ts demo` arguments; throws with a message naming the bad flag. */
 export function parseDemoArgs(argv: string[]): DemoOptions | "help" {
-  // `deno task start -- --duration 90` forwards the `--` itself: flags follow it, not operands.
-  if (argv[0] === "--") argv = argv.slice(1);
+  // `deno task start -- --duration 90` forwards the `--` itself (npm and shells may add another):
+  // flags follow it, not operands, and the demo takes no operands.
+  argv = argv.filter((a) => a !== "--");
   const { values } = parseArgs({
     args: argv,
     options: {
