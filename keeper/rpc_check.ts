@@ -40,16 +40,24 @@ export function networkName(passphrase: string): string {
   }
 }
 
-/** Where an operator gets test lumens for `account` on this network, if anywhere. */
+/**
+ * Where an operator gets test lumens for `account` on this network, if anywhere. The account is
+ * named apart from the URL: every URL in a log line loses its query values (redaction).
+ */
 export function fundingHint(passphrase: string, account: string, friendbotUrl?: string): string {
-  if (friendbotUrl) return `friendbot: ${friendbotUrl}?addr=${account}`;
-  if (passphrase === Networks.TESTNET) {
-    return `testnet: friendbot https://friendbot.stellar.org/?addr=${account}`;
-  }
-  if (passphrase === Networks.FUTURENET) {
-    return `futurenet: friendbot https://friendbot-futurenet.stellar.org/?addr=${account}`;
-  }
-  return "send it at least a few XLM from a funded account";
+  const bot = friendbotUrl ??
+    (passphrase === Networks.TESTNET
+      ? "https://friendbot.stellar.org"
+      : passphrase === Networks.FUTURENET
+      ? "https://friendbot-futurenet.stellar.org"
+      : undefined);
+  if (!bot) return "send it at least a few XLM from a funded account";
+  const where = passphrase === Networks.TESTNET
+    ? "testnet: "
+    : passphrase === Networks.FUTURENET
+    ? "futurenet: "
+    : "";
+  return `${where}friendbot ${bot}, addr=${account}`;
 }
 
 /**
