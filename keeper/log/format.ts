@@ -132,18 +132,32 @@ export function peopleAmount(units: bigint, signed = false): string {
   return `${sign}${whole}.${frac}`;
 }
 
+const ADDRESS_IN_TEXT = /\b[GC][A-Z2-7]{55}\b|\bM[A-Z2-7]{68}\b/g;
+
+/** Every Stellar address in `text` shortened (`GB4Y…WYKQ`). */
+export function shortenAddresses(text: string): string {
+  return text.replace(ADDRESS_IN_TEXT, (a) => shortAddress(a));
+}
+
 /**
  * The default plain sentence of a log call: its message, and the message of its `err` field
  * when the message does not already say it (a failure line without its cause helps nobody).
+ * With `shorten` (info and debug lines: what happened) addresses are shortened; warnings and
+ * errors keep them whole, since the reader may have to act on them (fund this account).
  */
-export function defaultPlain(msg: string, fields: Readonly<Record<string, JsonValue>>): string {
+export function defaultPlain(
+  msg: string,
+  fields: Readonly<Record<string, JsonValue>>,
+  shorten = false,
+): string {
   const err = fields.err;
   let why: string | undefined;
   if (typeof err === "string") why = err;
   else if (err && typeof err === "object" && !Array.isArray(err)) {
     if (typeof err.message === "string") why = err.message;
   }
-  return why && !msg.includes(why) ? `${msg}: ${why}` : msg;
+  const plain = why && !msg.includes(why) ? `${msg}: ${why}` : msg;
+  return shorten ? shortenAddresses(plain) : plain;
 }
 
 /**

@@ -170,6 +170,13 @@ Deno.test("format: addresses shortened, amounts in 2 decimals, the error in the 
     "x failed: refused",
   );
   assert.equal(defaultPlain("tick", { n: 1 }), "tick");
+  // Info lines say what happened: addresses shortened; warnings keep them whole (to act on).
+  const m = `auction created for ${g} on ${c}`;
+  assert.equal(
+    defaultPlain(m, {}, true),
+    `auction created for ${shortAddress(g)} on ${shortAddress(c)}`,
+  );
+  assert.equal(defaultPlain(m, {}), m);
   assert.equal(
     textLine({ ts: "2026-01-02T12:32:08.123Z", level: "info", plain: "keeper-1 filled" }),
     "12:32:08 keeper-1 filled",
@@ -190,11 +197,13 @@ Deno.test("Logger: LOG_FORMAT=text writes the plain sentence; JSON keeps every d
     log.info("liquidation filled: GX", { plain: "k1 filled GX…: +1.00 USDC in 1 flash", drew: 5n });
     log.warn("registration failed", { err: new Error("connection refused") });
     log.info("with a secret", { plain: `oops ${SECRET}` });
+    log.info(`found ${"G".repeat(56)}`);
   }
   assert.deepEqual(text, [
     "03:04:05 k1 filled GX…: +1.00 USDC in 1 flash",
     "03:04:05 WARN registration failed: connection refused",
     `03:04:05 oops ${REDACTED}`,
+    "03:04:05 found GGGG…GGGG",
   ]);
   const first = JSON.parse(json[0]);
   assert.equal(first.msg, "liquidation filled: GX");

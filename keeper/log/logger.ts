@@ -153,7 +153,9 @@ export class Logger implements LogWriter {
     const { plain: given, ...rest } = fields;
     const callFields = plainFields(rest);
     const plain = redactSecrets(oneLine(
-      typeof given === "string" && given !== "" ? given : defaultPlain(cleanMsg, callFields),
+      typeof given === "string" && given !== ""
+        ? given
+        : defaultPlain(cleanMsg, callFields, level === "info" || level === "debug"),
     ));
     const id = this.#nextId++;
     let text = `${ts} ${level.toUpperCase()} ${cleanMsg}`;
