@@ -268,3 +268,28 @@ Deno.test("process: a wrong NETWORK_PASSPHRASE names both passphrases and exits 
   // Nothing was sent to a network the keeper was not configured for.
   assert.ok(!/registration failed|registered in/.test(r.stderr));
 });
+
+Deno.test("process: LOG_FORMAT=text writes one plain sentence per line, no JSON", async () => {
+  const k = spawnKeeper({ ...validEnv(SECRET), LOG_FORMAT: "text" });
+  try {
+    await k.waitFor(/registration failed/);
+  } finally {
+    k.child.kill("SIGTERM");
+  }
+  const r = await k.finish();
+  assert.equal(r.code, 0);
+  const lines = r.stderr.trimEnd().split("\n");
+  for (const l of lines) assert.match(l, /^\d\d:\d\d:\d\d (?:(?:WARN|ERROR|DEBUG) )?\S/, l);
+  assert.ok(!lines.some((l) => l.startsWith("{")), r.stderr);
+  assert.ok(lines.some((l) => / keeper starting$/.test(l)), r.stderr);
+  assert.ok(
+    lines.some((l) => / WARN no LENDING_POOLS .*: this keeper will never liquidate$/.test(l)),
+    r.stderr,
+  );
+  assert.ok(
+    lines.some((l) => / ERROR the RPC http:\/\/127\.0\.0\.1:9\/rpc is unreachable \(/.test(l)),
+    r.stderr,
+  );
+  assert.equal(lines.at(-1)!.slice(9), "keeper stopped");
+  assert.ok(!r.stderr.includes(SECRET));
+});
