@@ -59,8 +59,9 @@ Options:
                                 a widening change waiting --policy-delay)
   -h, --help                    show this help
 
-Environment (name, default, rule; also read from .env, the environment wins):
-  DEPLOYER_SECRET  required  secret seed S… of the deployer (pays, signs; never on a command line)
+Environment (name, default, rule):
+  DEPLOYER_SECRET  required  secret seed S… of the deployer (pays, signs; never on a command line);
+                             also read from .env in the working directory (the environment wins)
   DEPLOY_DEBUG     unset     1: a failed simulation prints its full diagnostic event log instead
                              of its first line
 `;
