@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
-import { liquidationSentence, logFormat } from "./context.ts";
+import { createKeeperContext, liquidationSentence, logFormat } from "./context.ts";
+import { loadConfig } from "./config.ts";
+import { Logger } from "./log/logger.ts";
+import { validEnv } from "@vigil/testing/keeper/keeper_process";
 import type { LiquidationRecord } from "./state.ts";
 
 const USER = Keypair.random().publicKey();
@@ -63,4 +66,23 @@ Deno.test("logFormat: LOG_FORMAT wins; else text on a terminal, JSON on a pipe",
     }),
     "json",
   );
+});
+
+Deno.test("recordCycle: an overrun is a warning only when liquidating does not explain it", async () => {
+  const config = loadConfig({ ...validEnv(), POLL_INTERVAL: "3" });
+  const log = new Logger({ sink: null, level: "debug" });
+  const ctx = createKeeperContext(config, { log, defaultMetrics: false });
+  const startedAt = new Date();
+  ctx.recordCycle({ startedAt, durationMs: 1_000, errors: 0 });
+  // Two fills, each waiting for its auction's block: 7 s, of which 6.5 s liquidating.
+  ctx.recordCycle({ startedAt, durationMs: 7_000, errors: 0, liquidatingMs: 6_500 });
+  // Slow without a reason: 5 s of which 1 s liquidating.
+  ctx.recordCycle({ startedAt, durationMs: 5_000, errors: 0, liquidatingMs: 1_000 });
+  const lines = log.recent().map((l) => [l.level, l.msg]);
+  assert.deepEqual(lines, [
+    ["debug", "cycle took longer than POLL_INTERVAL while liquidating"],
+    ["warn", "cycle took longer than POLL_INTERVAL"],
+  ]);
+  // Both are overruns in the metric (cycles longer than POLL_INTERVAL).
+  assert.match(await ctx.metrics.render(), /^keeper_cycle_overruns_total 2$/m);
 });

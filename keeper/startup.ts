@@ -39,7 +39,7 @@ import { keepAlive } from "@vigil/soroban/ttl";
 import { formatUnits, type KeeperContext } from "./context.ts";
 import { runCycle } from "./cycle.ts";
 import { flashVenueProblem, SwapClient } from "./dex/swap_client.ts";
-import { type CycleHandle, type KeeperHooks, startTicker } from "./ticker.ts";
+import { type CycleHandle, type CycleReport, type KeeperHooks, startTicker } from "./ticker.ts";
 import { rpcRequestHook } from "./metrics.ts";
 import {
   type DepositorRow,
@@ -393,7 +393,7 @@ export async function availableCapital(vault: VaultContract): Promise<bigint | u
 export async function keeperCycle(
   rt: ChainRuntime,
   ctx: KeeperContext,
-): Promise<{ errors: number }> {
+): Promise<CycleReport> {
   const monitorOnly = ctx.state.self.mode === "monitor";
   // Not one of the spec's cycle steps: an unregistered keeper cannot flash, so it keeps trying
   // to register (with back-off) instead of staying idle until restarted.
@@ -430,6 +430,7 @@ export async function keeperCycle(
       return { errors: 1 };
     }
   }
+  let liquidatingMs = 0;
   const report = await runCycle({
     chain: rt.chain,
     keypair: ctx.config.keypair,
@@ -448,11 +449,14 @@ export async function keeperCycle(
           }`,
           fields: adapter?.pool ? { pool: adapter.pool } : undefined,
         }),
-      result: (adapter, task, result) => recordResult(ctx, adapter, task, result),
+      result: (adapter, task, result, ms) => {
+        if (liquidationOutcome(result.outcome)) liquidatingMs += ms;
+        recordResult(ctx, adapter, task, result);
+      },
       refresh: () => refreshDashboard(rt, ctx),
     },
   });
-  return { errors: report.errors };
+  return { errors: report.errors, liquidatingMs };
 }
 
 /** An adapter as logs name it: its protocol, and its pool when it has one. */
