@@ -50,9 +50,9 @@ export function spawnKeeper(
   const child = new Deno.Command(command, {
     args,
     // A clean environment: only the safe variables (paths, cache, certificates, proxies) plus
-    // the keeper's own variables.
+    // the keeper's own variables. JSON lines whatever a `.env` says: humanLine parses them.
     clearEnv: true,
-    env: childEnv({ ...spec.env, NO_COLOR: "1" }),
+    env: childEnv({ ...spec.env, NO_COLOR: "1", LOG_FORMAT: "json" }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
