@@ -15,20 +15,13 @@ import { runKeeper } from "@vigil/keeper";
 import { DEPLOY_HELP, runDeploy } from "@vigil/contracts/deploy";
 import { runTrustline } from "@vigil/contracts/deploy/trustline";
 import { createApi } from "@vigil/keeper/api";
+import { keeperHelp } from "@vigil/keeper/help";
 import { mountWeb } from "@vigil/web";
+import { WEB_VARIABLES } from "@vigil/web/config";
 
-const HELP = `Vigil — pooled liquidation service on Stellar/Soroban
-
-Usage: main.ts [command] [options]
-
-Commands:
-  keeper      Run the keeper daemon (default; configured by environment / .env)
-  localnet    Run the local Soroban-compatible node (JSON-RPC + friendbot) in the foreground
-  demo        Run the local node, keepers and web server together
-  deploy      Deploy Vigil's contracts to a network (see main.ts deploy --help)
-
-Options of "localnet":
-  --port <n>        JSON-RPC port (default 8000; RPC at http://127.0.0.1:<port>/rpc)
+/** The options of `main.ts localnet` (also in the general help). */
+const LOCALNET_OPTIONS =
+  `  --port <n>        JSON-RPC port (default 8000; RPC at http://127.0.0.1:<port>/rpc)
   --host <addr>     interface to listen on (default 127.0.0.1)
   --ledger-ms <n>   ledger close interval in milliseconds (default 1000; 0 = only on demand)
   --scenario <s>    base (dev chain + Vigil's vault and registry; default) or market (adds the
@@ -48,10 +41,49 @@ Options of "localnet":
                     ledgers of history (transactions, events) the node keeps, at least 100
                     (default 120960 = stellar-rpc's 7 days); small values let a test outlive
                     the RPC's memory in seconds
+  -h, --help        show this help`;
 
-General:
-  -h, --help        show this help
+const HELP = `Vigil — pooled liquidation service on Stellar/Soroban
+
+Usage: main.ts [command] [options]
+
+Commands:
+  keeper      Run the keeper daemon (default; configured by environment / .env)
+  localnet    Run the local Soroban-compatible node (JSON-RPC + friendbot) in the foreground
+  demo        Run the local node, keepers and web server together (what \`npm start\` runs)
+  deploy      Deploy Vigil's contracts to a network
+
+\`main.ts <command> --help\` shows a command's options and environment variables with their
+defaults. \`deno task start -- <options>\` (or \`npm start -- <options>\`) passes options to
+the demo, e.g. \`deno task start -- --port 18480\`.
+
+Options of "localnet":
+${LOCALNET_OPTIONS}
 `;
+
+/** Help text of `main.ts localnet`. */
+const LOCALNET_HELP = `Usage: main.ts localnet [options]
+
+Runs the local Soroban-compatible node (JSON-RPC + friendbot) in the foreground, deploys the dev
+chain and Vigil's contracts, and writes their ids and the dev accounts' keys to --out.
+
+Options:
+${LOCALNET_OPTIONS}
+
+Environment: none (everything is an option).
+`;
+
+/** The web pages' variables (read from the keeper's environment), for `main.ts keeper --help`. */
+const WEB_HELP: Record<typeof WEB_VARIABLES[number], readonly [string, string]> = {
+  NEXT_PUBLIC_VAULT_CONTRACT: ["VAULT_CONTRACT", "the vault C… the pages show"],
+  NEXT_PUBLIC_REGISTRY_CONTRACT: ["REGISTRY_CONTRACT", "the registry C… the pages show"],
+  NEXT_PUBLIC_API_URL: ["the keeper's own API", "keeper API URL the pages read (no user:pw@)"],
+  NEXT_PUBLIC_RPC_URL: [
+    "SOROBAN_RPC without credentials",
+    "RPC URL given to browsers (no user:pw@)",
+  ],
+  WEB_DEV_ACCOUNTS_FILE: ["unset", "localnet.json whose accounts the local-only dev wallet uses"],
+};
 
 /** Most Blend pools `--pools` deploys (the market's pool factory can make more; 3 is enough). */
 const MAX_POOLS = 3;
@@ -84,7 +116,7 @@ export async function runLocalnet(argv: string[]): Promise<void> {
     strict: true,
   });
   if (values.help) {
-    console.log(HELP);
+    console.log(LOCALNET_HELP);
     return;
   }
   const port = Number(values.port);
@@ -168,8 +200,16 @@ export async function runLocalnet(argv: string[]): Promise<void> {
   console.log("localnet: stopped");
 }
 
+/** `-h`/`--help` among a command's arguments (also after the `--` that `deno task` forwards). */
+function wantsHelp(argv: string[]): boolean {
+  return argv.includes("--help") || argv.includes("-h");
+}
+
 /** Dispatches the command line. */
 export async function main(args: string[]): Promise<number> {
+  // `deno task <task> -- <flags>` forwards the `--` (npm and shells may add more): no command
+  // takes operands, so a `--` only ever separates flags that belong to the command.
+  args = args.filter((a) => a !== "--");
   const [first, ...rest] = args;
   if (first === "-h" || first === "--help" || first === "help") {
     console.log(HELP);
@@ -179,11 +219,17 @@ export async function main(args: string[]): Promise<number> {
   const argv = command === first ? rest : args;
   switch (command) {
     case "localnet":
+      if (wantsHelp(argv)) {
+        console.log(LOCALNET_HELP);
+        return 0;
+      }
       await runLocalnet(argv);
       return 0;
     case "keeper":
-      if (argv.includes("--help") || argv.includes("-h")) {
-        console.log(HELP);
+      if (wantsHelp(argv)) {
+        console.log(keeperHelp(
+          WEB_VARIABLES.map((k) => [k, WEB_HELP[k][0], `web pages: ${WEB_HELP[k][1]}`] as const),
+        ));
         return 0;
       }
       // One server: the keeper API with the web pages mounted on it. The pages read their
@@ -202,14 +248,14 @@ export async function main(args: string[]): Promise<number> {
       });
     case "demo": {
       const { DEMO_HELP, runDemo } = await import("@vigil/demo");
-      if (argv.includes("--help") || argv.includes("-h")) {
+      if (wantsHelp(argv)) {
         console.log(DEMO_HELP);
         return 0;
       }
       return await runDemo(argv);
     }
     case "deploy":
-      if (argv.includes("--help") || argv.includes("-h")) {
+      if (wantsHelp(argv)) {
         console.log(DEPLOY_HELP);
         return 0;
       }

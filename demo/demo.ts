@@ -43,6 +43,11 @@ Options:
   --protocol-wasm <dir>  deploy both DEX venues from soroswap_factory.wasm, soroswap_pair.wasm
                          and soroswap_router.wasm in <dir> (e.g. the official Soroswap Wasm)
   -h, --help             show this help
+
+\`npm start -- <options>\` and \`deno task start -- <options>\` pass options here, e.g.
+\`deno task start -- --port 18480\`.
+
+Environment: none read (each keeper gets its variables from the demo, in the child process).
 `;
 
 /** Parsed options of the demo. */
@@ -65,8 +70,9 @@ export interface DemoOptions {
 
 /** Parses `main.ts demo` arguments; throws with a message naming the bad flag. */
 export function parseDemoArgs(argv: string[]): DemoOptions | "help" {
-  // `deno task start -- --duration 90` forwards the `--` itself: flags follow it, not operands.
-  if (argv[0] === "--") argv = argv.slice(1);
+  // `deno task start -- --duration 90` forwards the `--` itself (npm and shells may add another):
+  // flags follow it, not operands, and the demo takes no operands.
+  argv = argv.filter((a) => a !== "--");
   const { values } = parseArgs({
     args: argv,
     options: {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { demoKeeperEnv, demoPools, parseDemoArgs } from "./demo.ts";
 import type { LocalnetOut } from "./dev_network.ts";
 import { humanLine } from "./keepers.ts";
+import { childEnv } from "@vigil/util/deno_child";
 
 const id = (c: string) => `C${c.repeat(55)}`;
 
@@ -64,4 +65,41 @@ Deno.test("humanLine puts a log line's pool first", () => {
   });
   assert.equal(humanLine(line), `filled pool=${id("B")} user=GUSER profit=1.5`);
   assert.equal(humanLine(JSON.stringify({ msg: "tick", n: 1 })), "tick n=1");
+  // A keeper's plain sentence replaces the key=value dump.
+  assert.equal(
+    humanLine(JSON.stringify({ level: "warn", msg: "x", n: 1, plain: "keeper-1 lost the race" })),
+    "WARN keeper-1 lost the race",
+  );
+});
+
+Deno.test("parseDemoArgs: flags after one or more forwarded `--` are the demo's flags", () => {
+  for (
+    const argv of [["--port", "18480"], ["--", "--port", "18480"], ["--", "--", "--port", "18480"]]
+  ) {
+    assert.equal((parseDemoArgs(argv) as { port: number }).port, 18480, JSON.stringify(argv));
+  }
+});
+
+Deno.test("deno task start -- <flags> reaches the demo's parser; -- --help prints the demo's help", async () => {
+  const root = new URL("../", import.meta.url).pathname;
+  const task = (...args: string[]) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "start", ...args],
+      cwd: root,
+      env: childEnv(),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  const dec = new TextDecoder();
+  // An out-of-range port fails in the demo's own parser, before anything starts.
+  const [bad, help] = await Promise.all([task("--", "--port", "99999"), task("--", "--help")]);
+  assert.equal(bad.code, 2);
+  assert.match(
+    dec.decode(bad.stderr),
+    /demo: --port must be an integer in \[0, 65535\], got "99999"/,
+  );
+  assert.equal(help.code, 0, dec.decode(help.stderr));
+  assert.match(dec.decode(help.stdout), /^Usage: main\.ts demo \[options\]/);
+  assert.match(dec.decode(help.stdout), /--port <n> {13}first keeper's API/);
 });

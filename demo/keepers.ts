@@ -50,9 +50,9 @@ export function spawnKeeper(
   const child = new Deno.Command(command, {
     args,
     // A clean environment: only the safe variables (paths, cache, certificates, proxies) plus
-    // the keeper's own variables.
+    // the keeper's own variables. JSON lines whatever a `.env` says: humanLine parses them.
     clearEnv: true,
-    env: childEnv({ ...spec.env, NO_COLOR: "1" }),
+    env: childEnv({ ...spec.env, NO_COLOR: "1", LOG_FORMAT: "json" }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -119,12 +119,18 @@ async function pump(stream: ReadableStream<Uint8Array>, onLine: (l: string) => v
   }
 }
 
-/** Turns a keeper's structured JSON log line into a short human line (its `pool` field first). */
+/**
+ * Turns a keeper's structured JSON log line into a short human line: its `plain` sentence, or
+ * (from a keeper without one) its message and fields, the `pool` field first.
+ */
 export function humanLine(line: string): string {
   try {
     const o = JSON.parse(line) as Record<string, unknown>;
     if (typeof o.msg !== "string") return line;
     const level = typeof o.level === "string" ? o.level : "info";
+    if (typeof o.plain === "string" && o.plain !== "") {
+      return `${level === "info" ? "" : level.toUpperCase() + " "}${o.plain}`;
+    }
     const skip = new Set(["ts", "time", "level", "msg", "id", "human"]);
     // The pool first: with several pools, which one a line is about matters most.
     const entries = Object.entries(o).sort(([a], [b]) =>

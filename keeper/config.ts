@@ -11,14 +11,38 @@ import { redactUrl } from "@vigil/util/url_redact";
 // The env/dotenv reading lives in util (deploy reads it too); re-exported for the keeper.
 export { type EnvironmentRead, readEnvironment } from "@vigil/util/env";
 
-/** A configuration problem; `message` is exactly what is printed to stderr before exit 1. */
-export class ConfigError extends Error {
-  /** The variable at fault. */
+/** One variable's problem. */
+export interface ConfigProblem {
   readonly variable: string;
-  constructor(variable: string, message: string) {
+  /** One line, e.g. `invalid POLL_INTERVAL: 2 is outside [3, 300]`. */
+  readonly message: string;
+}
+
+/**
+ * The configuration's problems, all of them; `message` is exactly what is printed to stderr
+ * before exit 1: the one problem's line, or `N configuration errors:` followed by one `- …` line
+ * per problem, so an operator fixes everything in one go.
+ */
+export class ConfigError extends Error {
+  /** The first variable at fault. */
+  readonly variable: string;
+  /** Every problem found, in the order the variables are checked (required ones first). */
+  readonly problems: readonly ConfigProblem[];
+  constructor(variable: string, message: string, problems?: readonly ConfigProblem[]) {
     super(redactSecrets(message));
     this.name = "ConfigError";
     this.variable = variable;
+    this.problems = problems ?? [{ variable, message: this.message }];
+  }
+
+  /** One error listing every problem (at least one). */
+  static of(problems: readonly ConfigProblem[]): ConfigError {
+    const message = problems.length === 1
+      ? problems[0].message
+      : `${problems.length} configuration errors:\n${
+        problems.map((p) => `- ${p.message}`).join("\n")
+      }`;
+    return new ConfigError(problems[0].variable, message, problems);
   }
 }
 
@@ -96,6 +120,8 @@ export interface Config {
   /** Allowed CORS origins; `["*"]` allows any. null = the default (localhost dev origins). */
   readonly corsOrigins: readonly string[] | null;
   readonly logLevel: ConfigLogLevel;
+  /** LOG_FORMAT: `json` or `text`; null = text when stderr is a terminal, JSON otherwise. */
+  readonly logFormat: "json" | "text" | null;
   /**
    * Where the borrower index and event cursor of each pool are kept between runs; null = not
    * kept (a restart rescans the RPC's retention window only).
@@ -141,6 +167,7 @@ export const CONFIG_VARIABLES = [
   "WATCH_ADDRESSES",
   "DRY_RUN",
   "NOTIFY_WEBHOOK_URL",
+  "LOG_FORMAT",
 ] as const;
 
 /** Most pools one keeper watches: each adds a constant number of RPC requests to every cycle. */
@@ -158,7 +185,10 @@ type Env = Record<string, string | undefined>;
 
 const REQUIRED = ["KEEPER_SECRET", "REGISTRY_CONTRACT", "VAULT_CONTRACT"] as const;
 
-/** Validates the environment; throws {@link ConfigError} on the first problem found. */
+/**
+ * Validates the environment; throws one {@link ConfigError} listing every problem found
+ * (missing required variables first, then invalid values in {@link CONFIG_VARIABLES} order).
+ */
 export function loadConfig(
   env: Env,
   io: ConfigIo = { readTextFile: (p) => Deno.readTextFileSync(p) },
@@ -169,66 +199,86 @@ export function loadConfig(
     const t = v.trim();
     return t === "" ? undefined : t;
   };
-  // Required variables first, in the spec's table order, so the message names the first missing one.
+  // Every problem is collected, so one run names them all: missing required variables first,
+  // in the spec's table order, then each invalid value (a check that fails yields a placeholder
+  // that is never used, since any problem throws below).
+  const problems: ConfigProblem[] = [];
+  const check = <T>(fn: () => T, placeholder: T): T => {
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(...e.problems);
+      return placeholder;
+    }
+  };
   for (const k of REQUIRED) {
-    if (get(k) === undefined) throw new ConfigError(k, `missing required env: ${k}`);
+    if (get(k) === undefined) problems.push({ variable: k, message: `missing required env: ${k}` });
   }
 
-  const secret = get("KEEPER_SECRET")!;
-  if (!StrKey.isValidEd25519SecretSeed(secret)) {
-    throw new ConfigError(
-      "KEEPER_SECRET",
-      "invalid KEEPER_SECRET: not a Stellar secret seed (S followed by 55 base32 characters, valid checksum)",
-    );
+  const secret = get("KEEPER_SECRET");
+  let keypair: Keypair | undefined;
+  if (secret !== undefined) {
+    if (StrKey.isValidEd25519SecretSeed(secret)) keypair = Keypair.fromSecret(secret);
+    else {
+      problems.push({
+        variable: "KEEPER_SECRET",
+        message:
+          "invalid KEEPER_SECRET: not a Stellar secret seed (S followed by 55 base32 characters, valid checksum)",
+      });
+    }
   }
-  const keypair = Keypair.fromSecret(secret);
 
   const keeperName = get("KEEPER_NAME") ?? DEFAULTS.KEEPER_NAME;
   // deno-lint-ignore no-control-regex
   if (keeperName.length > 64 || /[\u0000-\u001f\u007f]/.test(keeperName)) {
-    throw new ConfigError(
-      "KEEPER_NAME",
-      "invalid KEEPER_NAME: at most 64 characters, no control characters",
-    );
+    problems.push({
+      variable: "KEEPER_NAME",
+      message: "invalid KEEPER_NAME: at most 64 characters, no control characters",
+    });
   }
 
-  const registryContract = contract(get, "REGISTRY_CONTRACT")!;
-  const vaultContract = contract(get, "VAULT_CONTRACT")!;
-  const lendingPools = pools(get);
-  const usdcContract = contract(get, "USDC_CONTRACT");
-  const liquidatorContract = contract(get, "LIQUIDATOR_CONTRACT");
-  const sorobanRpc = httpUrl(get, "SOROBAN_RPC", DEFAULTS.SOROBAN_RPC);
-  const horizonUrl = httpUrl(get, "HORIZON_URL", DEFAULTS.HORIZON_URL);
+  const registryContract = check(() => contract(get, "REGISTRY_CONTRACT"), null);
+  const vaultContract = check(() => contract(get, "VAULT_CONTRACT"), null);
+  const lendingPools = check(() => pools(get), []);
+  const usdcContract = check(() => contract(get, "USDC_CONTRACT"), null);
+  const liquidatorContract = check(() => contract(get, "LIQUIDATOR_CONTRACT"), null);
+  const sorobanRpc = check(() => httpUrl(get, "SOROBAN_RPC", DEFAULTS.SOROBAN_RPC), "");
+  const horizonUrl = check(() => httpUrl(get, "HORIZON_URL", DEFAULTS.HORIZON_URL), "");
   const networkPassphrase = get("NETWORK_PASSPHRASE") ?? DEFAULTS.NETWORK_PASSPHRASE;
-  const pollIntervalSec = intIn(get, "POLL_INTERVAL", DEFAULTS.POLL_INTERVAL, 3, 300);
-  const minProfit = positiveNumber(get, "MIN_PROFIT", DEFAULTS.MIN_PROFIT);
-  const apiPort = intIn(get, "API_PORT", DEFAULTS.API_PORT, 0, 65535);
-  const primaryDexRouter = contract(get, "PRIMARY_DEX_ROUTER");
-  const fallbackDexRouter = contract(get, "FALLBACK_DEX_ROUTER");
-  const slippageBps = intIn(get, "SLIPPAGE_BPS", DEFAULTS.SLIPPAGE_BPS, 0, 10000);
-  const maxInclusionFee = intIn(
-    get,
-    "MAX_INCLUSION_FEE",
-    DEFAULTS.MAX_INCLUSION_FEE,
-    100,
-    1_000_000_000,
-  );
-  const allocationVault = contract(get, "ALLOCATION_VAULT");
-  const allocationDriftBps = intIn(
-    get,
-    "ALLOCATION_DRIFT_BPS",
-    DEFAULTS.ALLOCATION_DRIFT_BPS,
+  const pollIntervalSec = check(
+    () => intIn(get, "POLL_INTERVAL", DEFAULTS.POLL_INTERVAL, 3, 300),
     0,
-    10000,
   );
-  const knownDepositors = depositors(env.KNOWN_DEPOSITORS);
+  const minProfit = check(() => positiveNumber(get, "MIN_PROFIT", DEFAULTS.MIN_PROFIT), 0);
+  const apiPort = check(() => intIn(get, "API_PORT", DEFAULTS.API_PORT, 0, 65535), 0);
+  const primaryDexRouter = check(() => contract(get, "PRIMARY_DEX_ROUTER"), null);
+  const fallbackDexRouter = check(() => contract(get, "FALLBACK_DEX_ROUTER"), null);
+  const slippageBps = check(
+    () => intIn(get, "SLIPPAGE_BPS", DEFAULTS.SLIPPAGE_BPS, 0, 10000),
+    0,
+  );
+  const maxInclusionFee = check(
+    () => intIn(get, "MAX_INCLUSION_FEE", DEFAULTS.MAX_INCLUSION_FEE, 100, 1_000_000_000),
+    0,
+  );
+  const allocationVault = check(() => contract(get, "ALLOCATION_VAULT"), null);
+  const allocationDriftBps = check(
+    () => intIn(get, "ALLOCATION_DRIFT_BPS", DEFAULTS.ALLOCATION_DRIFT_BPS, 0, 10000),
+    0,
+  );
+  const knownDepositors = check(() => depositors(env.KNOWN_DEPOSITORS), []);
   const apiHost = get("API_HOST") ?? DEFAULTS.API_HOST;
-  const corsOrigins = origins(get("API_CORS_ORIGINS"));
-  const logLevel = level(get("LOG_LEVEL"));
+  const corsOrigins = check(() => origins(get("API_CORS_ORIGINS")), null);
+  const logLevel = check(() => level(get("LOG_LEVEL")), DEFAULTS.LOG_LEVEL);
+  const logFormat = check(() => format(get("LOG_FORMAT")), null);
   const keeperStateDir = get("KEEPER_STATE_DIR") ?? null;
-  const watchAddresses = watchList(get("WATCH_ADDRESSES"), io);
-  const dryRun = bool(get, "DRY_RUN", false);
-  const notifyWebhookUrl = webhookUrl(get("NOTIFY_WEBHOOK_URL"));
+  const watchAddresses = check(() => watchList(get("WATCH_ADDRESSES"), io), []);
+  const dryRun = check(() => bool(get, "DRY_RUN", false), false);
+  const notifyWebhookUrl = check(() => webhookUrl(get("NOTIFY_WEBHOOK_URL")), null);
+  if (problems.length > 0 || !keypair || !registryContract || !vaultContract) {
+    throw ConfigError.of(problems);
+  }
 
   const publicView = {
     operator: keypair.publicKey(),
@@ -254,6 +304,7 @@ export function loadConfig(
     knownDepositors: Object.freeze([...knownDepositors]),
     corsOrigins: corsOrigins && Object.freeze([...corsOrigins]),
     logLevel,
+    logFormat,
     keeperStateDir,
     watchAddresses: Object.freeze([...watchAddresses]),
     dryRun,
@@ -511,6 +562,13 @@ function level(raw: string | undefined): ConfigLogLevel {
     "LOG_LEVEL",
     `invalid LOG_LEVEL: ${show(raw)} is not debug, info, warn or error`,
   );
+}
+
+function format(raw: string | undefined): "json" | "text" | null {
+  if (raw === undefined) return null;
+  const f = raw.toLowerCase();
+  if (f === "json" || f === "text") return f;
+  throw new ConfigError("LOG_FORMAT", `invalid LOG_FORMAT: ${show(raw)} is not json or text`);
 }
 
 /** Quotes a user value for a message, shortened; secrets are redacted by ConfigError anyway. */

@@ -10,6 +10,8 @@ import {
 } from "@vigil/testing/keeper/keeper_process";
 // Variables the web pages served by the keeper read, straight from their loader.
 import { WEB_VARIABLES } from "@vigil/web/config";
+import { childEnv, denoRunArgs } from "@vigil/util/deno_child";
+import { CONFIG_HELP, keeperHelp } from "./help.ts";
 
 const SECRET = Keypair.random().secret();
 const env = (over: Record<string, string | undefined> = {}): Record<string, string> => {
@@ -100,8 +102,22 @@ Deno.test("loadConfig: explicit values are parsed", () => {
   assert.deepEqual(d.knownDepositors, []);
 });
 
-Deno.test("loadConfig: missing or blank required variables, first in table order", () => {
-  assert.equal(configError({}).message, "missing required env: KEEPER_SECRET");
+const ALL_MISSING = [
+  "3 configuration errors:",
+  "- missing required env: KEEPER_SECRET",
+  "- missing required env: REGISTRY_CONTRACT",
+  "- missing required env: VAULT_CONTRACT",
+].join("\n");
+
+Deno.test("loadConfig: missing or blank required variables, all of them, in table order", () => {
+  const none = configError({});
+  assert.equal(none.message, ALL_MISSING);
+  assert.equal(none.variable, "KEEPER_SECRET");
+  assert.deepEqual(none.problems.map((p) => p.variable), [
+    "KEEPER_SECRET",
+    "REGISTRY_CONTRACT",
+    "VAULT_CONTRACT",
+  ]);
   assert.equal(
     configError(env({ KEEPER_SECRET: " \t" })).message,
     "missing required env: KEEPER_SECRET",
@@ -114,11 +130,53 @@ Deno.test("loadConfig: missing or blank required variables, first in table order
     configError(env({ VAULT_CONTRACT: "" })).message,
     "missing required env: VAULT_CONTRACT",
   );
-  // Missing required variables are reported before malformed optional ones.
+  // Missing required variables are reported before malformed optional ones, all in one message.
+  const e = configError({ POLL_INTERVAL: "1", KEEPER_SECRET: SECRET });
+  assert.equal(e.variable, "REGISTRY_CONTRACT");
   assert.equal(
-    configError({ POLL_INTERVAL: "1", KEEPER_SECRET: SECRET }).message,
-    "missing required env: REGISTRY_CONTRACT",
+    e.message,
+    [
+      "3 configuration errors:",
+      "- missing required env: REGISTRY_CONTRACT",
+      "- missing required env: VAULT_CONTRACT",
+      "- invalid POLL_INTERVAL: 1 is outside [3, 300]",
+    ].join("\n"),
   );
+});
+
+Deno.test("loadConfig: every invalid value is reported at once, in check order", () => {
+  const e = configError(env({
+    KEEPER_SECRET: "SNOTASECRET",
+    VAULT_CONTRACT: "CABC",
+    POLL_INTERVAL: "2",
+    MIN_PROFIT: "0",
+    LOG_LEVEL: "loud",
+    LOG_FORMAT: "xml",
+    DRY_RUN: "maybe",
+  }));
+  assert.equal(e.variable, "KEEPER_SECRET");
+  assert.deepEqual(e.problems.map((p) => p.variable), [
+    "KEEPER_SECRET",
+    "VAULT_CONTRACT",
+    "POLL_INTERVAL",
+    "MIN_PROFIT",
+    "LOG_LEVEL",
+    "LOG_FORMAT",
+    "DRY_RUN",
+  ]);
+  const lines = e.message.split("\n");
+  assert.equal(lines[0], "7 configuration errors:");
+  assert.deepEqual(lines.slice(1), e.problems.map((p) => `- ${p.message}`));
+  assert.equal(lines[6], '- invalid LOG_FORMAT: "xml" is not json or text');
+  // One problem: its line alone, as before.
+  assert.equal(
+    configError(env({ POLL_INTERVAL: "2" })).message,
+    "invalid POLL_INTERVAL: 2 is outside [3, 300]",
+  );
+  // LOG_FORMAT: json, text (any case), or unset (null: decided by the terminal).
+  assert.equal(loadConfig(env({ LOG_FORMAT: "TEXT" })).logFormat, "text");
+  assert.equal(loadConfig(env({ LOG_FORMAT: "json" })).logFormat, "json");
+  assert.equal(loadConfig(env({ LOG_FORMAT: " " })).logFormat, null);
 });
 
 Deno.test("loadConfig: ranges and malformed values name the variable", () => {
@@ -303,20 +361,28 @@ Deno.test("readEnvironment: .env is read best-effort and the real environment wi
 
 // ---------------------------------------------------------------- the keeper as a child process
 
-Deno.test("process: missing required variables print the exact message and exit 1", async () => {
+Deno.test("process: missing required variables print the exact message, all at once, and exit 1", async () => {
   const cases: [Record<string, string>, string][] = [
-    [{}, "KEEPER_SECRET"],
-    [{ KEEPER_SECRET: "   " }, "KEEPER_SECRET"],
-    [{ KEEPER_SECRET: SECRET }, "REGISTRY_CONTRACT"],
+    [{}, ALL_MISSING],
+    [
+      { KEEPER_SECRET: "   ", POLL_INTERVAL: "2" },
+      [
+        "4 configuration errors:",
+        "- missing required env: KEEPER_SECRET",
+        "- missing required env: REGISTRY_CONTRACT",
+        "- missing required env: VAULT_CONTRACT",
+        "- invalid POLL_INTERVAL: 2 is outside [3, 300]",
+      ].join("\n"),
+    ],
     [
       { KEEPER_SECRET: SECRET, REGISTRY_CONTRACT: contractId(1), VAULT_CONTRACT: "" },
-      "VAULT_CONTRACT",
+      "missing required env: VAULT_CONTRACT",
     ],
   ];
   const results = await Promise.all(cases.map(([e]) => runKeeperToExit(e)));
   results.forEach((r, i) => {
     assert.equal(r.code, 1);
-    assert.equal(r.stderr, `missing required env: ${cases[i][1]}\n`);
+    assert.equal(r.stderr, `${cases[i][1]}\n`);
     assert.equal(r.stdout, "");
   });
 });
@@ -394,6 +460,41 @@ Deno.test("process: API_PORT already in use is a start-up failure with exit 1", 
   } finally {
     blocker.close();
   }
+});
+
+Deno.test("keeperHelp: every variable with its default and rule, aligned", () => {
+  const text = keeperHelp([["EXTRA_VAR", "unset", "an extra row"]]);
+  const rows = text.split("\n").filter((l) => /^  [A-Z][A-Z0-9_]+ /.test(l));
+  assert.deepEqual(rows.map((l) => l.trim().split(/\s+/)[0]), [...CONFIG_VARIABLES, "EXTRA_VAR"]);
+  const col = rows[0].indexOf(CONFIG_HELP.KEEPER_SECRET.dflt);
+  for (const k of CONFIG_VARIABLES) {
+    const row = rows.find((l) => l.startsWith(`  ${k} `))!;
+    assert.equal(row.indexOf(CONFIG_HELP[k].dflt, col), col, `${k}: default in its column`);
+    assert.ok(row.endsWith(CONFIG_HELP[k].rule), k);
+  }
+  // The defaults are the configuration's own, not copies that can drift.
+  const d = loadConfig(env());
+  assert.equal(CONFIG_HELP.POLL_INTERVAL.dflt, String(DEFAULTS.POLL_INTERVAL));
+  assert.equal(CONFIG_HELP.SLIPPAGE_BPS.dflt, String(d.slippageBps));
+  assert.equal(CONFIG_HELP.NETWORK_PASSPHRASE.dflt, d.networkPassphrase);
+});
+
+Deno.test("process: main.ts keeper --help lists the keeper's and the pages' variables with defaults", async () => {
+  const main = new URL("../main.ts", import.meta.url);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: denoRunArgs(main, ["keeper", "--help"]),
+    env: childEnv(),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  for (const k of [...CONFIG_VARIABLES, ...WEB_VARIABLES]) {
+    assert.match(text, new RegExp(`^  ${k} `, "m"), `help lists ${k}`);
+  }
+  assert.match(text, /^ {2}POLL_INTERVAL +10 +seconds between cycles, 3–300$/m);
+  assert.match(text, /^ {2}LOG_FORMAT +text on a terminal, else json /m);
 });
 
 // ------------------------------------------------------ .env.example and the operators' guide

@@ -40,8 +40,11 @@ export interface CycleHooks {
   debug?(msg: string, fields?: Record<string, unknown>): void;
   /** An error of `kind` (get_tasks, execute, refresh), with the adapter it came from. */
   error(kind: string, err: unknown, adapter?: Adapter): void;
-  /** A task's result (also called with the result of a {@link TaskError}). */
-  result(adapter: Adapter, task: Task, result: Result): void;
+  /**
+   * A task's result (also called with the result of a {@link TaskError}); `ms` is how long its
+   * `execute` took.
+   */
+  result(adapter: Adapter, task: Task, result: Result, ms: number): void;
   /** Step 2. */
   refresh(): Promise<void>;
 }
@@ -88,12 +91,15 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
     report.tasks += tasks.length;
     for (const task of sortTasks(tasks)) {
       if (deps.signal?.aborted) break;
+      const t0 = performance.now();
       try {
         const result = await adapter.execute(chain, keypair, task, client);
         report.executed++;
-        hooks.result(adapter, task, result);
+        hooks.result(adapter, task, result, performance.now() - t0);
       } catch (err) {
-        if (err instanceof TaskError) hooks.result(adapter, task, err.result);
+        if (err instanceof TaskError) {
+          hooks.result(adapter, task, err.result, performance.now() - t0);
+        }
         fail("execute", err, adapter);
       }
     }

@@ -3,7 +3,7 @@
  * environment wins), builds the shared context, runs the chain part's start-up hook, serves the
  * HTTP API on API_PORT, starts the cycle hook, and shuts down cleanly on SIGINT/SIGTERM.
  *
- * Exit status: 0 after a clean shutdown; 1 for a configuration error (message on stderr, e.g.
+ * Exit status: 0 after a clean shutdown; 1 for configuration errors (all of them on stderr, e.g.
  * `missing required env: KEEPER_SECRET`) or a start-up failure (API port cannot be bound, the
  * start-up hook threw).
  *
@@ -116,7 +116,10 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
     notify: config.notifyWebhookUrl ? "webhook" : null,
   });
   if (config.lendingPools.length === 0) {
-    log.info("no LENDING_POOLS (or LENDING_POOL): vault-monitor-only mode, no liquidation cycle");
+    // A warning: an operator who set only the required variables must not think it liquidates.
+    log.warn(
+      "no LENDING_POOLS (or LENDING_POOL): vault-monitor-only mode, no liquidation cycle: this keeper will never liquidate",
+    );
   }
   if (config.dryRun) {
     log.warn("DRY_RUN=true: transactions are built, simulated and logged as dry-run, never sent");

@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { Keypair } from "@stellar/stellar-sdk";
 import { type CycleHandle, runKeeper, startTicker } from "./daemon.ts";
 import type { KeeperContext } from "./context.ts";
-import { contractId, validEnv } from "@vigil/testing/keeper/keeper_process";
+import {
+  contractId,
+  jsonLines,
+  runKeeperToExit,
+  spawnKeeper,
+  validEnv,
+} from "@vigil/testing/keeper/keeper_process";
+import { startTestNode } from "@vigil/testing/localnet";
 import { startMainKeeper } from "@vigil/testing/keeper/live_keeper";
 
 const SECRET = Keypair.random().secret();
@@ -99,7 +106,10 @@ Deno.test("runKeeper: a failing prepare hook or a bad config exits 1 without lea
   } finally {
     console.error = orig;
   }
-  assert.deepEqual(errs, ["missing required env: KEEPER_SECRET"]);
+  assert.deepEqual(errs, [
+    "3 configuration errors:\n- missing required env: KEEPER_SECRET\n" +
+    "- missing required env: REGISTRY_CONTRACT\n- missing required env: VAULT_CONTRACT",
+  ]);
 });
 
 Deno.test("runKeeper: a cycle that does not stop in time is abandoned after shutdownTimeoutMs", async () => {
@@ -202,4 +212,84 @@ Deno.test("main.ts keeper: the web pages take NEXT_PUBLIC_* from .env like the k
     assert.equal(out.code, 0, out.stderr.slice(-2000));
     assert.ok(!out.stderr.includes(SECRET) && !out.stdout.includes(SECRET));
   }
+});
+
+// ---------------------------------------------------------------- start-up checks of the RPC
+
+Deno.test("process: an unreachable RPC is said as such, and registration does not blame the account", async () => {
+  // validEnv's RPC is a closed loopback port: connection refused.
+  const k = spawnKeeper(validEnv(SECRET));
+  try {
+    await k.waitFor(/"msg":"registration failed/);
+    const lines = jsonLines(k.stderr());
+    const unreachable = lines.find((l) =>
+      String(l.msg).startsWith("RPC http://127.0.0.1:9/rpc is unreachable: RpcError: getNetwork")
+    );
+    assert.ok(unreachable, k.stderr());
+    assert.equal(unreachable.level, "error");
+    const reg = lines.find((l) => String(l.msg).startsWith("registration failed"))!;
+    assert.ok(!/Account not found/.test(JSON.stringify(reg)), JSON.stringify(reg));
+    // The RPC's own error (the first request of registration), never the account.
+    assert.match(String(reg.msg), /^registration failed \(RpcError: /);
+  } finally {
+    k.child.kill("SIGTERM");
+    assert.equal((await k.finish()).code, 0);
+  }
+});
+
+Deno.test("process: a wrong NETWORK_PASSPHRASE names both passphrases and exits 1; an unfunded account is told to fund it", async () => {
+  await using node = await startTestNode();
+  const env = { ...validEnv(SECRET), SOROBAN_RPC: node.rpcUrl };
+  const account = Keypair.fromSecret(SECRET).publicKey();
+  const [wrong, unfunded] = [
+    runKeeperToExit({ ...env, NETWORK_PASSPHRASE: "Wrong Network ; 2026" }),
+    spawnKeeper({ ...env, NETWORK_PASSPHRASE: node.networkPassphrase }),
+  ];
+  try {
+    const fund = await unfunded.waitFor(
+      /"msg":"account (G[A-Z2-7]{55}) not found on ([^:]+): fund it \(friendbot (\S+), addr=(G[A-Z2-7]{55})\)/,
+    );
+    assert.equal(fund[1], account);
+    assert.equal(fund[2], `the network \\"${node.networkPassphrase}\\"`);
+    assert.equal(fund[3], node.friendbotUrl);
+    assert.equal(fund[4], account);
+  } finally {
+    unfunded.child.kill("SIGTERM");
+    assert.equal((await unfunded.finish()).code, 0);
+  }
+  const r = await wrong;
+  assert.equal(r.code, 1, r.stderr);
+  const failed = jsonLines(r.stderr).find((l) => l.msg === "start-up failed");
+  assert.ok(failed, r.stderr);
+  assert.equal(
+    (failed.err as { message: string }).message,
+    `network passphrase mismatch: NETWORK_PASSPHRASE is "Wrong Network ; 2026" but the RPC ${node.rpcUrl} serves "${node.networkPassphrase}": set one of them to the other`,
+  );
+  // Nothing was sent to a network the keeper was not configured for.
+  assert.ok(!/registration failed|registered in/.test(r.stderr));
+});
+
+Deno.test("process: LOG_FORMAT=text writes one plain sentence per line, no JSON", async () => {
+  const k = spawnKeeper({ ...validEnv(SECRET), LOG_FORMAT: "text" });
+  try {
+    await k.waitFor(/registration failed/);
+  } finally {
+    k.child.kill("SIGTERM");
+  }
+  const r = await k.finish();
+  assert.equal(r.code, 0);
+  const lines = r.stderr.trimEnd().split("\n");
+  for (const l of lines) assert.match(l, /^\d\d:\d\d:\d\d (?:(?:WARN|ERROR|DEBUG) )?\S/, l);
+  assert.ok(!lines.some((l) => l.startsWith("{")), r.stderr);
+  assert.ok(lines.some((l) => / keeper starting$/.test(l)), r.stderr);
+  assert.ok(
+    lines.some((l) => / WARN no LENDING_POOLS .*: this keeper will never liquidate$/.test(l)),
+    r.stderr,
+  );
+  assert.ok(
+    lines.some((l) => / ERROR the RPC http:\/\/127\.0\.0\.1:9\/rpc is unreachable \(/.test(l)),
+    r.stderr,
+  );
+  assert.equal(lines.at(-1)!.slice(9), "keeper stopped");
+  assert.ok(!r.stderr.includes(SECRET));
 });

@@ -2,12 +2,19 @@
  * Keeper registration: start-up step 3, and its retry.
  *
  * The spec makes every registration failure a warning, never fatal. But an unregistered keeper
- * can never draw (the vault reverts with NotRegistered), so a transient failure at start-up —
- * most commonly two keepers registering in the same ledger, where the registry's keeper list grows
- * between one's simulation and its submission and the second exceeds its declared write bytes —
- * would leave the keeper useless until restarted. So a keeper that is not known to be registered
+ * can never draw (the vault reverts with NotRegistered), so a transient failure at start-up would
+ * leave the keeper useless until restarted. So a keeper that is not known to be registered
  * checks the registry before each cycle (a free read) and, if still absent, retries `register`
  * with a growing back-off (5 s, doubling to 15 min). Every failure stays a warning.
+ *
+ * One failure is not a failure of this keeper: two keepers registering in the same ledger (the
+ * demo starts two at once). Both simulate against the same keeper count, so both footprints name
+ * the same list slot `KeeperAt(n)`; the first to apply takes it and grows the count, and the
+ * second's apply then touches `KeeperAt(n + 1)` and a larger registry instance than it declared
+ * (`Error(Budget, ExceededLimit)`, or a footprint error). No resource margin can fix that: the
+ * footprint itself is stale. So when a `register` fails while the registry's keeper count changed
+ * across the attempt, the keeper registers again at once, simulating against the new count, and
+ * says so at info level; only a second failure is a warning.
  *
  * @module
  */
@@ -47,6 +54,15 @@ export interface RegistrationDeps {
   now?: () => number;
 }
 
+/** The registry's keeper count, or undefined when it cannot be read. */
+async function keeperCount(registry: Partial<Pick<RegistryContract, "getKeeperCount">>) {
+  try {
+    return await registry.getKeeperCount?.();
+  } catch {
+    return undefined;
+  }
+}
+
 /** A fresh state: not known to be registered, first attempt due now. */
 export function newRegistrationState(): RegistrationState {
   return { registered: false, failures: 0, nextAttemptAt: 0 };
@@ -67,6 +83,7 @@ export async function ensureRegistered(
   state: RegistrationState,
   deps: RegistrationDeps,
   initial = false,
+  raced = false,
 ): Promise<void> {
   if (state.registered) return;
   const now = deps.now ?? Date.now;
@@ -82,6 +99,7 @@ export async function ensureRegistered(
       // NotRegistered (or the read failed): fall through to register.
     }
   }
+  const countBefore = raced ? undefined : await keeperCount(registry);
   try {
     const r = await registry.register(keypair, name);
     state.registered = true;
@@ -108,6 +126,22 @@ export async function ensureRegistered(
       state.registered = true;
       ctx.recordError("registration", err, { msg: "AlreadyRegistered: registration skipped" });
       return;
+    }
+    if (countBefore !== undefined) {
+      const countAfter = await keeperCount(registry);
+      if (countAfter !== undefined && countAfter !== countBefore) {
+        ctx.log.info(
+          "another keeper registered in the same ledger (our registration was simulated against the registry's previous keeper list): registering again",
+          {
+            plain: `${name}: another keeper registered in the same ledger; registering again`,
+            name,
+            keepers_before: countBefore,
+            keepers_now: countAfter,
+            err: describeError(err),
+          },
+        );
+        return await ensureRegistered(state, deps, initial, true);
+      }
     }
     state.failures++;
     const waitMs = registrationBackoffMs(state.failures);

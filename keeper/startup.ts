@@ -3,6 +3,8 @@
  * (`keeper/daemon.ts`). Spec start-up order:
  *
  * 1–2. `.env` + environment, KEEPER_SECRET parsed (done by `runKeeper`/`loadConfig`).
+ *    Then the RPC is checked (`keeper/rpc_check.ts`): reachable, the network of
+ *    NETWORK_PASSPHRASE (else start-up fails naming both), its latest ledger, the keeper's account.
  * 3. `register(operator, KEEPER_NAME)`: AlreadyRegistered and every other failure are warnings.
  * 4. Adapters: the lending-pool adapter (unless LENDING_POOL is empty: vault-monitor-only mode),
  *    the allocation adapter when ALLOCATION_VAULT is set; a DEX client only when a router is set.
@@ -37,7 +39,7 @@ import { keepAlive } from "@vigil/soroban/ttl";
 import { formatUnits, type KeeperContext } from "./context.ts";
 import { runCycle } from "./cycle.ts";
 import { flashVenueProblem, SwapClient } from "./dex/swap_client.ts";
-import { type CycleHandle, type KeeperHooks, startTicker } from "./ticker.ts";
+import { type CycleHandle, type CycleReport, type KeeperHooks, startTicker } from "./ticker.ts";
 import { rpcRequestHook } from "./metrics.ts";
 import {
   type DepositorRow,
@@ -59,6 +61,7 @@ import {
 } from "./state.ts";
 import { nativeBalance } from "./token.ts";
 import { ensureRegistered, newRegistrationState, type RegistrationState } from "./registration.ts";
+import { checkRpc } from "./rpc_check.ts";
 import {
   type FlashPolicy,
   type PendingChange,
@@ -151,6 +154,14 @@ export async function prepareChain(
   const vault = new VaultContract(chain, keypair, config.vaultContract, opts.invoke);
   const registry = new RegistryContract(chain, config.registryContract, opts.invoke);
 
+  // Before anything is signed: a wrong network fails here, naming both passphrases; an unreachable
+  // RPC or a missing account is said as such (registration then fails for that same reason).
+  await checkRpc(chain, {
+    passphrase: config.networkPassphrase,
+    account: keypair.publicKey(),
+    log,
+  });
+
   // 3. Registration: never fatal; retried before later cycles while unregistered.
   const registration = newRegistrationState();
   await ensureRegistered(registration, registrationDeps(ctx, chain, registry), true);
@@ -211,6 +222,10 @@ export async function prepareChain(
       adapters.push(adapter);
     }
     if (policy && liquidator) checkFlashPolicy(ctx, policy, dex, liquidator, pools);
+    const never = neverLiquidates(config, liquidator, policy);
+    if (never.length > 0) {
+      log.warn(`this keeper will never liquidate: ${never.join("; ")}`, { reasons: never });
+    }
     if (config.allocationVault) {
       adapters.push(
         new AllocationAdapter({
@@ -232,6 +247,32 @@ export async function prepareChain(
     dry_run: config.dryRun,
   });
   return { chain, vault, registry, adapters, lending, dex, registration, liquidator };
+}
+
+/**
+ * Why a keeper with lending pools would never liquidate, from its configuration and the vault's
+ * flash policy (empty when it can). No pools at all is said by `runKeeper` (monitor mode).
+ */
+export function neverLiquidates(
+  config: { usdcContract: string | null; dryRun: boolean; lendingPools: readonly string[] },
+  liquidator: string | null,
+  policy: FlashPolicy | undefined,
+): string[] {
+  const why: string[] = [];
+  if (!config.usdcContract) why.push("USDC_CONTRACT is empty");
+  else if (!liquidator) {
+    why.push(
+      "no liquidator (LIQUIDATOR_CONTRACT is not set and the vault's flash policy does not name exactly one executor)",
+    );
+  }
+  if (
+    policy && liquidator && config.lendingPools.length > 0 &&
+    config.lendingPools.every((p) => flashPolicyProblem(policy, liquidator, p) !== undefined)
+  ) {
+    why.push("none of LENDING_POOLS is allowed by the vault's flash policy");
+  }
+  if (config.dryRun) why.push("DRY_RUN=true (transactions are simulated, never sent)");
+  return why;
 }
 
 /**
@@ -352,7 +393,7 @@ export async function availableCapital(vault: VaultContract): Promise<bigint | u
 export async function keeperCycle(
   rt: ChainRuntime,
   ctx: KeeperContext,
-): Promise<{ errors: number }> {
+): Promise<CycleReport> {
   const monitorOnly = ctx.state.self.mode === "monitor";
   // Not one of the spec's cycle steps: an unregistered keeper cannot flash, so it keeps trying
   // to register (with back-off) instead of staying idle until restarted.
@@ -389,6 +430,7 @@ export async function keeperCycle(
       return { errors: 1 };
     }
   }
+  let liquidatingMs = 0;
   const report = await runCycle({
     chain: rt.chain,
     keypair: ctx.config.keypair,
@@ -407,11 +449,14 @@ export async function keeperCycle(
           }`,
           fields: adapter?.pool ? { pool: adapter.pool } : undefined,
         }),
-      result: (adapter, task, result) => recordResult(ctx, adapter, task, result),
+      result: (adapter, task, result, ms) => {
+        if (liquidationOutcome(result.outcome)) liquidatingMs += ms;
+        recordResult(ctx, adapter, task, result);
+      },
       refresh: () => refreshDashboard(rt, ctx),
     },
   });
-  return { errors: report.errors };
+  return { errors: report.errors, liquidatingMs };
 }
 
 /** An adapter as logs name it: its protocol, and its pool when it has one. */

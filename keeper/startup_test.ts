@@ -13,6 +13,7 @@ import { Logger } from "./log/logger.ts";
 import {
   defaultLiquidator,
   liquidationOutcome,
+  neverLiquidates,
   pendingPolicyWarning,
   recordResult,
 } from "./startup.ts";
@@ -115,8 +116,10 @@ Deno.test("skips, waits and rebalances are log lines, byte for byte as before", 
     ["debug", "lending_pool: waiting"],
     ["info", "allocation: rebalanced"],
   ]);
+  // Every line now also ends with its plain sentence (here, the message): the fields are as before.
+  assert.deepEqual(lines.map((l) => l.plain), lines.map((l) => l.msg));
   const rest = (l: Record<string, unknown>) => {
-    const { ts: _t, level: _l, msg: _m, id: _i, keeper: _k, operator: _o, ...f } = l;
+    const { ts: _t, level: _l, msg: _m, id: _i, keeper: _k, operator: _o, plain: _p, ...f } = l;
     return JSON.stringify(f);
   };
   assert.equal(
@@ -241,4 +244,32 @@ Deno.test("a queued policy that de-lists any one of the keeper's pools is warned
   assert.equal(pendingPolicyWarning(cfg, pending([POOL, POOL2])), null);
   assert.match(pendingPolicyWarning(cfg, pending([POOL]))!, new RegExp(`${POOL2} is not a pool`));
   assert.equal(pendingPolicyWarning({ ...cfg, liquidatorContract: null }, pending([])), null);
+});
+
+Deno.test("neverLiquidates: each reason a configured keeper would never liquidate", () => {
+  const liq = contractId(5);
+  const policy = {
+    executors: [liq],
+    max_slippage_bps: 300,
+    pools: [POOL],
+    routers: [],
+    tokens: [],
+  };
+  const cfg = { usdcContract: contractId(4), dryRun: false, lendingPools: [POOL] };
+  assert.deepEqual(neverLiquidates(cfg, liq, policy), []);
+  assert.deepEqual(neverLiquidates({ ...cfg, usdcContract: null }, null, policy), [
+    "USDC_CONTRACT is empty",
+  ]);
+  assert.match(neverLiquidates(cfg, null, policy).join(), /^no liquidator \(LIQUIDATOR_CONTRACT/);
+  assert.deepEqual(neverLiquidates({ ...cfg, lendingPools: [contractId(6)] }, liq, policy), [
+    "none of LENDING_POOLS is allowed by the vault's flash policy",
+  ]);
+  // One pool of two allowed: it can liquidate there (the other pool has its own warning).
+  assert.deepEqual(
+    neverLiquidates({ ...cfg, lendingPools: [contractId(6), POOL] }, liq, policy),
+    [],
+  );
+  assert.deepEqual(neverLiquidates({ ...cfg, dryRun: true }, liq, policy), [
+    "DRY_RUN=true (transactions are simulated, never sent)",
+  ]);
 });

@@ -40,6 +40,11 @@ export interface KeeperHooks {
 export interface CycleReport {
   /** Errors logged during the cycle (adapter/task failures are counted, not thrown). */
   errors: number;
+  /**
+   * Time spent on liquidation attempts (waiting for an auction's first profitable block, then the
+   * flash), which may rightly take the cycle past POLL_INTERVAL; see `recordCycle`.
+   */
+  liquidatingMs?: number;
 }
 
 /**
@@ -62,13 +67,16 @@ export function startTicker(
     const startedAt = new Date();
     const t0 = performance.now();
     let errors = 0;
+    let liquidatingMs = 0;
     try {
-      errors = (await cycle(ctx)).errors;
+      const report = await cycle(ctx);
+      errors = report.errors;
+      liquidatingMs = report.liquidatingMs ?? 0;
     } catch (e) {
       errors++;
       ctx.recordError("cycle", e, { level: "error", msg: "cycle failed" });
     }
-    ctx.recordCycle({ startedAt, durationMs: performance.now() - t0, errors });
+    ctx.recordCycle({ startedAt, durationMs: performance.now() - t0, errors, liquidatingMs });
   };
   const schedule = (delay: number) => {
     if (stopped) return;

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { rpc } from "@stellar/stellar-sdk";
+import { Keypair, rpc, xdr } from "@stellar/stellar-sdk";
 import { redactUrlsIn } from "@vigil/util/url_redact";
 import { RpcError } from "./errors.ts";
 
@@ -216,5 +216,35 @@ function withPost(
   post: (url: string, body: { method?: string }) => Promise<{ data: unknown; status: number }>,
 ): rpc.Server {
   (server as unknown as { httpClient: unknown }).httpClient = { post };
+  return withTruthfulAccountErrors(server);
+}
+
+/**
+ * The SDK's `getAccountEntry` (behind `getAccount`) turns every failure into
+ * `Account not found: G…` — an unreachable RPC too, which sends an operator off to fund an account
+ * that exists. On a failure this asks once more with `getLedgerEntries`: its own error (the
+ * {@link RpcError} of an unreachable RPC) is thrown instead, and `Account not found` only when the
+ * RPC answered that there is no such account.
+ */
+function withTruthfulAccountErrors(server: rpc.Server): rpc.Server {
+  const sdkEntry = server.getAccountEntry.bind(server);
+  server.getAccountEntry = async (address: string) => {
+    try {
+      return await sdkEntry(address);
+    } catch (err) {
+      const key = xdr.LedgerKey.account(
+        new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(address).xdrPublicKey() }),
+      );
+      const res = await server.getLedgerEntries(key);
+      if (res.entries.length > 0) {
+        throw new Error(
+          `cannot read account ${address}: ${
+            (err as Error).message.replace(/^Account not found: \S+/, "unexpected ledger entry")
+          }`,
+        );
+      }
+      throw new Error(`Account not found: ${address}`);
+    }
+  };
   return server;
 }

@@ -74,3 +74,21 @@ Deno.test("timedServer: SDK calls go through the timed transport; a timeout name
     release();
   });
 });
+
+Deno.test("getAccount: an unreachable RPC is an RpcError, not 'Account not found'", async () => {
+  const { Keypair } = await import("@stellar/stellar-sdk");
+  const g = Keypair.random().publicKey();
+  // Nothing listens on port 9 of the loopback: connection refused.
+  const down = timedServer("http://127.0.0.1:9/rpc", { timeoutMs: 2000 });
+  const err = await down.getAccount(g).catch((e) => e);
+  assert.ok(err instanceof RpcError, String(err));
+  assert.ok(!/Account not found/.test(err.message), err.message);
+  // An RPC that answers "no such entry": the account does not exist.
+  await withEndpoint(
+    () => Response.json({ jsonrpc: "2.0", id: 1, result: { entries: [], latestLedger: 7 } }),
+    async (url) => {
+      const e = await timedServer(url, { timeoutMs: 2000 }).getAccount(g).catch((e) => e);
+      assert.equal(e.message, `Account not found: ${g}`);
+    },
+  );
+});

@@ -59,7 +59,11 @@ Options:
                                 a widening change waiting --policy-delay)
   -h, --help                    show this help
 
-DEPLOY_DEBUG=1 prints a failed simulation's full diagnostic event log instead of its first line.
+Environment (name, default, rule):
+  DEPLOYER_SECRET  required  secret seed S… of the deployer (pays, signs; never on a command line);
+                             also read from .env in the working directory (the environment wins)
+  DEPLOY_DEBUG     unset     1: a failed simulation prints its full diagnostic event log instead
+                             of its first line
 `;
 
 /** Whole seconds from a flag's text, else a {@link DeployError} naming the flag. */

@@ -49,6 +49,11 @@ export type SkipReason =
   | { kind: "lot_not_convertible"; blocker: ConversionBlocker }
   /** `new_auction` raced and the auction was gone when read back. */
   | { kind: "auction_vanished" }
+  /**
+   * The pool refused `new_auction` with `InvalidLiquidation`: the position is not liquidatable
+   * now — its health recovered (another keeper's fill, a price move) since our last read.
+   */
+  | { kind: "not_liquidatable" }
   /** Not even 1 % of the auction fits the vault's idle capital / per-flash cap. */
   | { kind: "insufficient_capital"; need: bigint; available: bigint }
   /** No venue answered a quote above the slippage floor (the swap error's name). */
@@ -162,6 +167,8 @@ export function skipReasonText(r: SkipReason): string {
       return blockerText(r.blocker);
     case "auction_vanished":
       return "auction vanished after creation race";
+    case "not_liquidatable":
+      return "the pool says the position is not liquidatable now (InvalidLiquidation)";
     case "insufficient_capital":
       return "insufficient vault capital";
     case "swap_unplannable":

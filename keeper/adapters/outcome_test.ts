@@ -118,6 +118,11 @@ Deno.test("every skip reason renders as the text and fields logged before", () =
     ],
     [{ kind: "auction_vanished" }, undefined, { reason: "auction vanished after creation race" }],
     [
+      { kind: "not_liquidatable" },
+      undefined,
+      { reason: "the pool says the position is not liquidatable now (InvalidLiquidation)" },
+    ],
+    [
       { kind: "insufficient_capital", need: 1_001_001n, available: 5n },
       undefined,
       { reason: "insufficient vault capital", need: "1001001", available: "5" },

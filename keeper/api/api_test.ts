@@ -180,8 +180,8 @@ function populate(ctx: KeeperContext): void {
 }
 
 /** An SSE client over fetch that reads continuously in the background. */
-async function sseClient(url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}/api/events`, { headers });
+async function sseClient(url: string, headers: Record<string, string> = {}, query = "") {
+  const res = await fetch(`${url}/api/events${query}`, { headers });
   let buf = "";
   let ended = false;
   const reader = res.body!.getReader();
@@ -682,6 +682,26 @@ Deno.test("SSE: retry hint, ids, live lines equal to /api/state events", async (
     assert.equal(h.ctx.sse.active, 1);
     await c.close();
     await waitFor(() => h.ctx.sse.active === 0);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("SSE ?format=json: each data is the /api/state event, with the plain sentence", async () => {
+  const h = start();
+  try {
+    const c = await sseClient(h.url, {}, "?format=json");
+    await c.until((b) => b.includes(": connected"));
+    h.ctx.log.info("liquidation filled: GX", { plain: "keeper-1 filled GX", drew: 5n });
+    h.ctx.log.warn("registration failed", { err: new Error("connection refused") });
+    await c.until((b) => events(b).length >= 2);
+    const got = events(c.text()).map((e) => JSON.parse(e.data));
+    const state = await (await fetch(`${h.url}/api/state`)).json();
+    assert.deepEqual(got, state.events.slice(-2));
+    assert.equal(got[0].plain, "keeper-1 filled GX");
+    assert.match(got[0].text, /INFO liquidation filled: GX drew=5$/);
+    assert.equal(got[1].plain, "registration failed: connection refused");
+    await c.close();
   } finally {
     await h.close();
   }

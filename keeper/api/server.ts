@@ -167,6 +167,8 @@ export function createApi(ctx: ApiContext): Hono {
     return ctx.sse.open({
       lastEventId: c.req.header("last-event-id") ?? c.req.query("lastEventId") ?? null,
       backlog: intParam(c.req.query("backlog"), 0, MAX_EVENTS),
+      // Opt-in: existing clients keep the plain-text data they parse.
+      format: c.req.query("format") === "json" ? "json" : "text",
     });
   });
 

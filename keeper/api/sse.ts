@@ -4,6 +4,7 @@
  * comment for idle connections, a `retry:` hint, and a refusal (503 + JSON) when full.
  */
 import type { Logger, LogLine } from "../log/logger.ts";
+import { eventView } from "./views.ts";
 
 /** Options of {@link SseHub}. */
 export interface SseOptions {
@@ -35,9 +36,16 @@ interface Client {
   close(): void;
 }
 
-/** Formats one log line as an SSE event. The text never contains line breaks. */
-export function formatEvent(line: LogLine): string {
-  return `id: ${line.id}\ndata: ${line.text.replace(/[\r\n]/g, " ")}\n\n`;
+/**
+ * What an event's `data` is: `text` (default) the detailed human line; `json` the line as in
+ * `/api/state` `events` (`{id, ts, level, text, plain}`), for pages that show the plain sentence.
+ */
+export type SseFormat = "text" | "json";
+
+/** Formats one log line as an SSE event. The data never contains line breaks. */
+export function formatEvent(line: LogLine, format: SseFormat = "text"): string {
+  const data = format === "json" ? JSON.stringify(eventView(line)) : line.text;
+  return `id: ${line.id}\ndata: ${data.replace(/[\r\n]/g, " ")}\n\n`;
 }
 
 /** Owns the open SSE streams. */
@@ -73,7 +81,10 @@ export class SseHub {
    * the `lastEventId` query parameter, for clients that cannot set headers); `backlog` asks a fresh
    * client for the newest N buffered lines.
    */
-  open(opts: { lastEventId?: string | null; backlog?: number } = {}): Response {
+  open(
+    opts: { lastEventId?: string | null; backlog?: number; format?: SseFormat } = {},
+  ): Response {
+    const format = opts.format ?? "text";
     if (this.#closed) return refusal(503, { error: "shutting_down" }, this.retryAfterSec);
     // Check and take the slot in the same synchronous step: no await in between, so the cap holds.
     if (this.#clients.size >= this.maxClients) {
@@ -116,7 +127,7 @@ export class SseHub {
           `retry: ${this.retryMs}\n: connected ${this.#clients.size}/${this.maxClients}\n\n`;
         const replay = this.#replay(opts.lastEventId, opts.backlog);
         if (replay.gap) head += ": gap (some lines were evicted from the buffer)\n\n";
-        for (const line of replay.lines) head += formatEvent(line);
+        for (const line of replay.lines) head += formatEvent(line, format);
         ctrl.enqueue(encoder.encode(head));
         unsubscribe = this.#log.subscribe((line) => {
           if (done) return;
@@ -127,7 +138,7 @@ export class SseHub {
             return;
           }
           try {
-            ctrl.enqueue(encoder.encode(formatEvent(line)));
+            ctrl.enqueue(encoder.encode(formatEvent(line, format)));
           } catch {
             cleanup();
           }

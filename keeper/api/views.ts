@@ -152,9 +152,12 @@ export function performanceView(s: DashboardState, now = new Date()) {
   };
 }
 
-/** One event-log line as shown in `/api/state` (its `text` is the SSE `data`). */
+/**
+ * One event-log line as shown in `/api/state` and, with `?format=json`, as SSE `data`: `text` is
+ * the detailed line (the default SSE `data`), `plain` the same event as a sentence for people.
+ */
 export function eventView(l: LogLine) {
-  return { id: l.id, ts: l.ts, level: l.level, text: l.text };
+  return { id: l.id, ts: l.ts, level: l.level, text: l.text, plain: l.plain };
 }
 
 function keeperView(k: KeeperRow, self: string) {

@@ -110,3 +110,62 @@ export function humanValue(v: JsonValue): string {
   }
   return String(v);
 }
+
+const ADDRESS = /^[GCM][A-Z2-7]{55,68}$/;
+
+/** A Stellar address shortened for people: `GB4Y…WYKQ`; anything else unchanged. */
+export function shortAddress(a: string): string {
+  return ADDRESS.test(a) ? `${a.slice(0, 4)}…${a.slice(-4)}` : a;
+}
+
+/**
+ * 7-decimal token units as an amount for people, rounded half away from zero to 2 decimals with
+ * thousands separators: `2052145678n` → `205.21`; `signed` adds `+` to non-negative amounts.
+ */
+export function peopleAmount(units: bigint, signed = false): string {
+  const neg = units < 0n;
+  const abs = neg ? -units : units;
+  const cents = (abs + 50_000n) / 100_000n;
+  const whole = (cents / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const frac = (cents % 100n).toString().padStart(2, "0");
+  const sign = neg && cents > 0n ? "-" : signed ? "+" : "";
+  return `${sign}${whole}.${frac}`;
+}
+
+const ADDRESS_IN_TEXT = /\b[GC][A-Z2-7]{55}\b|\bM[A-Z2-7]{68}\b/g;
+
+/** Every Stellar address in `text` shortened (`GB4Y…WYKQ`). */
+export function shortenAddresses(text: string): string {
+  return text.replace(ADDRESS_IN_TEXT, (a) => shortAddress(a));
+}
+
+/**
+ * The default plain sentence of a log call: its message, and the message of its `err` field
+ * when the message does not already say it (a failure line without its cause helps nobody).
+ * With `shorten` (info and debug lines: what happened) addresses are shortened; warnings and
+ * errors keep them whole, since the reader may have to act on them (fund this account).
+ */
+export function defaultPlain(
+  msg: string,
+  fields: Readonly<Record<string, JsonValue>>,
+  shorten = false,
+): string {
+  const err = fields.err;
+  let why: string | undefined;
+  if (typeof err === "string") why = err;
+  else if (err && typeof err === "object" && !Array.isArray(err)) {
+    if (typeof err.message === "string") why = err.message;
+  }
+  const plain = why && !msg.includes(why) ? `${msg}: ${why}` : msg;
+  return shorten ? shortenAddresses(plain) : plain;
+}
+
+/**
+ * One log line as `LOG_FORMAT=text` writes it: the UTC time of day, the level unless it is
+ * `info`, and the plain sentence (`12:32:08 keeper-1 filled GB4Y…WYKQ …`, `12:32:09 WARN …`).
+ */
+export function textLine(line: { ts: string; level: string; plain: string }): string {
+  const time = line.ts.slice(11, 19);
+  const level = line.level === "info" ? "" : `${line.level.toUpperCase()} `;
+  return `${time} ${level}${line.plain}`;
+}

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
 import fc from "fast-check";
 import { Logger, REDACTED, redactSecrets } from "./logger.ts";
+import { defaultPlain, peopleAmount, shortAddress, textLine } from "./format.ts";
 import { Ring } from "./ring.ts";
 
 const SECRET = Keypair.random().secret();
@@ -84,6 +85,7 @@ Deno.test("Logger writes JSON lines, keeps human lines with increasing ids", () 
     amount: "12345678901234567890",
     ok: true,
     who: "G A",
+    plain: "hello world",
   });
   const lines = log.recent();
   assert.deepEqual(lines.map((l) => l.id), [101, 102]);
@@ -145,4 +147,73 @@ Deno.test("Logger subscribers get every line; a throwing subscriber does not bre
   assert.equal(got.length, 2);
   assert.equal(got[1], got[0] + 1);
   assert.equal(log.subscriberCount, 1);
+});
+
+Deno.test("format: addresses shortened, amounts in 2 decimals, the error in the default sentence", () => {
+  const g = Keypair.random().publicKey();
+  assert.equal(shortAddress(g), `${g.slice(0, 4)}…${g.slice(-4)}`);
+  const c = StrKey.encodeContract(new Uint8Array(32).fill(7));
+  assert.equal(shortAddress(c), `${c.slice(0, 4)}…${c.slice(-4)}`);
+  assert.equal(shortAddress("not an address"), "not an address");
+  assert.equal(peopleAmount(2052145678n, true), "+205.21");
+  assert.equal(peopleAmount(2052150000n), "205.22"); // half rounds away from zero
+  assert.equal(peopleAmount(12_345_678_9000000n), "12,345,678.90");
+  assert.equal(peopleAmount(0n, true), "+0.00");
+  assert.equal(peopleAmount(-15_000_000n), "-1.50");
+  assert.equal(peopleAmount(-1n), "0.00"); // rounds to zero: no "-0.00"
+  assert.equal(
+    defaultPlain("registration failed", { err: { name: "RpcError", message: "refused" } }),
+    "registration failed: refused",
+  );
+  assert.equal(
+    defaultPlain("x failed: refused", { err: { message: "refused" } }),
+    "x failed: refused",
+  );
+  assert.equal(defaultPlain("tick", { n: 1 }), "tick");
+  // Info lines say what happened: addresses shortened; warnings keep them whole (to act on).
+  const m = `auction created for ${g} on ${c}`;
+  assert.equal(
+    defaultPlain(m, {}, true),
+    `auction created for ${shortAddress(g)} on ${shortAddress(c)}`,
+  );
+  assert.equal(defaultPlain(m, {}), m);
+  assert.equal(
+    textLine({ ts: "2026-01-02T12:32:08.123Z", level: "info", plain: "keeper-1 filled" }),
+    "12:32:08 keeper-1 filled",
+  );
+  assert.equal(
+    textLine({ ts: "2026-01-02T12:32:08.123Z", level: "warn", plain: "careful" }),
+    "12:32:08 WARN careful",
+  );
+});
+
+Deno.test("Logger: LOG_FORMAT=text writes the plain sentence; JSON keeps every detail and the sentence", () => {
+  const now = () => new Date("2026-01-02T03:04:05.000Z");
+  const text: string[] = [];
+  const json: string[] = [];
+  const t = new Logger({ sink: (l) => text.push(l), format: "text", now, base: { keeper: "k1" } });
+  const j = new Logger({ sink: (l) => json.push(l), now, base: { keeper: "k1" } });
+  for (const log of [t, j]) {
+    log.info("liquidation filled: GX", { plain: "k1 filled GX…: +1.00 USDC in 1 flash", drew: 5n });
+    log.warn("registration failed", { err: new Error("connection refused") });
+    log.info("with a secret", { plain: `oops ${SECRET}` });
+    log.info(`found ${"G".repeat(56)}`);
+  }
+  assert.deepEqual(text, [
+    "03:04:05 k1 filled GX…: +1.00 USDC in 1 flash",
+    "03:04:05 WARN registration failed: connection refused",
+    `03:04:05 oops ${REDACTED}`,
+    "03:04:05 found GGGG…GGGG",
+  ]);
+  const first = JSON.parse(json[0]);
+  assert.equal(first.msg, "liquidation filled: GX");
+  assert.equal(first.drew, "5");
+  assert.equal(first.plain, "k1 filled GX…: +1.00 USDC in 1 flash");
+  assert.equal(JSON.parse(json[1]).plain, "registration failed: connection refused");
+  // The ring keeps both the detailed line and the sentence; the sentence is never a field.
+  const line = j.recent()[0];
+  assert.equal(line.plain, "k1 filled GX…: +1.00 USDC in 1 flash");
+  assert.match(line.text, /INFO liquidation filled: GX drew=5$/);
+  assert.ok(!("plain" in line.fields));
+  assert.ok(!json.join("\n").includes(SECRET));
 });

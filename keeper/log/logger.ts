@@ -1,15 +1,22 @@
 /**
- * Keeper logging: one call produces a structured JSON line on stderr (for machines), a human line
- * (for the SSE stream and the dashboard), an entry in a ring buffer of recent lines (for
- * `/api/state` and SSE replay) and a notification to live subscribers. Every output passes the
- * secret-seed redaction guard.
+ * Keeper logging: one call produces a line on stderr (a structured JSON line for machines, or
+ * with `format: "text"` the plain sentence for people), a detailed human line (for the SSE stream
+ * and the dashboard), an entry in a ring buffer of recent lines (for `/api/state` and SSE replay)
+ * and a notification to live subscribers. Every output passes the secret-seed redaction guard.
  */
-import { humanValue, type JsonValue, oneLine, toJsonValue } from "./format.ts";
+import {
+  defaultPlain,
+  humanValue,
+  type JsonValue,
+  oneLine,
+  textLine,
+  toJsonValue,
+} from "./format.ts";
 import { redactSecrets } from "./redact.ts";
 import { type AfterResult, Ring } from "./ring.ts";
 
 export { REDACTED, redactSecrets } from "./redact.ts";
-export { type JsonValue, toJsonValue } from "./format.ts";
+export { type JsonValue, peopleAmount, shortAddress, textLine, toJsonValue } from "./format.ts";
 
 /** Log severities, lowest first. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -22,8 +29,15 @@ export function parseLevel(s: string): LogLevel | undefined {
   return l in LEVELS ? l as LogLevel : undefined;
 }
 
-/** Extra fields of a log call. Values may be anything; they are made JSON-safe and redacted. */
+/**
+ * Extra fields of a log call. Values may be anything; they are made JSON-safe and redacted. The
+ * field `plain` (a string) is not a field: it is the line's sentence for people (see
+ * {@link LogLine.plain}).
+ */
 export type LogFields = Record<string, unknown>;
+
+/** Where stderr lines go as: JSON for machines, or the plain sentence for people. */
+export type LogFormat = "json" | "text";
 
 /** One emitted log line, as kept in the ring buffer and sent to subscribers. */
 export interface LogLine {
@@ -37,10 +51,16 @@ export interface LogLine {
   readonly fields: Readonly<Record<string, JsonValue>>;
   /** The human line: `<ts> <LEVEL> <msg> key=value …`. This is the SSE `data`. */
   readonly text: string;
+  /**
+   * The same event as one plain sentence for people, without key=value details, e.g.
+   * `keeper-1 filled GB4Y…WYKQ on pool CABC…1234: +205.21 USDC in 1 flash`. Given by the caller
+   * (field `plain`), else the message with its error's message.
+   */
+  readonly plain: string;
 }
 
-/** Writes one finished JSON line somewhere (default: stderr). */
-export type LogSink = (jsonLine: string) => void;
+/** Writes one finished line (JSON, or text with `format: "text"`) somewhere (default: stderr). */
+export type LogSink = (line: string) => void;
 
 /** Options of {@link Logger}. */
 export interface LoggerOptions {
@@ -48,8 +68,13 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Lines kept for replay. Default 500. */
   ringSize?: number;
-  /** Where JSON lines go; `null` for nowhere. Default: stderr. */
+  /** Where lines go; `null` for nowhere. Default: stderr. */
   sink?: LogSink | null;
+  /**
+   * What the sink gets: `json` (default) the structured line with every detail, or `text` the
+   * plain sentence ({@link textLine}).
+   */
+  format?: LogFormat;
   /** Fields added to every JSON line (not to the human text), e.g. the keeper's public key. */
   base?: LogFields;
   /** First id minus one. Default `Date.now() * 1000`, so a restarted keeper's ids are larger. */
@@ -58,7 +83,7 @@ export interface LoggerOptions {
   now?: () => Date;
 }
 
-const RESERVED = new Set(["ts", "level", "msg", "id"]);
+const RESERVED = new Set(["ts", "level", "msg", "id", "plain"]);
 const encoder = new TextEncoder();
 
 /** Default sink: one line on stderr; a closed stderr is ignored rather than crashing the keeper. */
@@ -83,6 +108,7 @@ export interface LogWriter {
 /** The keeper's logger and recent-line buffer. */
 export class Logger implements LogWriter {
   readonly level: LogLevel;
+  readonly format: LogFormat;
   #min: number;
   #ring: Ring<LogLine>;
   #sink: LogSink | null;
@@ -96,6 +122,7 @@ export class Logger implements LogWriter {
     this.#min = LEVELS[this.level];
     this.#ring = new Ring<LogLine>(opts.ringSize ?? 500);
     this.#sink = opts.sink === undefined ? stderrSink : opts.sink;
+    this.format = opts.format ?? "json";
     this.#base = plainFields(opts.base ?? {});
     this.#nextId = (opts.idBase ?? Date.now() * 1000) + 1;
     this.#now = opts.now ?? (() => new Date());
@@ -123,7 +150,13 @@ export class Logger implements LogWriter {
     if (LEVELS[level] < this.#min) return undefined;
     const ts = this.#now().toISOString();
     const cleanMsg = oneLine(redactSecrets(String(msg)));
-    const callFields = plainFields(fields);
+    const { plain: given, ...rest } = fields;
+    const callFields = plainFields(rest);
+    const plain = redactSecrets(oneLine(
+      typeof given === "string" && given !== ""
+        ? given
+        : defaultPlain(cleanMsg, callFields, level === "info" || level === "debug"),
+    ));
     const id = this.#nextId++;
     let text = `${ts} ${level.toUpperCase()} ${cleanMsg}`;
     for (const [k, v] of Object.entries(callFields)) text += ` ${k}=${humanValue(v)}`;
@@ -134,11 +167,23 @@ export class Logger implements LogWriter {
       msg: cleanMsg,
       fields: Object.freeze(callFields),
       text: redactSecrets(oneLine(text)),
+      plain,
     });
     this.#ring.push(line);
     if (this.#sink) {
-      const json = JSON.stringify({ ts, level, msg: cleanMsg, id, ...this.#base, ...callFields });
-      this.#sink(redactSecrets(json));
+      if (this.format === "text") this.#sink(textLine(line));
+      else {
+        const json = JSON.stringify({
+          ts,
+          level,
+          msg: cleanMsg,
+          id,
+          ...this.#base,
+          ...callFields,
+          plain,
+        });
+        this.#sink(redactSecrets(json));
+      }
     }
     for (const fn of this.#subs) {
       try {

@@ -358,7 +358,8 @@ Deno.test({
           const evs: Json[] = s.events;
           assert.ok(evs.length > 10);
           for (const [i, e] of evs.entries()) {
-            assert.deepEqual(Object.keys(e).sort(), ["id", "level", "text", "ts"]);
+            assert.deepEqual(Object.keys(e).sort(), ["id", "level", "plain", "text", "ts"]);
+            assert.ok(e.plain.length > 0 && !/[\r\n]/.test(e.plain), e.plain);
             assert.ok(Number.isSafeInteger(e.id));
             if (i > 0) assert.ok(e.id > evs[i - 1].id, "ids increase");
             assert.match(e.ts, ISO);

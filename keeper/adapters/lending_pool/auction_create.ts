@@ -4,6 +4,8 @@
  * `InvalidLiqTooSmall`), the nearest accepted percent found by simulation. No auction is created
  * that could not be filled from USDC capital ({@link creationBlocker}): its bid is USDC debt and,
  * when a DEX venue usable inside the flash can buy them, the other liabilities ({@link bidAssets}).
+ * A pool that says the user is not liquidatable now (`InvalidLiquidation`: another keeper's fill
+ * or a price move since our read) makes a skip, not an error: nothing was sent.
  *
  * @module
  */
@@ -55,8 +57,22 @@ export async function ensureAuction(
   if (existing) return { auction: existing };
   const blocked = creationBlocker(state, task.positions, deps);
   if (blocked) return { skip: blocked };
-  const auction = await createAuction(chain, keypair, state, task, deps);
+  let auction: AuctionData | undefined;
+  try {
+    auction = await createAuction(chain, keypair, state, task, deps);
+  } catch (err) {
+    // Our view of the position is a read old (another keeper's fill, a price move): nothing was
+    // sent, and the next cycle reads it again. A skip, not an execute error.
+    if (isNotLiquidatable(err)) return { skip: { kind: "not_liquidatable" } };
+    throw err;
+  }
   return auction ? { auction } : { skip: { kind: "auction_vanished" } };
+}
+
+/** True for the pool's `InvalidLiquidation` (#1211): the user is not liquidatable now. */
+export function isNotLiquidatable(err: unknown): boolean {
+  return err instanceof ContractCallError &&
+    err.contractCode === ContractErrorType.InvalidLiquidation;
 }
 
 /**

@@ -6,7 +6,14 @@ import assert from "node:assert/strict";
 import { AuctionType, ContractErrorType, RequestType } from "@blend-capital/blend-sdk";
 import { StrKey } from "@stellar/stellar-sdk";
 import type { SwapClient } from "../../dex/swap_client.ts";
-import { bidAssets, conversionBlocker, creationBlocker, PoolErrors } from "./auction_create.ts";
+import {
+  bidAssets,
+  conversionBlocker,
+  creationBlocker,
+  isNotLiquidatable,
+  PoolErrors,
+} from "./auction_create.ts";
+import { ContractCallError } from "@vigil/soroban/errors";
 
 const contract = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)));
 const USDC = contract();
@@ -65,4 +72,12 @@ Deno.test("creationBlocker: no debt, debt no flash can buy, and an unconvertible
     blocker: "no_flash_venue",
   });
   assert.equal(conversionBlocker({ dex: venues(2) }), undefined);
+});
+
+Deno.test("isNotLiquidatable: the pool's InvalidLiquidation, and nothing else, makes a skip", () => {
+  const err = (code: number) =>
+    new ContractCallError(USDC, "new_auction", { type: "Contract", code }, "", "simulation");
+  assert.equal(isNotLiquidatable(err(ContractErrorType.InvalidLiquidation)), true);
+  assert.equal(isNotLiquidatable(err(ContractErrorType.AuctionInProgress)), false);
+  assert.equal(isNotLiquidatable(new Error("Error(Contract, #1211)")), false);
 });
