@@ -52,6 +52,7 @@ Commands:
   localnet    Run the local Soroban-compatible node (JSON-RPC + friendbot) in the foreground
   demo        Run the local node, keepers and web server together (what \`npm start\` runs)
   deploy      Deploy Vigil's contracts to a network
+  trustline   Add a trustline for a classic asset to KEEPER_SECRET's account (testnet set-up)
 
 \`main.ts <command> --help\` shows a command's options and environment variables with their
 defaults. \`deno task start -- <options>\` (or \`npm start -- <options>\`) passes options to
