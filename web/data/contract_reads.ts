@@ -33,6 +33,7 @@ import {
 } from "@vigil/contracts/clients/registry";
 import { MAX_KEEPERS_PAGE } from "@vigil/contracts/registry/spec";
 import { toBigInt } from "./format.ts";
+import { ChainClock } from "./clock.ts";
 
 /** A queued change (`PendingFlashPolicy` / `PendingConfig`): in force from `applies_at`. */
 export interface Pending<T> {
@@ -138,6 +139,8 @@ export function depositorPosition(
 export class ChainReader {
   readonly #vault: Calls<VaultFunctions>;
   readonly #registry: Calls<RegistryFunctions>;
+  /** Every {@link chainTime} reading: the chain clock's rate against this machine's. */
+  readonly clock: ChainClock = new ChainClock();
 
   constructor(
     readonly net: NetworkInfo,
@@ -295,12 +298,16 @@ export class ChainReader {
     );
   }
 
-  /** The latest ledger's close time (Unix seconds): the clock cooldowns are measured on. */
+  /**
+   * The latest ledger's close time (Unix seconds): the clock cooldowns are measured on, and every
+   * time on the pages. Each reading is also a sample of {@link clock}.
+   */
   chainTime(): Promise<Read<number>> {
     return read(
       rpcServer(this.net.rpcUrl).getLatestLedger().then((l) => {
         const t = Number((l as { closeTime?: unknown }).closeTime);
         if (!Number.isFinite(t) || t <= 0) throw new Error("no close time");
+        this.clock.observe({ wall: Date.now(), chain: t, seq: l.sequence });
         return t;
       }),
     );

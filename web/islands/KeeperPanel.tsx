@@ -1,7 +1,7 @@
 /**
  * Keeper registration on the vault page: register the connected wallet as a keeper (with a
- * name; the registry pulls exactly min_stake USDC) or deregister it (refused while a draw is
- * outstanding; the remaining stake is paid back). Signed by the connected wallet.
+ * name; the registry pulls exactly min_stake USDC) or deregister it (after a confirmation; the
+ * stake is paid back). Signed by the connected wallet.
  *
  * @module
  */
@@ -101,9 +101,9 @@ export default function KeeperPanel(props: KeeperPanelProps) {
             <dd id="keeper-name">{keeper.name ?? DASH}</dd>
             <dt>Stake</dt>
             <dd id="keeper-stake">{formatUsdc(keeper.stake, 7)}</dd>
-            <dt>Executions</dt>
+            <dt>Settled flashes</dt>
             <dd>{formatCount(keeper.total_executions)}</dd>
-            <dt>Successful fills</dt>
+            <dt>Counted fills</dt>
             <dd>{formatCount(keeper.successful_fills)}</dd>
             <dt>Profit delivered</dt>
             <dd>{formatUsdc(keeper.total_profit, 7)}</dd>

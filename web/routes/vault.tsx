@@ -73,8 +73,11 @@ export default function Vault({ data, state }: PageProps<Data>) {
             {" "}
             {formatDuration(vc?.profit_unlock_secs)}. Deposit cap{" "}
             {formatUsdc(vc?.deposit_cap, 0)}, withdraw cooldown{" "}
-            {formatDuration(vc?.withdraw_cooldown)}, at most{" "}
-            {formatUsdc(vc?.max_draw_per_keeper, 0)} per flash loan. Admin {data.admin === undefined
+            {formatDuration(vc?.withdraw_cooldown)} (chain time), at most{" "}
+            {formatUsdc(vc?.max_draw_per_keeper, 0)}{" "}
+            per flash: a keeper borrows it and repays it with the profit in the same transaction, so
+            no capital is ever out of the vault between transactions. Admin{" "}
+            {data.admin === undefined
               ? "—"
               : data.admin === null
               ? "renounced (the rules can no longer change)"
