@@ -98,6 +98,7 @@ export default function Vault({ data, state }: PageProps<Data>) {
         vaultConfig={data.vaultConfig}
         usdc={data.registryConfig?.usdc_token ?? null}
         chainNow={data.chainNow}
+        clock={state.chain.clock.view()}
       />
       <div style={{ marginTop: "16px" }}>
         <PendingChanges
