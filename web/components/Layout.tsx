@@ -10,8 +10,10 @@ import { DASH, formatTime } from "../data/format.ts";
 import { chainAt, type ClockView, formatRate, rateIsNotable } from "../data/clock.ts";
 import { redactUrl } from "@vigil/util/url_redact";
 import WalletButton from "../islands/WalletButton.tsx";
+import NavBar from "../islands/NavBar.tsx";
 
-const NAV: [string, string][] = [
+/** The site's tabs (the 404 page shows them too). */
+export const NAV: [string, string][] = [
   ["/", "Overview"],
   ["/vault", "Vault"],
   ["/dashboard", "Dashboard"],
@@ -95,17 +97,10 @@ export function Layout(
             <Logo />
             <span>Vigil</span>
           </a>
-          <nav class="nav" aria-label="Main">
-            {NAV.map(([href, label]) => (
-              <a
-                key={href}
-                href={href}
-                aria-current={current(props.path, href) ? "page" : undefined}
-              >
-                {label}
-              </a>
-            ))}
-          </nav>
+          <NavBar
+            items={NAV}
+            current={NAV.find(([href]) => current(props.path, href))?.[0] ?? null}
+          />
           <div class="header-right">
             <span
               class={`badge ${c.network.local ? "local" : ""}`}

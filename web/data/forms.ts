@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { formatAmount, formatDuration, formatUsdc } from "./format.ts";
+import { formatAmount, formatDuration, formatUsdcExact } from "./format.ts";
 
 /** Why a form cannot be sent (shown next to the disabled button), or null when it can. */
 export type Block = string | null;
@@ -34,10 +34,10 @@ export function depositBlock(i: DepositInput): Block {
   if (i.capLeft === 0n) return "The vault is at its deposit cap: it takes no deposit now.";
   if (i.amount === null || i.amount <= 0n) return "Enter an amount of USDC.";
   if (i.balance !== null && i.amount > i.balance) {
-    return `More than your wallet's ${formatUsdc(i.balance, 7)}.`;
+    return `More than your wallet's ${formatUsdcExact(i.balance)}.`;
   }
   if (i.capLeft !== null && i.amount > i.capLeft) {
-    return `Over the deposit cap: at most ${formatUsdc(i.capLeft, 7)} fits.`;
+    return `Over the deposit cap: at most ${formatUsdcExact(i.capLeft)} fits.`;
   }
   return null;
 }
@@ -50,11 +50,11 @@ export function depositMax(i: DepositInput): { value: bigint; note: string } | n
     return i.capLeft === 0n ? { value: 0n, note: "Max is 0: the vault is at its deposit cap." } : {
       value: i.capLeft,
       note: `Max filled the room under the deposit cap, ${
-        formatUsdc(i.capLeft, 7)
-      } (your wallet holds ${formatUsdc(i.balance, 7)}).`,
+        formatUsdcExact(i.capLeft)
+      } (your wallet holds ${formatUsdcExact(i.balance)}).`,
     };
   }
-  return { value: i.balance, note: `Max filled your wallet's ${formatUsdc(i.balance, 7)}.` };
+  return { value: i.balance, note: `Max filled your wallet's ${formatUsdcExact(i.balance)}.` };
 }
 
 /** Inputs of {@link withdrawBlock} and {@link withdrawMax}. */

@@ -9,7 +9,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../data/config.ts";
 import type { RegistryConfig } from "@vigil/contracts/clients/registry";
 import type { KeeperRecord } from "../data/contract_reads.ts";
-import { DASH, formatCount, formatMs, formatUsdc } from "../data/format.ts";
+import { DASH, formatCount, formatMs, formatUsdc, formatUsdcExact } from "../data/format.ts";
 import { signerFor, wallet } from "../wallet/wallet.ts";
 import { useWrite, writesConfirmed, WriteStatus } from "../components/write.tsx";
 import { contractWrite, loadChainReader } from "../data/lazy_sdk.ts";
@@ -80,7 +80,7 @@ export default function KeeperPanel(props: KeeperPanelProps) {
     setConfirming(false);
     const r = await run(
       contractWrite<bigint>(config, config.registry, "deregister", [w.address], signerFor(w)),
-      (r) => `Deregistered; ${formatUsdc(r.value, 7)} of stake paid back.`,
+      (r) => `Deregistered; ${formatUsdcExact(r.value)} of stake paid back.`,
     );
     if (r === null) await load(w.address);
   };
@@ -88,8 +88,8 @@ export default function KeeperPanel(props: KeeperPanelProps) {
   const registerBlock = !config.registry
     ? "No registry contract is configured."
     : short
-    ? `Registering stakes ${formatUsdc(rc?.min_stake, 7)}; your wallet holds ${
-      formatUsdc(balance, 7)
+    ? `Registering stakes ${formatUsdcExact(rc?.min_stake)}; your wallet holds ${
+      formatUsdcExact(balance)
     }.`
     : !nameOk
     ? "Enter a keeper name of 1 to 64 bytes."
@@ -115,13 +115,13 @@ export default function KeeperPanel(props: KeeperPanelProps) {
             <dt>Name</dt>
             <dd id="keeper-name">{keeper.name ?? DASH}</dd>
             <dt>Stake</dt>
-            <dd id="keeper-stake">{formatUsdc(keeper.stake, 7)}</dd>
+            <dd id="keeper-stake">{formatUsdcExact(keeper.stake)}</dd>
             <dt>Settled flashes</dt>
             <dd>{formatCount(keeper.total_executions)}</dd>
             <dt>Counted fills</dt>
             <dd>{formatCount(keeper.successful_fills)}</dd>
             <dt>Profit delivered</dt>
-            <dd>{formatUsdc(keeper.total_profit, 7)}</dd>
+            <dd>{formatUsdcExact(keeper.total_profit)}</dd>
             <dt>Avg response</dt>
             <dd>{formatMs(keeper.avg_response_time_ms)}</dd>
           </dl>
@@ -143,9 +143,9 @@ export default function KeeperPanel(props: KeeperPanelProps) {
                   <p>
                     Deregister{" "}
                     <strong>{keeper.name ?? "this keeper"}</strong>? The registry pays back its
-                    stake of {formatUsdc(keeper.stake, 7)}{" "}
+                    stake of {formatUsdcExact(keeper.stake)}{" "}
                     and stops listing it; its record (fills, profit) is removed. Registering again
-                    stakes {formatUsdc(rc?.min_stake, 7)} anew.
+                    stakes {formatUsdcExact(rc?.min_stake)} anew.
                   </p>
                   <button type="button" class="danger" id="deregister-confirm" onClick={deregister}>
                     Yes, deregister
@@ -176,7 +176,7 @@ export default function KeeperPanel(props: KeeperPanelProps) {
               disabled={busy}
             />
             <div class="hint">
-              Your USDC: <span id="keeper-usdc">{formatUsdc(balance, 7)}</span>
+              Your USDC: <span id="keeper-usdc">{formatUsdcExact(balance)}</span>
               {short && <span class="neg">· below the minimum stake</span>}
               {name !== "" && !nameOk && <span class="neg">· 1 to 64 bytes</span>}
             </div>

@@ -18,6 +18,7 @@ import {
   formatPrice,
   formatTime,
   formatUsdc,
+  formatUsdcExact,
   parseAmount,
   ratio,
   vaultSharePrice,
@@ -189,7 +190,9 @@ export default function VaultPanel(props: VaultPanelProps) {
       ok = await run(
         contractWrite<bigint>(config, config.vault, "withdraw", [w.address, parsed], signer),
         (r) =>
-          `Withdrew ${formatAmount(parsed, { decimals: 7 })} shares for ${formatUsdc(r.value, 7)}.`,
+          `Withdrew ${formatAmount(parsed, { decimals: 7 })} shares for ${
+            formatUsdcExact(r.value)
+          }.`,
       );
     }
     // Keep what the user typed when the write failed, so it can be corrected.
@@ -257,7 +260,7 @@ export default function VaultPanel(props: VaultPanelProps) {
           value={formatPercent(capUse)}
           sub={
             <>
-              {formatUsdc(state?.total_usdc, 0)} of {formatUsdc(cap, 0)}
+              {formatUsdc(state?.total_usdc)} of {formatUsdc(cap)}
               <Bar ratio={capUse} label="Deposit cap used" />
             </>
           }
@@ -285,7 +288,7 @@ export default function VaultPanel(props: VaultPanelProps) {
                   <dt>Shares</dt>
                   <dd id="pos-shares">{formatAmount(pos?.shares, { decimals: 7 })}</dd>
                   <dt>Value</dt>
-                  <dd id="pos-value">{formatUsdc(pos?.value, 7)}</dd>
+                  <dd id="pos-value">{formatUsdcExact(pos?.value)}</dd>
                   <dt>Withdrawable now</dt>
                   <dd id="pos-free">{formatAmount(free, { decimals: 7 })} shares</dd>
                   <dt>Cooldown</dt>
@@ -297,7 +300,7 @@ export default function VaultPanel(props: VaultPanelProps) {
                       : "ended"}
                   </dd>
                   <dt>Wallet USDC</dt>
-                  <dd id="pos-usdc">{formatUsdc(position.usdcBalance, 7)}</dd>
+                  <dd id="pos-usdc">{formatUsdcExact(position.usdcBalance)}</dd>
                 </dl>
               </>
             )}
@@ -379,7 +382,7 @@ export default function VaultPanel(props: VaultPanelProps) {
                   )
                   : (
                     <>
-                      {estimateOut !== null && <>≈ {formatUsdc(estimateOut, 7)} ·</>}
+                      {estimateOut !== null && <>≈ {formatUsdcExact(estimateOut)} ·</>}
                       Share price {formatPrice(price)}
                     </>
                   )}

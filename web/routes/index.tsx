@@ -94,7 +94,7 @@ export default function Home({ data, state }: PageProps<Data>) {
         </Notice>
       )}
       <div class="tiles six" id="live-state">
-        <Tile id="tvl" label="TVL" value={formatUsdc(s?.total_usdc, 0)} sub="vault total_usdc" />
+        <Tile id="tvl" label="TVL" value={formatUsdc(s?.total_usdc)} sub="USDC in the vault" />
         <Tile
           id="share-price"
           label="Share price"

@@ -72,9 +72,9 @@ export default function Vault({ data, state }: PageProps<Data>) {
             Deposits earn only from realized liquidation profit, which enters the share price over
             {" "}
             {formatDuration(vc?.profit_unlock_secs)}. Deposit cap{" "}
-            {formatUsdc(vc?.deposit_cap, 0)}, withdraw cooldown{" "}
-            {formatDuration(vc?.withdraw_cooldown)} (chain time), at most{" "}
-            {formatUsdc(vc?.max_draw_per_keeper, 0)}{" "}
+            {formatUsdc(vc?.deposit_cap)}, withdraw cooldown {formatDuration(vc?.withdraw_cooldown)}
+            {" "}
+            (chain time), at most {formatUsdc(vc?.max_draw_per_keeper)}{" "}
             per flash: a keeper borrows it and repays it with the profit in the same transaction, so
             no capital is ever out of the vault between transactions. Admin{" "}
             {data.admin === undefined

@@ -163,7 +163,7 @@ export default function Keepers({ data }: PageProps<Data>) {
         <Tile
           id="total-stake"
           label="Stake bonded"
-          value={formatUsdc(sum((k) => k.stake), 0)}
+          value={formatUsdc(sum((k) => k.stake))}
           sub={scope}
         />
         <Tile
