@@ -1,17 +1,24 @@
 /**
- * `deno task screenshots`: starts a local node with the vault, registry and the keeper
- * (pages mounted), seeds about three weeks of history (deposits, withdrawals, settled
- * liquidations, a second keeper), and saves a full-page screenshot of every route at
- * desktop and phone width — plus the vault page with the development wallet connected —
- * to `screenshots/` (git-ignored).
+ * `deno task screenshots [-- --out DIR]`: starts a local node with the vault, registry and the
+ * keeper (pages mounted), seeds about three weeks of history (deposits, a withdrawal, settled
+ * flash liquidations by two keepers), then closes ledgers the way the demo does (many 1 s ledgers
+ * in little wall time, so the pages say the chain clock runs faster than real time), and saves a
+ * full-page screenshot of every route at desktop and phone width — plus the 404 page, the vault
+ * page with the development wallet connected (a form that says why it is off, and Max's note)
+ * and the keeper API down — to `screenshots/` (git-ignored) or DIR.
  *
  * @module
  */
 import { startWebStack } from "@vigil/testing/web/stack";
 import { launchBrowser, VIEWPORTS, waitHydrated } from "@vigil/testing/browser/browser";
+import { script } from "@vigil/testing/scripted_executor";
 import { USDC } from "@vigil/contracts/deploy/deploy_vigil";
 
-const OUT = new URL("../screenshots/", import.meta.url).pathname;
+const outAt = Deno.args.indexOf("--out");
+const OUT =
+  (outAt >= 0 && Deno.args[outAt + 1]
+    ? Deno.args[outAt + 1]
+    : new URL("../screenshots/", import.meta.url).pathname).replace(/\/?$/, "/");
 await Deno.mkdir(OUT, { recursive: true });
 
 await using s = await startWebStack({ apiDown: true });
@@ -20,10 +27,9 @@ const k1 = accounts.keeper1.publicKey(), k2 = accounts.keeper2.publicKey();
 const bob = accounts.bob.publicKey(), alice = accounts.alice.publicKey();
 const DAY = 86_400;
 
-// Three weeks of activity: deposits, fills with profit, a withdrawal, a second keeper.
+// Three weeks of activity: deposits, flash fills with profit, a withdrawal, two keepers.
 await node.invoke(vault, "deposit", { depositor: bob, amount: 2_500n * USDC }, { source: bob });
-// keeper2 is the stack's own keeper ("keeper-two"): it registers itself before its API is up, so
-// registering it here again failed with AlreadyRegistered (#105) and the task produced nothing.
+// keeper2 is the stack's own keeper ("keeper-two"): it registers itself before its API is up.
 // (get_keeper traps with NotRegistered otherwise.)
 await node.view(registry, "get_keeper", { operator: k2 });
 const fills: [string, bigint, bigint, bigint][] = [
@@ -34,25 +40,31 @@ const fills: [string, bigint, bigint, bigint][] = [
   [k1, 900n, 921n, 1500n],
   [k2, 1500n, 1540n, 2600n],
 ];
-for (const [i, [keeper, drew, back, rt]] of fills.entries()) {
+for (const [i, [keeper, lent, back, rt]] of fills.entries()) {
   await node.advanceTime(3 * DAY + 3600 * i);
-  await node.invoke(vault, "draw", { keeper, amount: drew * USDC }, { source: keeper });
-  await node.advanceTime(40 + i * 7);
-  await node.invoke(
-    vault,
-    "return_proceeds",
-    { keeper, amount: back * USDC, response_time_ms: rt },
-    { source: keeper },
-  );
+  // One flash: lent and repaid with the profit in the same transaction (the scripted executor
+  // stands in for the liquidator, as in the stack's seed).
+  await node.invoke(vault, "flash", {
+    keeper,
+    executor: s.executor!,
+    amount: lent * USDC,
+    data: script({ op: "pay", to: vault, amount: back * USDC }),
+    response_time_ms: rt,
+  }, { source: keeper });
   if (i === 2) {
     await node.invoke(vault, "withdraw", { depositor: alice, shares: 200n * USDC }, {
       source: alice,
     });
   }
 }
-await node.invoke(vault, "draw", { keeper: k2, amount: 250n * USDC }, { source: k2 });
 await node.closeLedgers(1);
 s.log("screenshot run: seeded three weeks of vault history");
+// Alice's fresh deposit is inside its cooldown: the vault page's withdraw form says so.
+await node.invoke(vault, "deposit", { depositor: alice, amount: 100n * USDC }, { source: alice });
+// The pages read the chain once, then see ledgers of 1 s close fast, like the demo's.
+await fetch(s.url + "/vault").then((r) => r.body?.cancel());
+await new Promise((r) => setTimeout(r, 2_500));
+await node.closeLedgers(600);
 
 const routes: [string, string][] = [
   ["home", "/"],
@@ -62,6 +74,7 @@ const routes: [string, string][] = [
   ["liquidations", "/dashboard/liquidations"],
   ["depositor", "/dashboard/depositor"],
   ["address", `/dashboard/${alice}`],
+  ["not-found", "/no-such-page"],
 ];
 
 await using browser = await launchBrowser();
@@ -89,11 +102,17 @@ for (const [vp, size] of Object.entries(VIEWPORTS)) {
     const t = document.querySelector("#pos-shares")?.textContent?.trim();
     return t !== undefined && t !== "—";
   });
+  // A deposit over the wallet's balance: the button is off and says why before any click.
   await page.fill("#amount", "99999999");
-  await page.click("#deposit-submit");
-  await page.waitForSelector('#vault-write[data-status="failed"]');
+  await page.waitForSelector("#form-block");
   await page.screenshot({ path: `${OUT}vault-connected-${vp}.png`, fullPage: true });
   shots.push(`${OUT}vault-connected-${vp}.png`);
+  // Alice's last deposit is in its cooldown: Withdraw is off with the chain time left.
+  await page.click("#tab-withdraw");
+  await page.click("#amount-max");
+  await page.waitForSelector("#max-note");
+  await page.screenshot({ path: `${OUT}vault-withdraw-${vp}.png`, fullPage: true });
+  shots.push(`${OUT}vault-withdraw-${vp}.png`);
   // The keeper API down: chain figures remain, keeper figures are em-dashes.
   await page.goto(s.downUrl! + "/", { waitUntil: "load" });
   await waitHydrated(page);
