@@ -91,7 +91,11 @@ export default function Vault({ data, state }: PageProps<Data>) {
           Some figures could not be read from the chain ({data.errors[0]}); they show “—”.
         </Notice>
       )}
-      <ProfitUnlockNotice state={data.state} chainNow={data.chainNow} />
+      <ProfitUnlockNotice
+        state={data.state}
+        chainNow={data.chainNow}
+        rate={state.chain.clock.view().rate}
+      />
       <VaultPanel
         config={state.config}
         state={data.state}
@@ -107,6 +111,7 @@ export default function Vault({ data, state }: PageProps<Data>) {
           config={data.vaultConfig}
           pendingConfig={data.pendingConfig}
           chainNow={data.chainNow}
+          rate={state.chain.clock.view().rate}
           error={data.pendingError}
         />
       </div>

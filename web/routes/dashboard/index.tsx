@@ -191,7 +191,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
         />
       </div>
 
-      <ProfitUnlockNotice state={s} chainNow={data.chainNow} />
+      <ProfitUnlockNotice state={s} chainNow={data.chainNow} rate={state.chain.clock.view().rate} />
       <Panel
         title="Share price"
         id="share-price-chart"
@@ -233,6 +233,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
           config={data.config}
           pendingConfig={data.pendingConfig}
           chainNow={data.chainNow}
+          rate={state.chain.clock.view().rate}
           error={data.pendingError}
         />
       </div>
