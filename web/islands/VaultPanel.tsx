@@ -92,6 +92,9 @@ export default function VaultPanel(props: VaultPanelProps) {
   const { state: ws, run, busy } = useWrite({ usdc: props.usdc });
   const w = wallet.value;
 
+  // Buttons go by the last ledger read (the chain decides); only the countdown's text runs on
+  // between reads, at the measured rate, and the cooldown is re-read while it runs.
+  const lastRead = clock?.anchor?.chain ?? null;
   const chainMs = clock ? chainAt(clock, Date.now()) : null;
   const now = chainMs === null ? null : chainMs / 1000;
   const rate = clock?.rate ?? null;
@@ -136,15 +139,34 @@ export default function VaultPanel(props: VaultPanelProps) {
     refresh(w?.address ?? null);
   }, [w?.address, writes]);
 
-  // Cooldown countdown: re-render every second while one is running.
-  const unlockIn = position.pos?.unlock_at != null && now !== null
-    ? Math.ceil(Number(position.pos.unlock_at) - now)
-    : null;
+  // Cooldown countdown: re-render every second while one is running (never "ended" before a
+  // ledger read says so), and read the latest ledger every 3 s.
+  const unlockAt = position.pos?.unlock_at ?? null;
+  const cooling = unlockAt !== null && lastRead !== null && lastRead < Number(unlockAt);
+  const unlockIn = unlockAt === null || now === null || lastRead === null
+    ? null
+    : cooling
+    ? Math.max(1, Math.ceil(Number(unlockAt) - now))
+    : 0;
   useEffect(() => {
-    if (unlockIn === null || unlockIn <= 0) return;
+    if (!cooling) return;
     const t = setInterval(() => setTick((n) => n + 1), 1000);
-    return () => clearInterval(t);
-  }, [unlockIn !== null && unlockIn > 0, tick === 0]);
+    const read = setInterval(async () => {
+      const r = await reader();
+      const t = await r.chainTime();
+      if (t.value === null) return;
+      const own = r.clock.view();
+      setClock((c) => ({
+        anchor: own.anchor,
+        rate: own.rate ?? c?.rate ?? null,
+        secsPerLedger: own.secsPerLedger ?? c?.secsPerLedger ?? null,
+      }));
+    }, 3000);
+    return () => {
+      clearInterval(t);
+      clearInterval(read);
+    };
+  }, [cooling]);
 
   // Shares are priced with the unlocked capital: recent flash profit enters it gradually.
   const price = vaultSharePrice(state);
@@ -154,7 +176,7 @@ export default function VaultPanel(props: VaultPanelProps) {
     ? (cap > state.total_usdc ? cap - state.total_usdc : 0n)
     : null;
   const capUse = cap !== null && state ? ratio(state.total_usdc, cap) : null;
-  const free = withdrawable(position.pos, now);
+  const free = withdrawable(position.pos, lastRead);
   const parsed = parseAmount(amount);
   const depositIn = { amount: parsed, balance: position.usdcBalance, capLeft };
   const withdrawIn = {
