@@ -30,8 +30,14 @@ Deno.test("clockRate: the demo's 200 ms ledgers of 1 s each run 5× real time", 
 Deno.test("clockRate: unknown until the samples span enough ledgers and wall time", () => {
   const s = demoSamples(30);
   assert.equal(clockRate([s[0]]), null);
-  // 10 ledgers but only 2 s of wall time minus one step: too short.
-  assert.equal(clockRate([s[0], s[MIN_LEDGERS]]), null);
+  // One ledger short of MIN_LEDGERS.
+  assert.equal(clockRate([s[0], s[MIN_LEDGERS - 1]]), null);
+  assert.equal(clockRate([s[0], s[MIN_LEDGERS]]), 5);
+  // Enough ledgers, too little wall time (a burst of closes).
+  assert.equal(
+    clockRate([{ wall: 0, chain: 0, seq: 1 }, { wall: 1_500, chain: 50, seq: 51 }]),
+    null,
+  );
   // Enough wall time but fewer than MIN_LEDGERS ledgers (5 s ledgers, quantized close time).
   assert.equal(
     clockRate([{ wall: 0, chain: 0, seq: 1 }, { wall: 30_000, chain: 30, seq: 7 }]),
