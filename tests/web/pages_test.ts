@@ -140,7 +140,7 @@ Deno.test("web pages against a local node and the keeper", async (t) => {
     assert.match(table, /Settled flashes/);
     assert.match(
       byId(html, "keeper-attempts"),
-      /As seen by <strong>keeper-two<\/strong>, the keeper serving this page/,
+      /As seen by \| keeper-two \| , the keeper serving this page/,
     );
   });
 
@@ -158,7 +158,7 @@ Deno.test("web pages against a local node and the keeper", async (t) => {
     // The serving keeper's own attempts, said as its view.
     assert.match(
       byId(html, "attempts"),
-      /As seen by <strong>keeper-two<\/strong>, the keeper serving this page/,
+      /As seen by \| keeper-two \| , the keeper serving this page/,
     );
   });
 

@@ -86,7 +86,7 @@ export default function VaultPanel(props: VaultPanelProps) {
     },
   );
   const [maxNote, setMaxNote] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
+  const [, setTick] = useState(0);
   const [tab, setTab] = useState<"deposit" | "withdraw">("deposit");
   const [amount, setAmount] = useState("");
   const { state: ws, run, busy } = useWrite({ usdc: props.usdc });

@@ -15,6 +15,7 @@ import { type KeeperRecord, KEEPERS_PAGE } from "../../data/contract_reads.ts";
 import { DASH, formatCount, formatMs, formatTime, formatUsdc } from "../../data/format.ts";
 import { type AttemptSummary, attemptSummary } from "../../data/derive.ts";
 import { Addr, Notice, PageHead, Panel, Tile } from "../../components/ui.tsx";
+import { AttemptCounts } from "../../components/attempts.tsx";
 
 type SortKey =
   | "name"
@@ -275,15 +276,9 @@ export default function Keepers({ data }: PageProps<Data>) {
             <p id="keeper-attempts-self">
               A lost race or a failed attempt is refused before anything is lent, so it leaves
               nothing on chain: the registry counts only settled flashes. As seen by{" "}
-              <strong>{self.name ?? "this keeper"}</strong>, the keeper serving this page, its last
-              {" "}
-              {formatCount(self.summary.attempts)} attempts:{" "}
-              <span class="nowrap">{formatCount(self.summary.filled)} filled</span>,{" "}
-              <span class="nowrap" id="self-lost-races">
-                {formatCount(self.summary.lostRaces)} lost races
-              </span>,{" "}
-              <span class="nowrap">{formatCount(self.summary.failed)} failed</span>. Other keepers'
-              attempts are known only to them.
+              <strong>{self.name ?? "this keeper"}</strong>, the keeper serving this page:{" "}
+              <AttemptCounts summary={self.summary} />{" "}
+              Other keepers' attempts are known only to them.
             </p>
           )}
       </Panel>

@@ -20,6 +20,7 @@ import {
 } from "../../data/derive.ts";
 import { chainTimeOfLedger, chainTimeOfWall, type ClockView } from "../../data/clock.ts";
 import { Addr, Notice, PageHead, Panel, Tile, TxLink } from "../../components/ui.tsx";
+import { AttemptCounts } from "../../components/attempts.tsx";
 
 interface Data {
   rows: LiquidationRow[] | null;
@@ -182,11 +183,8 @@ export default function Liquidations({ data, state }: PageProps<Data>) {
               <p class="small muted" id="attempts-whose">
                 As seen by{" "}
                 {whose(self)}: other keepers' attempts that did not settle leave nothing on chain (a
-                lost race is refused at simulation, before anything is lent). Its last{" "}
-                {formatCount(self.summary.attempts)} attempts: {formatCount(self.summary.filled)}
-                {" "}
-                filled, {formatCount(self.summary.lostRaces)} lost races,{" "}
-                {formatCount(self.summary.failed)} failed.
+                lost race is refused at simulation, before anything is lent).{" "}
+                <AttemptCounts summary={self.summary} />
               </p>
               {data.attempts.length === 0
                 ? <p class="empty">None recorded by this keeper.</p>
