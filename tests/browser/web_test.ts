@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { startWebStack, type WebStack } from "@vigil/testing/web/stack";
 import { launchBrowser, VIEWPORTS, waitHydrated } from "@vigil/testing/browser/browser";
-import { formatAmount as fmt, UNIT as USDC_UNIT } from "@vigil/web/data/format";
+import { formatAmount as fmt, parseAmount, UNIT as USDC_UNIT } from "@vigil/web/data/format";
 
 const formatAmount = (v: bigint) => fmt(v, { decimals: 7 });
 
@@ -332,8 +332,9 @@ Deno.test("browser: writes through the development wallet", async (t) => {
   await page.waitForFunction(() =>
     document.querySelector("#pos-shares")?.textContent?.trim() === "0.0000000"
   );
-  const usdcOf = async (who: string) =>
-    BigInt(await s.node.view<bigint>(s.usdc, "balance", { id: who }));
+  // The wallet's USDC as the vault panel shows it ("100,000.0000000 USDC").
+  const shownUsdc = async () =>
+    parseAmount(((await page.textContent("#pos-usdc")) ?? "").replace(" USDC", ""))!;
 
   await t.step("before any deposit: Withdraw is off and says why; Max explains its 0", async () => {
     await page.click("#tab-withdraw");
@@ -347,7 +348,8 @@ Deno.test("browser: writes through the development wallet", async (t) => {
   await t.step(
     "deposit above the wallet's USDC: off before the click, with the balance",
     async () => {
-      const balance = await usdcOf(bob);
+      const balance = await shownUsdc();
+      assert.ok(balance > 0n);
       await page.fill("#amount", (balance / USDC_UNIT + 1n).toString());
       assert.equal(await page.isDisabled("#deposit-submit"), true);
       assert.match((await page.textContent("#form-block")) ?? "", /More than your wallet's/);
@@ -358,6 +360,7 @@ Deno.test("browser: writes through the development wallet", async (t) => {
   );
 
   await t.step("deposit: building → signing → submitted → confirmed; balance changes", async () => {
+    const before = await shownUsdc();
     await watchStages(page, "#vault-actions");
     await page.fill("#amount", "250");
     await page.click("#deposit-submit");
@@ -376,12 +379,13 @@ Deno.test("browser: writes through the development wallet", async (t) => {
     // The vault figures refreshed too: TVL 1,010 + 250.
     assert.equal((await page.textContent("#tvl-value"))?.trim(), "1,260.00 USDC");
     // And the keeper panel's "Your USDC", another island: every figure refreshes after a write.
-    const after = formatAmount(await usdcOf(bob));
+    const after = formatAmount(before - 250n * USDC_UNIT);
     await page.waitForFunction(
-      (want) => document.querySelector("#keeper-usdc")?.textContent?.trim() === `${want} USDC`,
+      (want) =>
+        document.querySelector("#keeper-usdc")?.textContent?.trim() === `${want} USDC` &&
+        document.querySelector("#pos-usdc")?.textContent?.trim() === `${want} USDC`,
       after,
     );
-    assert.equal((await page.textContent("#pos-usdc"))?.trim(), `${after} USDC`);
   });
 
   await t.step("withdraw inside the cooldown: off before the click, chain time left", async () => {
@@ -390,7 +394,7 @@ Deno.test("browser: writes through the development wallet", async (t) => {
     assert.equal(await page.isDisabled("#withdraw-submit"), true);
     assert.match(
       (await page.textContent("#form-block")) ?? "",
-      /in their withdraw cooldown: \d+m \d\ds of chain time.* left/,
+      /in their withdraw cooldown: \d+[hm] \d\d[ms] of chain time.* left/,
     );
     assert.match((await page.textContent("#pos-cooldown")) ?? "", /of chain time.* left/);
     await page.click("#amount-max");
