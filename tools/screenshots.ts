@@ -1,6 +1,6 @@
 /**
  * `deno task screenshots [-- --out DIR]`: starts a local node with the vault, registry and the
- * keeper (pages mounted), seeds about three weeks of history (deposits, a withdrawal, settled
+ * keeper (pages mounted), seeds about a day of history (deposits, a withdrawal, settled
  * flash liquidations by two keepers), then closes ledgers the way the demo does (many 1 s ledgers
  * in little wall time, so the pages say the chain clock runs faster than real time), and saves a
  * full-page screenshot of every route at desktop and phone width — plus the 404 page, the vault
@@ -32,15 +32,17 @@ await using s = target ? null : await seeded();
 const base = target?.replace(/\/+$/, "") ?? s!.url;
 const address = arg("address") ?? (s ? s.accounts.alice.publicKey() : null);
 
-/** The stack with three weeks of history, then fast 1 s ledgers like the demo's. */
+/** The stack with a day of history, then fast 1 s ledgers like the demo's. */
 async function seeded(): Promise<WebStack> {
   const s = await startWebStack({ apiDown: true });
   const { node, vault, registry, accounts } = s;
   const k1 = accounts.keeper1.publicKey(), k2 = accounts.keeper2.publicKey();
   const bob = accounts.bob.publicKey(), alice = accounts.alice.publicKey();
-  const DAY = 86_400;
+  // The node closes one 1 s ledger per second advanced, and its RPC keeps 120,960 ledgers (33.6 h):
+  // the history stays inside that window, else the pages rightly say it is not retained.
+  const HOUR = 3_600;
 
-  // Three weeks of activity: deposits, flash fills with profit, a withdrawal, two keepers.
+  // A day of activity: deposits, flash fills with profit, a withdrawal, two keepers.
   await node.invoke(vault, "deposit", { depositor: bob, amount: 2_500n * USDC }, { source: bob });
   // keeper2 is the stack's own keeper ("keeper-two"): it registers itself before its API is up.
   // (get_keeper traps with NotRegistered otherwise.)
@@ -54,7 +56,7 @@ async function seeded(): Promise<WebStack> {
     [k2, 1500n, 1540n, 2600n],
   ];
   for (const [i, [keeper, lent, back, rt]] of fills.entries()) {
-    await node.advanceTime(3 * DAY + 3600 * i);
+    await node.advanceTime(4 * HOUR + 600 * i);
     // One flash: lent and repaid with the profit in the same transaction (the scripted executor
     // stands in for the liquidator, as in the stack's seed).
     await node.invoke(vault, "flash", {
@@ -71,7 +73,7 @@ async function seeded(): Promise<WebStack> {
     }
   }
   await node.closeLedgers(1);
-  s.log("screenshot run: seeded three weeks of vault history");
+  s.log("screenshot run: seeded a day of vault history");
   // Alice's fresh deposit is inside its cooldown: the vault page's withdraw form says so.
   await node.invoke(vault, "deposit", { depositor: alice, amount: 100n * USDC }, { source: alice });
   // The pages read the chain once, then see ledgers of 1 s close fast, like the demo's.

@@ -172,6 +172,26 @@ function contractIdOf(c: unknown): string | null {
   return typeof f === "function" ? f.call(c) : null;
 }
 
+/**
+ * Whether a getEvents page leaves more to read: a full page, or a cursor short of the latest
+ * ledger (stellar-rpc scans a bounded ledger range per request — 10,000 ledgers — so a sparse
+ * stretch answers with few events and a cursor partway).
+ */
+export function moreToRead(
+  res: { events: unknown[]; cursor?: string; latestLedger?: number },
+  limit: number,
+): boolean {
+  if (res.events.length >= limit) return true;
+  const at = cursorLedger(res.cursor);
+  return at !== null && typeof res.latestLedger === "number" && at < res.latestLedger;
+}
+
+/** The ledger of a getEvents cursor ("<TOID>-<index>", TOID = ledger << 32 | …), or null. */
+export function cursorLedger(cursor: string | undefined): number | null {
+  const m = cursor ? /^(\d+)(?:-\d+)?$/.exec(cursor) : null;
+  return m ? Number(BigInt(m[1]) >> 32n) : null;
+}
+
 function where(e: ChainEvent, seq: number) {
   return { txHash: e.txHash, ledger: e.ledger, time: e.time, seq };
 }
@@ -279,7 +299,7 @@ export class ChainHistory {
       }
       for (const ev of res.events) this.add(ev);
       if (res.cursor) this.cursor = res.cursor;
-      if (res.events.length < PAGE) break;
+      if (!moreToRead(res, PAGE)) break;
     }
     await this.syncPools(server);
   }
@@ -302,7 +322,7 @@ export class ChainHistory {
         : await server.getEvents({ filters, startLedger: this.startLedger, limit: PAGE });
       for (const ev of res.events) this.addFill(ev);
       if (res.cursor) this.poolCursor = res.cursor;
-      if (res.events.length < PAGE) break;
+      if (!moreToRead(res, PAGE)) break;
     }
   }
 

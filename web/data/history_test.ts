@@ -428,3 +428,17 @@ Deno.test("attemptSummary counts a keeper's attempts by outcome; lost races word
   );
   assert.match(outcomeText("lost_race"), /lost the race \(another keeper filled first/);
 });
+
+Deno.test("history keeps reading past a sparse stretch: the RPC scans 10,000 ledgers a request", async () => {
+  const { cursorLedger, moreToRead } = await import("./history.ts");
+  const at = (ledger: number) =>
+    `${(BigInt(ledger) << 32n | 0xfffff_fffn).toString().padStart(19, "0")}-4294967295`;
+  assert.equal(cursorLedger(at(12_345)), 12_345);
+  assert.equal(cursorLedger("nonsense"), null);
+  // A scan that ended partway with no events: read on.
+  assert.equal(moreToRead({ events: [], cursor: at(10_000), latestLedger: 50_000 }, 1000), true);
+  // At the latest ledger with a short page: done.
+  assert.equal(moreToRead({ events: [1], cursor: at(50_000), latestLedger: 50_000 }, 1000), false);
+  // A full page: read on whatever the cursor.
+  assert.equal(moreToRead({ events: new Array(1000), cursor: "x" }, 1000), true);
+});
