@@ -9,7 +9,6 @@ import type { FlashPolicy, VaultConfig, VaultState } from "@vigil/contracts/clie
 import type { Pending } from "../data/contract_reads.ts";
 import { formatBps, formatDuration, formatTime, formatUsdc, shortAddress } from "../data/format.ts";
 import { Notice, Panel } from "./ui.tsx";
-import { chainDuration } from "../data/forms.ts";
 import { rateIsNotable } from "../data/clock.ts";
 
 /**
@@ -20,7 +19,10 @@ export function fromNow(at: bigint, chainNow: number | null, rate: number | null
   if (chainNow === null) return "";
   const s = Number(at) - chainNow;
   if (s <= 0) return " (now)";
-  return ` (in ${rateIsNotable(rate) ? chainDuration(s, rate) : formatDuration(s)})`;
+  if (!rateIsNotable(rate)) return ` (in ${formatDuration(s)})`;
+  return ` (in ${formatDuration(s)} of chain time, about ${
+    formatDuration(Math.max(1, Math.ceil(s / rate)))
+  } real)`;
 }
 
 /** The locked-profit line: "x USDC of recent profit unlocking until …", or nothing when none. */
