@@ -12,10 +12,11 @@ export function AttemptCounts(props: { summary: AttemptSummary }) {
   if (a.attempts === 0) return <>It has recorded no attempt yet.</>;
   return (
     <>
-      Its last {formatCount(a.attempts)} attempts:{" "}
+      {a.attempts === 1 ? "Its last attempt" : `Its last ${formatCount(a.attempts)} attempts`}:{" "}
       <span class="nowrap">{formatCount(a.filled)} filled</span>,{" "}
-      <span class="nowrap">{formatCount(a.lostRaces)} lost races</span>,{" "}
-      <span class="nowrap">{formatCount(a.failed)} failed</span>.
+      <span class="nowrap" data-lost-races={a.lostRaces}>
+        {formatCount(a.lostRaces)} {a.lostRaces === 1 ? "lost race" : "lost races"}
+      </span>, <span class="nowrap">{formatCount(a.failed)} failed</span>.
     </>
   );
 }

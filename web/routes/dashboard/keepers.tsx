@@ -276,7 +276,7 @@ export default function Keepers({ data }: PageProps<Data>) {
             <p id="keeper-attempts-self">
               A lost race or a failed attempt is refused before anything is lent, so it leaves
               nothing on chain: the registry counts only settled flashes. As seen by{" "}
-              <strong>{self.name ?? "this keeper"}</strong>, the keeper serving this page:{" "}
+              <strong>{self.name ?? "this keeper"}</strong>, the keeper serving this page.{" "}
               <AttemptCounts summary={self.summary} />{" "}
               Other keepers' attempts are known only to them.
             </p>
