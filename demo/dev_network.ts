@@ -72,12 +72,13 @@ export interface DevNetworkOptions {
  * The demo's vault configuration: the profit of a flash enters the share price over 300 s of
  * ledger time (the testnet default is 24 h) — about a minute of wall time at the demo's 200 ms
  * ledgers, which advance the ledger clock 1 s each (≈ 5× wall time) — so the share price
- * visibly rises while the demo runs. Queued admin changes wait the least the vault allows:
- * the withdraw cooldown (3600 s) + 3600 s.
+ * visibly rises while the demo runs. The withdraw cooldown is 300 s of ledger time (about a
+ * minute of wall time), so a visitor can withdraw what they deposited within a couple of real
+ * minutes. Queued admin changes wait 7200 s (the vault requires ≥ the cooldown + 3600 s).
  */
 export const DEMO_VIGIL_CONFIG: VigilConfig = {
   profit_unlock_secs: 300n,
-  withdraw_cooldown: 3600n,
+  withdraw_cooldown: 300n,
   policy_delay: 7200n,
 };
 

@@ -18,6 +18,7 @@ import WalletButton from "./islands/WalletButton.tsx";
 import VaultPanel from "./islands/VaultPanel.tsx";
 import KeeperPanel from "./islands/KeeperPanel.tsx";
 import DepositorLookup from "./islands/DepositorLookup.tsx";
+import NavBar from "./islands/NavBar.tsx";
 
 /** Routes in match order (static paths before the `[address]` parameter). */
 export const ROUTES: Route<WebState>[] = [
@@ -39,4 +40,5 @@ export const ISLANDS: Island[] = [
   { name: "VaultPanel", component: VaultPanel, url: islandUrl("VaultPanel.tsx") },
   { name: "KeeperPanel", component: KeeperPanel, url: islandUrl("KeeperPanel.tsx") },
   { name: "DepositorLookup", component: DepositorLookup, url: islandUrl("DepositorLookup.tsx") },
+  { name: "NavBar", component: NavBar, url: islandUrl("NavBar.tsx") },
 ];

@@ -32,6 +32,7 @@ import { ChainHistory } from "./data/history.ts";
 import { setRpcServer } from "@vigil/soroban/client";
 import { bodyLimitGuard, nosniff } from "@vigil/util/http_guard";
 import App from "./routes/_app.tsx";
+import * as notFound from "./routes/_404.tsx";
 
 export { resolveWebConfig, WEB_VARIABLES, WebConfigError } from "./config.ts";
 export type { WebConfig, WebConfigInput } from "./config.ts";
@@ -126,32 +127,34 @@ export function createWebApp(opts: WebAppOptions = {}): Hono {
     : null;
   const now = opts.now ?? (() => Date.now());
 
-  const app = createSsrApp<WebState>({
-    routes: ROUTES,
-    islands: ISLANDS,
-    wrapper: App,
-    state: (c) => ({
-      config: pub,
-      chain,
-      history,
-      api: fixedApi ?? KeeperApi.forUrl(new URL(c.req.url).origin, opts.apiTimeoutMs),
-      now,
-    }),
-    islandBundle: opts.islands ?? getIslandBundle,
-    prebundle: opts.prebundle,
-    onIslandsError: (e) => (opts.error ?? console.error)(islandsUnavailableMessage(e)),
-    staticDir: new URL("./static/", import.meta.url),
-    stylesheet: "styles.css",
-    icon: { href: "/static/favicon.svg", type: "image/svg+xml" },
-    redirects: { "/favicon.ico": "/static/favicon.svg" },
-    pageConfig: pub,
-    configId: "vigil-config",
-    defaultTitle: "Vigil",
-    pageHeaders: { "content-security-policy": contentSecurityPolicy(pub) },
-    // Every chain read of a page shares one deadline: a hung RPC costs at most that.
-    wrap: (run) => withReadDeadline(readDeadlineMs, run),
-    middleware: [nosniff(), bodyLimitGuard()],
-  });
+  const ssr = (routes: typeof ROUTES, prebundle = opts.prebundle) =>
+    createSsrApp<WebState>({
+      routes,
+      islands: ISLANDS,
+      wrapper: App,
+      state: (c) => ({
+        config: pub,
+        chain,
+        history,
+        api: fixedApi ?? KeeperApi.forUrl(new URL(c.req.url).origin, opts.apiTimeoutMs),
+        now,
+      }),
+      islandBundle: opts.islands ?? getIslandBundle,
+      prebundle,
+      onIslandsError: (e) => (opts.error ?? console.error)(islandsUnavailableMessage(e)),
+      staticDir: new URL("./static/", import.meta.url),
+      stylesheet: "styles.css",
+      icon: { href: "/static/favicon.svg", type: "image/svg+xml" },
+      redirects: { "/favicon.ico": "/static/favicon.svg" },
+      pageConfig: pub,
+      configId: "vigil-config",
+      defaultTitle: "Vigil",
+      pageHeaders: { "content-security-policy": contentSecurityPolicy(pub) },
+      // Every chain read of a page shares one deadline: a hung RPC costs at most that.
+      wrap: (run) => withReadDeadline(readDeadlineMs, run),
+      middleware: [nosniff(), bodyLimitGuard()],
+    });
+  const app = ssr(ROUTES);
 
   if (devWallet) {
     mountDevWallet(app, {
@@ -161,6 +164,10 @@ export function createWebApp(opts: WebAppOptions = {}): Hono {
       listen: opts.listen!,
     });
   }
+  // Last: an unknown page gets the HTML 404 with the site's navigation (API paths keep JSON).
+  // Its own small app, so its catch-all sits behind every route above, the dev wallet's too.
+  const missing = ssr([{ path: "*", module: notFound }], false);
+  app.get("*", (c) => missing.fetch(c.req.raw));
   return app;
 }
 

@@ -31,6 +31,10 @@ export interface WebStack extends AsyncDisposable {
   registry: string;
   /** Dev accounts by name. */
   accounts: Record<string, Keypair>;
+  /** The vault's admin (the node's mocked-auth `invoke` can act as it). */
+  admin: string;
+  /** The scripted executor the vault's policy lists (seeded stacks only), for more flashes. */
+  executor: string | null;
   /** The keeper's server (API + pages). */
   url: string;
   /** Writes an info line into the keeper's log (it reaches /api/state and the SSE stream). */
@@ -121,6 +125,7 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       },
     });
 
+    let executor: string | null = null;
     if (opts.seed !== false) {
       const alice = accounts.alice.publicKey(), k1 = accounts.keeper1.publicKey();
       await node.invoke(vault, "deposit", { depositor: alice, amount: 1000n * USDC }, {
@@ -130,7 +135,7 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       await node.invoke(registry, "register", { operator: k1, name: "keeper-one" }, { source: k1 });
       // A settled liquidation: one flash of 200 USDC repaid with 10 USDC profit (the scripted
       // test executor stands in for the liquidator).
-      const executor = await deployFixture(node, "scripted_executor");
+      executor = await deployFixture(node, "scripted_executor");
       await allowExecutor(node, vault, admin, policy, executor);
       await node.advanceTime(30);
       await node.invoke(vault, "flash", {
@@ -227,6 +232,8 @@ export async function startWebStack(opts: WebStackOptions = {}): Promise<WebStac
       vault,
       registry,
       accounts,
+      admin,
+      executor,
       url,
       log: (msg) => log(msg),
       downUrl,

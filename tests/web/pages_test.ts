@@ -62,7 +62,7 @@ Deno.test("web pages against a local node and the keeper", async (t) => {
     // 1000 deposited + 10 profit from the seeded liquidation, half of it still unlocking: the
     // share price is the unlocked capital per share (the ledger clock moves a few seconds
     // while the test runs, unlocking a little more).
-    assert.equal(tile(html, "tvl"), "1,010 USDC");
+    assert.equal(tile(html, "tvl"), "1,010.00 USDC");
     const price = num(tile(html, "share-price"));
     assert.ok(price >= 1.005 && price < 1.006, `share price ${price}`);
     assert.match(byId(html, "share-price"), /USDC of profit unlocking/);
@@ -135,16 +135,31 @@ Deno.test("web pages against a local node and the keeper", async (t) => {
     // keeper-one (seeded) and keeper-two (the stack's real keeper registers itself at start-up).
     assert.match(table, /keeper-two/);
     assert.equal(tile(html, "registered"), "2");
+    // No success rate that cannot fall; attempts said as the serving keeper's view.
+    assert.doesNotMatch(html, /Success rate|success rate/);
+    assert.match(table, /Settled flashes/);
+    assert.match(
+      byId(html, "keeper-attempts"),
+      /As seen by \| keeper-two \| , the keeper serving this page/,
+    );
   });
 
   await t.step("/dashboard/liquidations shows the on-chain record", async () => {
     const html = await page(s.url, "/dashboard/liquidations");
     const table = byId(html, "liquidations-table");
-    assert.match(table, /200\.0000000 USDC/);
-    assert.match(table, /210\.0000000 USDC/);
-    assert.match(table, /10\.0000000 USDC/);
+    // Display figures: 2 decimals (web/data/format.ts, the decimal policy).
+    assert.match(table, /200\.00 USDC/);
+    assert.match(table, /210\.00 USDC/);
+    assert.match(table, /10\.00 USDC/);
     assert.match(table, /1\.50 s/);
+    assert.match(table, /Flash loan/);
+    assert.doesNotMatch(table, /Drew/);
     assert.equal(tile(html, "fills"), "1");
+    // The serving keeper's own attempts, said as its view.
+    assert.match(
+      byId(html, "attempts"),
+      /As seen by \| keeper-two \| , the keeper serving this page/,
+    );
   });
 
   await t.step("/dashboard/[address]: position, history, value chart", async () => {
@@ -156,7 +171,7 @@ Deno.test("web pages against a local node and the keeper", async (t) => {
     assert.equal(tile(html, "dep-net"), "1,000.00 USDC");
     const hist = byId(html, "depositor-history");
     assert.match(hist, /Deposit/);
-    assert.match(hist, /1,000\.0000000 USDC/);
+    assert.match(hist, /1,000\.00 USDC/);
     assert.match(html, /class="series"/);
   });
 
@@ -173,11 +188,11 @@ Deno.test("web pages against a local node and the keeper", async (t) => {
 
   await t.step("keeper API down: its figures are em-dashes, chain figures remain", async () => {
     const home = await page(s.downUrl!, "/");
-    assert.equal(tile(home, "tvl"), "1,010 USDC");
+    assert.equal(tile(home, "tvl"), "1,010.00 USDC");
     assert.match(byId(home, "monitor"), new RegExp(DASH));
     assert.match(byId(home, "live-log-status"), /unreachable/);
     const liq = await page(s.downUrl!, "/dashboard/liquidations");
-    assert.match(byId(liq, "liquidations-table"), /210\.0000000 USDC/);
+    assert.match(byId(liq, "liquidations-table"), /210\.00 USDC/);
     assert.match(
       byId(liq, "attempts"),
       new RegExp(`${DASH} \\(the keeper API is not reachable\\)`),

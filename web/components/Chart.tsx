@@ -75,7 +75,8 @@ function ChartSvg(
 ) {
   const { pts, W, H } = props;
   const narrow = props.variant === "narrow";
-  const padL = narrow ? 58 : 64, padR = narrow ? 8 : 14, padT = 12, padB = 26;
+  // Room for the HTML labels at the smallest width each variant shows at (12 px, ~8 digits).
+  const padL = narrow ? 72 : 84, padR = narrow ? 8 : 14, padT = 12, padB = 26;
   let min = Math.min(...pts.map((p) => p.v)), max = Math.max(...pts.map((p) => p.v));
   if (max === min) {
     const d = Math.abs(max) * 0.005 || 1;
@@ -104,9 +105,68 @@ function ChartSvg(
   const spanMs = t1 - t0;
   const xFmt = (t: number) => spanMs < 2 * 86_400_000 ? formatTime(t).slice(11, 16) : formatDay(t);
   const first = pts[0], last = pts[pts.length - 1];
+  // Axis labels are HTML laid over the SVG at the same proportional positions: the SVG scales
+  // with its box, so labels drawn inside it shrank to about 9 px on a phone; these keep the
+  // stylesheet's size (at least 12 px) at any width.
+  const pct = (v: number, of: number) => `${((v / of) * 100).toFixed(2)}%`;
+  const yLabels = ticks.filter((v) => v >= lo && v <= hi);
+  return (
+    <div class={`chart-box chart-${props.variant}`}>
+      {yLabels.map((v) => (
+        <span
+          key={`yl${v}`}
+          class="axis-label y"
+          style={{ top: pct(y(v), H), right: pct(W - padL + 6, W) }}
+        >
+          {props.format(v)}
+        </span>
+      ))}
+      {xTicks.map((t, i) => (
+        <span
+          key={`xl${i}`}
+          class={`axis-label x ${i === 0 ? "start" : i === xTickCount - 1 ? "end" : "mid"}`}
+          style={i === xTickCount - 1 ? { right: pct(W - x(t), W) } : { left: pct(x(t), W) }}
+        >
+          {xFmt(t)}
+        </span>
+      ))}
+      <ChartBody
+        {...props}
+        d={d}
+        area={area}
+        x={x}
+        y={y}
+        yLabels={yLabels}
+        padL={padL}
+        padR={padR}
+        first={first}
+        last={last}
+      />
+    </div>
+  );
+}
+
+function ChartBody(
+  props: LineChartProps & {
+    pts: ChartPoint[];
+    variant: "wide" | "narrow";
+    W: number;
+    H: number;
+    d: string;
+    area: string;
+    x: (t: number) => number;
+    y: (v: number) => number;
+    yLabels: number[];
+    padL: number;
+    padR: number;
+    first: ChartPoint;
+    last: ChartPoint;
+  },
+) {
+  const { pts, W, H, d, area, x, y, first, last, padL, padR } = props;
   return (
     <svg
-      class={`chart chart-${props.variant}`}
+      class="chart"
       viewBox={`0 0 ${W} ${H}`}
       role="img"
       aria-label={`${props.label}: from ${props.format(first.v)} (${formatTime(first.t)}) to ${
@@ -119,24 +179,8 @@ function ChartSvg(
           <stop offset="100%" stop-color="#3dd6b5" stop-opacity="0" />
         </linearGradient>
       </defs>
-      {ticks.filter((v) => v >= lo && v <= hi).map((v) => (
-        <g key={`y${v}`}>
-          <line class="grid-line" x1={padL} x2={W - padR} y1={y(v)} y2={y(v)} />
-          <text class="axis-label" x={padL - 6} y={y(v) + 4} text-anchor="end">
-            {props.format(v)}
-          </text>
-        </g>
-      ))}
-      {xTicks.map((t, i) => (
-        <text
-          key={`x${i}`}
-          class="axis-label"
-          x={x(t)}
-          y={H - 8}
-          text-anchor={i === 0 ? "start" : i === xTickCount - 1 ? "end" : "middle"}
-        >
-          {xFmt(t)}
-        </text>
+      {props.yLabels.map((v) => (
+        <line key={`y${v}`} class="grid-line" x1={padL} x2={W - padR} y1={y(v)} y2={y(v)} />
       ))}
       <path class="area" d={area} fill={`url(#chart-fill-${props.variant})`} />
       <path class="series" d={d} data-points={pts.length} />

@@ -6,11 +6,14 @@
  */
 import type { ComponentChildren } from "preact";
 import type { PublicConfig } from "../data/config.ts";
-import { DASH } from "../data/format.ts";
+import { DASH, formatTime } from "../data/format.ts";
+import { chainAt, type ClockView, formatRate, rateIsNotable } from "../data/clock.ts";
 import { redactUrl } from "@vigil/util/url_redact";
 import WalletButton from "../islands/WalletButton.tsx";
+import NavBar from "../islands/NavBar.tsx";
 
-const NAV: [string, string][] = [
+/** The site's tabs (the 404 page shows them too). */
+export const NAV: [string, string][] = [
   ["/", "Overview"],
   ["/vault", "Vault"],
   ["/dashboard", "Dashboard"],
@@ -53,8 +56,38 @@ export function Logo() {
   );
 }
 
+/**
+ * The one line that tells the reader this chain's clock does not run at real time (the demo's
+ * runs about 5×): every time on the pages is a chain time. Nothing when the rate is near 1 or
+ * not measured yet.
+ */
+export function ClockNote(props: { clock: ClockView | null; nowWall: number }) {
+  const v = props.clock;
+  if (!v || !rateIsNotable(v.rate)) return null;
+  const now = chainAt(v, props.nowWall);
+  return (
+    <p class="clock-note" id="chain-clock" data-rate={v.rate.toFixed(2)}>
+      This network's chain clock runs{" "}
+      <strong>{formatRate(v.rate)} real time</strong>. Every time and countdown on these pages is
+      chain time{now !== null && (
+        <>
+          {" "}(now <span class="nowrap">{formatTime(now, true)}</span> on the chain)
+        </>
+      )}.
+    </p>
+  );
+}
+
 /** The app layout around every page. */
-export function Layout(props: { config: PublicConfig; path: string; children: ComponentChildren }) {
+export function Layout(
+  props: {
+    config: PublicConfig;
+    path: string;
+    children: ComponentChildren;
+    clock?: ClockView | null;
+    nowWall?: number;
+  },
+) {
   const c = props.config;
   return (
     <>
@@ -64,17 +97,10 @@ export function Layout(props: { config: PublicConfig; path: string; children: Co
             <Logo />
             <span>Vigil</span>
           </a>
-          <nav class="nav" aria-label="Main">
-            {NAV.map(([href, label]) => (
-              <a
-                key={href}
-                href={href}
-                aria-current={current(props.path, href) ? "page" : undefined}
-              >
-                {label}
-              </a>
-            ))}
-          </nav>
+          <NavBar
+            items={NAV}
+            current={NAV.find(([href]) => current(props.path, href))?.[0] ?? null}
+          />
           <div class="header-right">
             <span
               class={`badge ${c.network.local ? "local" : ""}`}
@@ -88,7 +114,10 @@ export function Layout(props: { config: PublicConfig; path: string; children: Co
           </div>
         </div>
       </header>
-      <main>{props.children}</main>
+      <main>
+        <ClockNote clock={props.clock ?? null} nowWall={props.nowWall ?? Date.now()} />
+        {props.children}
+      </main>
       <footer class="site-footer">
         <div class="footer-inner">
           <span>

@@ -9,17 +9,25 @@ import type { FlashPolicy, VaultConfig, VaultState } from "@vigil/contracts/clie
 import type { Pending } from "../data/contract_reads.ts";
 import { formatBps, formatDuration, formatTime, formatUsdc, shortAddress } from "../data/format.ts";
 import { Notice, Panel } from "./ui.tsx";
+import { rateIsNotable } from "../data/clock.ts";
 
-/** "in 4m 10s" / "now" for a ledger time (Unix seconds) against the chain's clock. */
-function fromNow(at: bigint, chainNow: number | null): string {
+/**
+ * " (in 4m 10s)" / " (now)" for a ledger time (Unix seconds) against the chain's clock; when that
+ * clock runs at another rate than real time (`rate`), the real time too.
+ */
+export function fromNow(at: bigint, chainNow: number | null, rate: number | null = null): string {
   if (chainNow === null) return "";
   const s = Number(at) - chainNow;
-  return s > 0 ? ` (in ${formatDuration(s)})` : " (now)";
+  if (s <= 0) return " (now)";
+  if (!rateIsNotable(rate)) return ` (in ${formatDuration(s)})`;
+  return ` (in ${formatDuration(s)} of chain time, about ${
+    formatDuration(Math.max(1, Math.ceil(s / rate)))
+  } real)`;
 }
 
 /** The locked-profit line: "x USDC of recent profit unlocking until …", or nothing when none. */
 export function ProfitUnlockNotice(
-  props: { state: VaultState | null; chainNow: number | null; id?: string },
+  props: { state: VaultState | null; chainNow: number | null; rate?: number | null; id?: string },
 ) {
   const s = props.state;
   if (!s || s.locked_profit <= 0n) return null;
@@ -27,8 +35,8 @@ export function ProfitUnlockNotice(
     <Notice kind="info" id={props.id ?? "profit-unlock"}>
       {formatUsdc(s.locked_profit)} of recent profit unlocking until{" "}
       {formatTime(Number(s.unlock_end) * 1000, true)}
-      {fromNow(s.unlock_end, props.chainNow)}: it enters the share price gradually, so a deposit
-      made now does not buy into it.
+      {fromNow(s.unlock_end, props.chainNow, props.rate)}: it enters the share price gradually, so a
+      deposit made now does not buy into it.
     </Notice>
   );
 }
@@ -93,6 +101,8 @@ export interface PendingChangesProps {
   pendingConfig: Pending<VaultConfig> | null;
   /** Chain time (Unix seconds), or null. */
   chainNow: number | null;
+  /** The chain clock's rate against real time, when measured. */
+  rate?: number | null;
   /** The pending views could not be read. */
   error: string | null;
 }
@@ -121,7 +131,7 @@ export function PendingChanges(props: PendingChangesProps) {
               <Notice id="pending-policy">
                 The admin queued a new flash policy: it applies at{" "}
                 {formatTime(Number(pp.applies_at) * 1000, true)}
-                {fromNow(pp.applies_at, props.chainNow)}. Changes:{" "}
+                {fromNow(pp.applies_at, props.chainNow, props.rate)}. Changes:{" "}
                 {policyChanges(props.policy, pp.value).join("; ")}.
               </Notice>
             )}
@@ -129,7 +139,7 @@ export function PendingChanges(props: PendingChangesProps) {
               <Notice id="pending-config">
                 The admin queued a new configuration: it applies at{" "}
                 {formatTime(Number(pc.applies_at) * 1000, true)}
-                {fromNow(pc.applies_at, props.chainNow)}. Changes:{" "}
+                {fromNow(pc.applies_at, props.chainNow, props.rate)}. Changes:{" "}
                 {configChanges(props.config, pc.value).join("; ")}.
               </Notice>
             )}

@@ -6,6 +6,7 @@
  * @module
  */
 import { useState } from "preact/hooks";
+import { signal } from "@preact/signals";
 import type { AutoRestore, StageInfo, WriteStage } from "@vigil/soroban/client";
 import { plainError } from "../data/errors.ts";
 import { shortHash } from "../data/format.ts";
@@ -46,6 +47,12 @@ const IDLE: WriteState = {
   autoRestore: null,
 };
 
+/**
+ * Counts the writes confirmed on this page, shared by every island: each island that shows a
+ * figure a write can change (the wallet's USDC, shares, stake) reads again when it moves.
+ */
+export const writesConfirmed = signal(0);
+
 /** Runs writes one at a time and tracks their progress. */
 export function useWrite(ctx: { usdc?: string | null } = {}) {
   const [state, setState] = useState<WriteState>(IDLE);
@@ -65,6 +72,7 @@ export function useWrite(ctx: { usdc?: string | null } = {}) {
         }))
       );
       setState((s) => ({ ...s, status: "done", stage: "confirmed", message: describe(v) }));
+      writesConfirmed.value++;
       return v;
     } catch (e) {
       const error = plainError(e, ctx);

@@ -32,7 +32,20 @@ import {
   type RegistryFunctions,
 } from "@vigil/contracts/clients/registry";
 import { MAX_KEEPERS_PAGE } from "@vigil/contracts/registry/spec";
+import {
+  Account,
+  Address,
+  BASE_FEE,
+  Contract,
+  rpc,
+  scValToNative,
+  TransactionBuilder,
+} from "@stellar/stellar-sdk";
 import { toBigInt } from "./format.ts";
+import { ChainClock } from "./clock.ts";
+
+/** Any valid account: a read-only simulation needs a source, never its signature or balance. */
+const READ_SOURCE = "GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF";
 
 /** A queued change (`PendingFlashPolicy` / `PendingConfig`): in force from `applies_at`. */
 export interface Pending<T> {
@@ -138,6 +151,8 @@ export function depositorPosition(
 export class ChainReader {
   readonly #vault: Calls<VaultFunctions>;
   readonly #registry: Calls<RegistryFunctions>;
+  /** Every {@link chainTime} reading: the chain clock's rate against this machine's. */
+  readonly clock: ChainClock = new ChainClock();
 
   constructor(
     readonly net: NetworkInfo,
@@ -284,23 +299,37 @@ export class ChainReader {
     );
   }
 
-  /** USDC `balance(id)` of the token contract (SEP-41), in units. */
+  /**
+   * USDC `balance(id)` of the token contract (SEP-41), in units. Built by hand rather than from
+   * the contract's spec: a Stellar Asset Contract (USDC is one) has no Wasm to read a spec from,
+   * so the spec-driven read failed and "Your USDC" showed "—".
+   */
   tokenBalance(token: string, address: string): Promise<Read<bigint>> {
-    return read(
-      simulateView<unknown>(this.net, token, "balance", [address]).then((v) => {
-        const b = toBigInt(v);
-        if (b === null) throw new Error("bad token balance");
-        return b;
-      }),
-    );
+    return read((async () => {
+      const tx = new TransactionBuilder(new Account(READ_SOURCE, "0"), {
+        fee: BASE_FEE,
+        networkPassphrase: this.net.passphrase,
+      }).addOperation(new Contract(token).call("balance", new Address(address).toScVal()))
+        .setTimeout(0).build();
+      const sim = await rpcServer(this.net.rpcUrl).simulateTransaction(tx);
+      if (rpc.Api.isSimulationError(sim)) throw new Error(`token balance: ${sim.error}`);
+      const retval = (sim as rpc.Api.SimulateTransactionSuccessResponse).result?.retval;
+      const b = retval ? toBigInt(scValToNative(retval)) : null;
+      if (b === null) throw new Error("bad token balance");
+      return b;
+    })());
   }
 
-  /** The latest ledger's close time (Unix seconds): the clock cooldowns are measured on. */
+  /**
+   * The latest ledger's close time (Unix seconds): the clock cooldowns are measured on, and every
+   * time on the pages. Each reading is also a sample of {@link clock}.
+   */
   chainTime(): Promise<Read<number>> {
     return read(
       rpcServer(this.net.rpcUrl).getLatestLedger().then((l) => {
         const t = Number((l as { closeTime?: unknown }).closeTime);
         if (!Number.isFinite(t) || t <= 0) throw new Error("no close time");
+        this.clock.observe({ wall: Date.now(), chain: t, seq: l.sequence });
         return t;
       }),
     );

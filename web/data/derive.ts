@@ -7,7 +7,7 @@
  * @module
  */
 import type { ApiLiquidation, ApiPerformance } from "./api.ts";
-import type { ChainLiquidation, StatePoint } from "./history.ts";
+import type { ChainLiquidation, PoolFill, StatePoint } from "./history.ts";
 import type { PricePoint } from "./returns.ts";
 import { sharePrice } from "./format.ts";
 
@@ -61,30 +61,38 @@ export function withinDays(points: PricePoint[], days: number | null, nowMs: num
 
 /** A liquidation row for the tables. */
 export interface LiquidationRow extends ChainLiquidation {
-  /** The liquidated borrower, from the keeper API when it recorded this transaction. */
+  /**
+   * The liquidated borrower: from the pool's `fill_auction` event of the same transaction, else
+   * from the keeper API when it recorded this transaction.
+   */
   user: string | null;
-  /** The lending pool, from the keeper API when it recorded this transaction. */
+  /** The lending pool, from the same sources. */
   pool: string | null;
   keeperName: string | null;
 }
 
-/** On-chain liquidations (newest first), enriched by the keeper API's record of the same tx. */
+/**
+ * On-chain liquidations (newest first), with the borrower and pool from the pool's own event of
+ * the same transaction (`fillOf`), else from the keeper API's record of it.
+ */
 export function liquidationRows(
   chain: ChainLiquidation[],
   api: ApiLiquidation[] | null,
   names: Map<string, string>,
+  fillOf: (txHash: string) => PoolFill | null = () => null,
 ): LiquidationRow[] {
   const byTx = new Map<string, ApiLiquidation>();
   for (const l of api ?? []) if (l.tx_hash) byTx.set(l.tx_hash, l);
   return chain.map((c) => {
     const a = byTx.get(c.txHash);
+    const f = fillOf(c.txHash);
     return {
       ...c,
       // The keeper measured the response time it passed to return_proceeds; the chain's
       // record is authoritative, the API's only fills a gap.
       responseTimeMs: c.responseTimeMs ?? a?.response_time_ms ?? null,
-      user: a?.user ?? null,
-      pool: a?.pool ?? null,
+      user: f?.user ?? a?.user ?? null,
+      pool: f?.pool ?? a?.pool ?? null,
       keeperName: names.get(c.keeper) ?? a?.keeper_name ?? null,
     };
   });
@@ -103,4 +111,38 @@ export function liquidationSummary(rows: { profit: bigint; drew: bigint }[]) {
   const profit = rows.reduce((s, r) => s + r.profit, 0n);
   const largest = rows.reduce((m, r) => (r.drew > m ? r.drew : m), 0n);
   return { count: rows.length, profit, avgProfit: profit / BigInt(rows.length), largest };
+}
+
+/** One keeper's attempts by outcome, as that keeper recorded them (its API's history). */
+export interface AttemptSummary {
+  attempts: number;
+  filled: number;
+  lostRaces: number;
+  failed: number;
+}
+
+/** Counts a keeper's recorded attempts by outcome (`held` counts as filled, as the keeper does). */
+export function attemptSummary(list: readonly ApiLiquidation[]): AttemptSummary {
+  const out = { attempts: list.length, filled: 0, lostRaces: 0, failed: 0 };
+  for (const l of list) {
+    if (l.outcome === "filled" || l.outcome === "held") out.filled++;
+    else if (l.outcome === "lost_race") out.lostRaces++;
+    else out.failed++;
+  }
+  return out;
+}
+
+/** Plain words for a keeper's attempt outcome. */
+export function outcomeText(outcome: string | null): string {
+  switch (outcome) {
+    case "filled":
+    case "held":
+      return "filled";
+    case "lost_race":
+      return "lost the race (another keeper filled first; nothing was lent)";
+    case "failed":
+      return "failed (nothing was lent)";
+    default:
+      return outcome ?? "—";
+  }
 }

@@ -20,7 +20,7 @@ const BY_NAME: [RegExp, string][] = [
   [/Cooldown/i, "Your last deposit is still in its withdrawal cooldown. Try again when it ends."],
   [
     /InsufficientLiquidity|InsufficientIdle|NotEnoughLiquidity/i,
-    "The vault does not have enough idle capital right now (some is out with keepers). Try a smaller amount or wait for the keepers to return it.",
+    "The vault does not hold that much USDC right now. Try a smaller amount.",
   ],
   [/InsufficientShares|NoShares|NotEnoughShares/i, "You do not have that many shares."],
   [/ZeroShares/i, "This amount is too small to mint a single share."],
@@ -29,10 +29,12 @@ const BY_NAME: [RegExp, string][] = [
   [/InvalidAmount|ZeroAmount|NegativeAmount/i, "Enter an amount greater than zero."],
   [/AlreadyRegistered/i, "This account is already registered as a keeper."],
   [/NotRegistered/i, "This account is not a registered keeper."],
-  [/NoActiveDraw/i, "This keeper has no outstanding draw."],
+  // Retired with the two-step model (a flash lends and is repaid in one transaction); kept for
+  // an older registry's errors.
+  [/NoActiveDraw/i, "This keeper has nothing borrowed from the vault."],
   [
     /ActiveDraw|DrawOutstanding|OutstandingDraw/i,
-    "A keeper cannot deregister while it has capital drawn from the vault. Return the draw first.",
+    "A keeper cannot deregister while it has vault capital borrowed (an older registry's rule).",
   ],
   [
     /StakeBelowMinimum/i,
@@ -49,7 +51,10 @@ const BY_NAME: [RegExp, string][] = [
     /SwapBelowFloor/i,
     "A swap inside the liquidation returned less USDC than its floor (the pool oracle's value less the vault's slippage bound); nothing happened.",
   ],
-  [/DrawLimit|MaxDraw/i, "The draw exceeds the per-keeper limit."],
+  [
+    /DrawLimit|MaxDraw/i,
+    "This flash would borrow more than the vault lends in one flash (its per-flash limit).",
+  ],
   [/FlashNotRepaid/i, "The flash loan was not repaid in full; nothing happened."],
   [
     /ExecutorNotAllowed/i,

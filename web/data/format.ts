@@ -50,10 +50,27 @@ export function formatAmount(
   return (neg && !isZero ? "-" : "") + body;
 }
 
+/**
+ * The decimal policy for USDC on every page (one rule, so a figure reads the same everywhere):
+ * - {@link USDC_DISPLAY_DECIMALS} (2) for display figures — totals, tiles, limits, tables, charts;
+ * - {@link EXACT_DECIMALS} (7, every on-chain unit) where the exact unit matters — share counts,
+ *   the share price, and the amounts a person acts on: their own position, wallet balance and
+ *   stake, the forms, and what a write moved ({@link formatUsdcExact}).
+ * Both truncate toward zero: a figure is never overstated.
+ */
+export const USDC_DISPLAY_DECIMALS = 2;
+/** Decimal places where the exact unit matters (see {@link USDC_DISPLAY_DECIMALS}). */
+export const EXACT_DECIMALS = 7;
+
 /** Formats an amount with its unit: `"1,234.56 USDC"`, or the em-dash alone. */
-export function formatUsdc(units: Maybe<bigint>, decimals = 2): string {
+export function formatUsdc(units: Maybe<bigint>, decimals = USDC_DISPLAY_DECIMALS): string {
   const s = formatAmount(units, { decimals });
   return s === DASH ? DASH : `${s} USDC`;
+}
+
+/** An exact USDC amount (all 7 decimals): `"1,234.5600000 USDC"` (see the decimal policy). */
+export function formatUsdcExact(units: Maybe<bigint>): string {
+  return formatUsdc(units, EXACT_DECIMALS);
 }
 
 /** Formats an amount with all 7 decimals, trailing zeros trimmed (for exact figures). */

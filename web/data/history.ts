@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { type rpc, scValToNative } from "@stellar/stellar-sdk";
+import { nativeToScVal, type rpc, scValToNative } from "@stellar/stellar-sdk";
 import { type NetworkInfo, rpcServer } from "@vigil/soroban/client";
 import { toBigInt } from "./format.ts";
 import type { VaultState } from "@vigil/contracts/clients/vault";
@@ -49,6 +49,21 @@ export interface ChainLiquidation {
   ledger: number;
   time: number;
 }
+
+/**
+ * A lending pool's `fill_auction` of a liquidation auction (Blend v2: topics
+ * `[Symbol("fill_auction"), u32 auction_type, Address user]`, data `[filler, percent, …]`): it
+ * names the borrower a flash liquidated, for every keeper's fill.
+ */
+export interface PoolFill {
+  pool: string;
+  user: string;
+  filler: string | null;
+  txHash: string;
+}
+
+/** Blend's liquidation auction type (`AuctionType.Liquidation`). */
+const LIQUIDATION_AUCTION = 0;
 
 /** A deposit or withdrawal of one depositor. */
 export interface DepositorTx {
@@ -157,6 +172,26 @@ function contractIdOf(c: unknown): string | null {
   return typeof f === "function" ? f.call(c) : null;
 }
 
+/**
+ * Whether a getEvents page leaves more to read: a full page, or a cursor short of the latest
+ * ledger (stellar-rpc scans a bounded ledger range per request — 10,000 ledgers — so a sparse
+ * stretch answers with few events and a cursor partway).
+ */
+export function moreToRead(
+  res: { events: unknown[]; cursor?: string; latestLedger?: number },
+  limit: number,
+): boolean {
+  if (res.events.length >= limit) return true;
+  const at = cursorLedger(res.cursor);
+  return at !== null && typeof res.latestLedger === "number" && at < res.latestLedger;
+}
+
+/** The ledger of a getEvents cursor ("<TOID>-<index>", TOID = ledger << 32 | …), or null. */
+export function cursorLedger(cursor: string | undefined): number | null {
+  const m = cursor ? /^(\d+)(?:-\d+)?$/.exec(cursor) : null;
+  return m ? Number(BigInt(m[1]) >> 32n) : null;
+}
+
 function where(e: ChainEvent, seq: number) {
   return { txHash: e.txHash, ledger: e.ledger, time: e.time, seq };
 }
@@ -183,6 +218,10 @@ export class ChainHistory {
   fromLedger: number | null = null;
   /** Error of the last failed sync, or null. */
   lastError: string | null = null;
+  /** Liquidation fills of the watched pools by transaction hash (see {@link watchPools}). */
+  private fills = new Map<string, PoolFill>();
+  private pools: string[] = [];
+  private poolCursor: string | null = null;
 
   constructor(
     readonly net: NetworkInfo,
@@ -209,6 +248,23 @@ export class ChainHistory {
       this.syncing = null;
     });
     return this.syncing;
+  }
+
+  /**
+   * Also follow these lending pools' `fill_auction` events (the flash policy's pools), so every
+   * keeper's fill names its borrower. A changed set is read again from the retention start.
+   */
+  watchPools(pools: readonly string[]): void {
+    const next = [...new Set(pools)].sort();
+    if (next.join() === this.pools.join()) return;
+    this.pools = next;
+    this.poolCursor = null;
+    this.fills.clear();
+  }
+
+  /** The pool's liquidation fill in transaction `txHash`, when one was seen. */
+  poolFill(txHash: string): PoolFill | null {
+    return this.fills.get(txHash) ?? null;
   }
 
   private async oldestLedger(server: rpc.Server): Promise<number> {
@@ -243,8 +299,42 @@ export class ChainHistory {
       }
       for (const ev of res.events) this.add(ev);
       if (res.cursor) this.cursor = res.cursor;
-      if (res.events.length < PAGE) break;
+      if (!moreToRead(res, PAGE)) break;
     }
+    await this.syncPools(server);
+  }
+
+  private async syncPools(server: rpc.Server): Promise<void> {
+    if (this.pools.length === 0 || this.startLedger === null) return;
+    const fill = nativeToScVal("fill_auction", { type: "symbol" }).toXDR("base64");
+    const filters = [];
+    // stellar-rpc: at most 5 contract ids per filter and 5 filters.
+    for (let i = 0; i < this.pools.length && filters.length < 5; i += 5) {
+      filters.push({
+        type: "contract" as const,
+        contractIds: this.pools.slice(i, i + 5),
+        topics: [[fill, "*", "*"]],
+      });
+    }
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const res = this.poolCursor
+        ? await server.getEvents({ filters, cursor: this.poolCursor, limit: PAGE })
+        : await server.getEvents({ filters, startLedger: this.startLedger, limit: PAGE });
+      for (const ev of res.events) this.addFill(ev);
+      if (res.cursor) this.poolCursor = res.cursor;
+      if (!moreToRead(res, PAGE)) break;
+    }
+  }
+
+  private addFill(ev: rpc.Api.EventResponse) {
+    const pool = contractIdOf(ev.contractId);
+    const topics = ev.topic.map(decode);
+    const data = decode(ev.value);
+    const user = topics[2];
+    if (!pool || typeof user !== "string") return;
+    if (Number(topics[1]) !== LIQUIDATION_AUCTION) return;
+    const filler = Array.isArray(data) && typeof data[0] === "string" ? data[0] : null;
+    this.fills.set(ev.txHash, { pool, user, filler, txHash: ev.txHash });
   }
 
   private add(ev: rpc.Api.EventResponse) {

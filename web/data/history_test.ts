@@ -338,3 +338,107 @@ Deno.test("priceSeries prefers the chain, falls back to the keeper API, never in
   assert.equal(last7[0].price, 10_000_020n);
   assert.equal(withinDays(pts, null, 29 * day).length, 4);
 });
+
+Deno.test("every keeper's fill names its borrower: the pool's fill_auction of the same tx", async () => {
+  const { nativeToScVal, Keypair, StrKey } = await import("@stellar/stellar-sdk");
+  const { setRpcServer } = await import("@vigil/soroban/client");
+  const net = { rpcUrl: "http://127.0.0.1:9/pool-fills", passphrase: "x" };
+  const vault = StrKey.encodeContract(new Uint8Array(32).fill(1));
+  const pool = StrKey.encodeContract(new Uint8Array(32).fill(2));
+  const user = Keypair.random().publicKey(), filler = Keypair.random().publicKey();
+  const sym = (s: string) => nativeToScVal(s, { type: "symbol" });
+  const addr = (a: string) => nativeToScVal(a, { type: "address" });
+  const u32 = (n: number) => nativeToScVal(n, { type: "u32" });
+  const asked: unknown[] = [];
+  const poolEvents = [
+    // A liquidation fill (auction type 0) and a bad-debt auction fill (type 1) in another tx.
+    { topic: [sym("fill_auction"), u32(0), addr(user)], value: [filler, 100], txHash: "tx1" },
+    { topic: [sym("fill_auction"), u32(1), addr(user)], value: [filler, 100], txHash: "tx2" },
+  ].map((e, i) => ({
+    id: `000${i}`,
+    contractId: pool,
+    topic: e.topic,
+    value: nativeToScVal(e.value, { type: ["address", "u32"] }),
+    ledger: 10,
+    ledgerClosedAt: "2026-01-01T00:00:00Z",
+    txHash: e.txHash,
+  }));
+  setRpcServer(
+    net.rpcUrl,
+    {
+      getHealth: () => Promise.resolve({ oldestLedger: 5, latestLedger: 20 }),
+      getEvents: (req: { filters: { contractIds: string[]; topics?: string[][] }[] }) => {
+        asked.push(req.filters);
+        const forPool = req.filters[0].contractIds.includes(pool);
+        return Promise.resolve({ events: forPool ? poolEvents : [], cursor: "c" });
+      },
+    } as unknown as Parameters<typeof setRpcServer>[1],
+  );
+  const h = new ChainHistory(net, vault, null);
+  h.watchPools([pool]);
+  await h.sync();
+  assert.equal(h.lastError, null);
+  assert.deepEqual(h.poolFill("tx1"), { pool, user, filler, txHash: "tx1" });
+  assert.equal(h.poolFill("tx2"), null, "only liquidation auctions");
+  // One filter for the pools, on the fill_auction topic only.
+  const poolFilter = (asked[1] as { contractIds: string[]; topics: string[][] }[])[0];
+  assert.deepEqual(poolFilter.contractIds, [pool]);
+  assert.equal(poolFilter.topics[0][0], sym("fill_auction").toXDR("base64"));
+  // The rows take it for any keeper, before the keeper API's record.
+  const rows = liquidationRows(
+    [{
+      keeper: K,
+      drew: 1n,
+      proceeds: 2n,
+      profit: 1n,
+      loss: 0n,
+      executor: null,
+      responseTimeMs: null,
+      txHash: "tx1",
+      ledger: 10,
+      time: 0,
+    }],
+    null,
+    new Map(),
+    (tx) => h.poolFill(tx),
+  );
+  assert.equal(rows[0].user, user);
+  assert.equal(rows[0].pool, pool);
+});
+
+Deno.test("attemptSummary counts a keeper's attempts by outcome; lost races worded as races", async () => {
+  const { attemptSummary, outcomeText } = await import("./derive.ts");
+  const a = (outcome: string) => ({
+    outcome,
+    user: null,
+    pool: null,
+    drew: null,
+    proceeds: null,
+    profit: null,
+    response_time_ms: null,
+    tx_hash: null,
+    ledger: null,
+    time: null,
+    keeper: null,
+    keeper_name: null,
+  });
+  assert.deepEqual(
+    attemptSummary(["filled", "lost_race", "lost_race", "failed", "held"].map(a)),
+    { attempts: 5, filled: 2, lostRaces: 2, failed: 1 },
+  );
+  assert.match(outcomeText("lost_race"), /lost the race \(another keeper filled first/);
+});
+
+Deno.test("history keeps reading past a sparse stretch: the RPC scans 10,000 ledgers a request", async () => {
+  const { cursorLedger, moreToRead } = await import("./history.ts");
+  const at = (ledger: number) =>
+    `${(BigInt(ledger) << 32n | 0xfffff_fffn).toString().padStart(19, "0")}-4294967295`;
+  assert.equal(cursorLedger(at(12_345)), 12_345);
+  assert.equal(cursorLedger("nonsense"), null);
+  // A scan that ended partway with no events: read on.
+  assert.equal(moreToRead({ events: [], cursor: at(10_000), latestLedger: 50_000 }, 1000), true);
+  // At the latest ledger with a short page: done.
+  assert.equal(moreToRead({ events: [1], cursor: at(50_000), latestLedger: 50_000 }, 1000), false);
+  // A full page: read on whatever the cursor.
+  assert.equal(moreToRead({ events: new Array(1000), cursor: "x" }, 1000), true);
+});

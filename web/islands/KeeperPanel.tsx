@@ -1,7 +1,7 @@
 /**
  * Keeper registration on the vault page: register the connected wallet as a keeper (with a
- * name; the registry pulls exactly min_stake USDC) or deregister it (refused while a draw is
- * outstanding; the remaining stake is paid back). Signed by the connected wallet.
+ * name; the registry pulls exactly min_stake USDC) or deregister it (after a confirmation; the
+ * stake is paid back). Signed by the connected wallet.
  *
  * @module
  */
@@ -9,9 +9,9 @@ import { useEffect, useState } from "preact/hooks";
 import type { PublicConfig } from "../data/config.ts";
 import type { RegistryConfig } from "@vigil/contracts/clients/registry";
 import type { KeeperRecord } from "../data/contract_reads.ts";
-import { DASH, formatCount, formatMs, formatUsdc } from "../data/format.ts";
+import { DASH, formatCount, formatMs, formatUsdc, formatUsdcExact } from "../data/format.ts";
 import { signerFor, wallet } from "../wallet/wallet.ts";
-import { useWrite, WriteStatus } from "../components/write.tsx";
+import { useWrite, writesConfirmed, WriteStatus } from "../components/write.tsx";
 import { contractWrite, loadChainReader } from "../data/lazy_sdk.ts";
 
 /** Props rendered by the server. */
@@ -32,6 +32,8 @@ export default function KeeperPanel(props: KeeperPanelProps) {
   const [loaded, setLoaded] = useState(false);
   const [readError, setReadError] = useState<string | null>(null);
   const [name, setName] = useState("");
+  // Deregistering asks first: it ends the keeper's listing and pays its stake back.
+  const [confirming, setConfirming] = useState(false);
   const { state: ws, run, busy } = useWrite({ usdc: rc?.usdc_token });
 
   const load = async (address: string | null) => {
@@ -52,9 +54,11 @@ export default function KeeperPanel(props: KeeperPanelProps) {
     setLoaded(true);
   };
 
+  // Again after every write confirmed on the page (a deposit moves the wallet's USDC too).
+  const writes = writesConfirmed.value;
   useEffect(() => {
     load(w?.address ?? null);
-  }, [w?.address]);
+  }, [w?.address, writes]);
 
   const nameBytes = new TextEncoder().encode(name.trim()).length;
   const nameOk = nameBytes >= 1 && nameBytes <= MAX_NAME_BYTES;
@@ -68,17 +72,28 @@ export default function KeeperPanel(props: KeeperPanelProps) {
       () => `Registered "${name.trim()}" with a stake of ${formatUsdc(rc?.min_stake)}.`,
     );
     if (r) setName("");
-    await load(w.address);
+    if (!r) await load(w.address);
   };
 
   const deregister = async () => {
     if (!w || !config.registry) return;
-    await run(
+    setConfirming(false);
+    const r = await run(
       contractWrite<bigint>(config, config.registry, "deregister", [w.address], signerFor(w)),
-      (r) => `Deregistered; ${formatUsdc(r.value, 7)} of stake paid back.`,
+      (r) => `Deregistered; ${formatUsdcExact(r.value)} of stake paid back.`,
     );
-    await load(w.address);
+    if (r === null) await load(w.address);
   };
+
+  const registerBlock = !config.registry
+    ? "No registry contract is configured."
+    : short
+    ? `Registering stakes ${formatUsdcExact(rc?.min_stake)}; your wallet holds ${
+      formatUsdcExact(balance)
+    }.`
+    : !nameOk
+    ? "Enter a keeper name of 1 to 64 bytes."
+    : null;
 
   return (
     <section class="panel" id="keeper-panel">
@@ -100,26 +115,51 @@ export default function KeeperPanel(props: KeeperPanelProps) {
             <dt>Name</dt>
             <dd id="keeper-name">{keeper.name ?? DASH}</dd>
             <dt>Stake</dt>
-            <dd id="keeper-stake">{formatUsdc(keeper.stake, 7)}</dd>
-            <dt>Executions</dt>
+            <dd id="keeper-stake">{formatUsdcExact(keeper.stake)}</dd>
+            <dt>Settled flashes</dt>
             <dd>{formatCount(keeper.total_executions)}</dd>
-            <dt>Successful fills</dt>
+            <dt>Counted fills</dt>
             <dd>{formatCount(keeper.successful_fills)}</dd>
             <dt>Profit delivered</dt>
-            <dd>{formatUsdc(keeper.total_profit, 7)}</dd>
+            <dd>{formatUsdcExact(keeper.total_profit)}</dd>
             <dt>Avg response</dt>
             <dd>{formatMs(keeper.avg_response_time_ms)}</dd>
           </dl>
           <div style={{ marginTop: "12px" }}>
-            <button
-              type="button"
-              class="danger"
-              id="deregister-submit"
-              onClick={deregister}
-              disabled={busy}
-            >
-              {busy ? "Working…" : "Deregister and reclaim stake"}
-            </button>
+            {!confirming
+              ? (
+                <button
+                  type="button"
+                  class="danger"
+                  id="deregister-submit"
+                  onClick={() => setConfirming(true)}
+                  disabled={busy}
+                >
+                  {busy ? "Working…" : "Deregister and reclaim stake"}
+                </button>
+              )
+              : (
+                <div class="confirm" id="deregister-confirm-box" role="alertdialog">
+                  <p>
+                    Deregister{" "}
+                    <strong>{keeper.name ?? "this keeper"}</strong>? The registry pays back its
+                    stake of {formatUsdcExact(keeper.stake)}{" "}
+                    and stops listing it; its record (fills, profit) is removed. Registering again
+                    stakes {formatUsdcExact(rc?.min_stake)} anew.
+                  </p>
+                  <button type="button" class="danger" id="deregister-confirm" onClick={deregister}>
+                    Yes, deregister
+                  </button>{" "}
+                  <button
+                    type="button"
+                    class="secondary"
+                    id="deregister-cancel"
+                    onClick={() => setConfirming(false)}
+                  >
+                    Cancel
+                  </button>
+                </div>
+              )}
           </div>
         </div>
       )}
@@ -136,14 +176,22 @@ export default function KeeperPanel(props: KeeperPanelProps) {
               disabled={busy}
             />
             <div class="hint">
-              Your USDC: {formatUsdc(balance, 7)}
+              Your USDC: <span id="keeper-usdc">{formatUsdcExact(balance)}</span>
               {short && <span class="neg">· below the minimum stake</span>}
               {name !== "" && !nameOk && <span class="neg">· 1 to 64 bytes</span>}
             </div>
           </div>
-          <button type="submit" id="register-submit" disabled={busy || !nameOk || !config.registry}>
+          <button
+            type="submit"
+            id="register-submit"
+            disabled={busy || registerBlock !== null}
+            aria-describedby="register-block"
+          >
             {busy ? "Working…" : `Register (stakes ${formatUsdc(rc?.min_stake)})`}
           </button>
+          {registerBlock !== null && !busy && (name !== "" || short || !config.registry) && (
+            <p class="hint block-reason" id="register-block" role="status">{registerBlock}</p>
+          )}
         </form>
       )}
       <WriteStatus state={ws} explorer={config.explorerTx} id="keeper-write" />

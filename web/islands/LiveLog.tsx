@@ -3,10 +3,15 @@
  * current by the `/api/events` Server-Sent Events stream (resuming from the last id the
  * server rendered, so nothing is missed or shown twice).
  *
+ * Each line shows its time on the chain's clock, like every other time on the pages: the
+ * ledger the line names when it names one, else its wall time mapped through the measured
+ * clock rate (`web/data/clock.ts`), never later than the chain's current time.
+ *
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { formatTime } from "../data/format.ts";
+import { chainTimeOfLedger, chainTimeOfWall, type ClockView } from "../data/clock.ts";
 
 /** One line. */
 export interface LogLineProps {
@@ -22,19 +27,43 @@ export interface LiveLogProps {
   apiUrl: string;
   /** Whether the server could reach the API when rendering. */
   reachable: boolean;
+  /** The server's chain clock at render (its anchor's wall time is the server's clock). */
+  clock?: ClockView | null;
   max?: number;
 }
 
 type Status = "connecting" | "live" | "offline";
 
-const HEAD = /^(\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d)(?:\.\d+)?Z)\s+([A-Z]+)\s+/;
+const HEAD = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+([A-Z]+)\s+/;
+const LEDGER = /\bledger[=:]\s*"?(\d{1,10})\b/;
 
-/** Splits the keeper's human line "<ISO time> <LEVEL> <message>" into its parts. */
-export function splitLine(l: LogLineProps): { time: string; level: string | null; msg: string } {
+/**
+ * Splits the keeper's human line "<ISO time> <LEVEL> <message>" into its parts; `time` is the
+ * line's chain time ("HH:MM:SS" UTC) when `clock` is given and known, else its wall time.
+ */
+export function splitLine(
+  l: LogLineProps,
+  clock: ClockView | null = null,
+  nowWall: number = Date.now(),
+): { time: string; level: string | null; msg: string; chain: boolean } {
   const m = HEAD.exec(l.text);
-  if (m) return { time: m[2], level: m[3].toLowerCase(), msg: l.text.slice(m[0].length) };
-  const t = l.ts ? formatTime(l.ts, true).slice(11, 19) : "";
-  return { time: t, level: l.level, msg: l.text };
+  const wallIso = m ? m[1] : l.ts;
+  const level = m ? m[2].toLowerCase() : l.level;
+  const msg = m ? l.text.slice(m[0].length) : l.text;
+  const wall = wallIso ? Date.parse(wallIso) : NaN;
+  const ledger = LEDGER.exec(msg);
+  let chainMs: number | null = null;
+  if (clock) {
+    chainMs = ledger ? chainTimeOfLedger(clock, Number(ledger[1])) : null;
+    if (chainMs === null && !Number.isNaN(wall)) chainMs = chainTimeOfWall(clock, wall, nowWall);
+  }
+  const at = chainMs ?? (Number.isNaN(wall) ? null : wall);
+  return {
+    time: at === null ? "" : formatTime(at, true).slice(11, 19),
+    level,
+    msg,
+    chain: chainMs !== null,
+  };
 }
 
 const LABEL: Record<Status, string> = {
@@ -113,10 +142,12 @@ export default function LiveLog(props: LiveLogProps) {
         : (
           <ol class="log" ref={listRef} aria-live="polite">
             {lines.map((l, i) => {
-              const p = splitLine(l);
+              const p = splitLine(l, props.clock ?? null);
               return (
                 <li key={l.id ?? `n${i}`} class={p.level ? `lvl-${p.level}` : undefined}>
-                  <time>{p.time}</time>
+                  <time title={p.chain ? "chain time (UTC)" : "keeper's clock (UTC)"}>
+                    {p.time}
+                  </time>
                   {p.msg}
                 </li>
               );

@@ -1,7 +1,8 @@
 /**
  * The vault page's interactive part: the vault's figures (server-rendered, refreshed after
- * every write), the connected wallet's position (shares, value, withdrawable shares and the
- * cooldown remaining) and the deposit / withdraw forms. Writes are built, simulated and
+ * every write on the page), the connected wallet's position (shares, value, withdrawable shares
+ * and the cooldown remaining, in chain time) and the deposit / withdraw forms, which say before
+ * the click why they cannot be sent (`web/data/forms.ts`). Writes are built, simulated and
  * assembled here in the browser and signed by the connected wallet.
  *
  * @module
@@ -13,17 +14,25 @@ import type { DepositorPosition } from "../data/contract_reads.ts";
 import {
   DASH,
   formatAmount,
-  formatDuration,
   formatPercent,
   formatPrice,
   formatTime,
   formatUsdc,
+  formatUsdcExact,
   parseAmount,
   ratio,
   vaultSharePrice,
 } from "../data/format.ts";
 import { signerFor, wallet } from "../wallet/wallet.ts";
-import { useWrite, WriteStatus } from "../components/write.tsx";
+import { useWrite, writesConfirmed, WriteStatus } from "../components/write.tsx";
+import { chainAt, type ClockView } from "../data/clock.ts";
+import {
+  chainDuration,
+  depositBlock,
+  depositMax,
+  withdrawBlock,
+  withdrawMax,
+} from "../data/forms.ts";
 import { contractWrite, loadChainReader } from "../data/lazy_sdk.ts";
 import { Bar, Tile } from "../components/ui.tsx";
 
@@ -36,6 +45,8 @@ export interface VaultPanelProps {
   usdc: string | null;
   /** Chain time (Unix seconds) at render, or null. */
   chainNow: number | null;
+  /** The server's chain clock at render (its rate turns chain time into real time). */
+  clock?: ClockView | null;
 }
 
 interface Position {
@@ -66,17 +77,27 @@ export default function VaultPanel(props: VaultPanelProps) {
     error: null,
     loading: false,
   });
-  // Chain clock: last known close time and the browser time it was read at.
-  const [clock, setClock] = useState<{ chain: number; at: number } | null>(
-    props.chainNow === null ? null : { chain: props.chainNow, at: Date.now() },
+  // Chain clock: the latest ledger read (server's, then this page's own) and the measured rate.
+  const [clock, setClock] = useState<ClockView | null>(
+    props.clock?.anchor ? props.clock : props.chainNow === null ? null : {
+      anchor: { wall: Date.now(), chain: props.chainNow, seq: 0 },
+      rate: null,
+      secsPerLedger: null,
+    },
   );
-  const [tick, setTick] = useState(0);
+  const [maxNote, setMaxNote] = useState<string | null>(null);
+  const [, setTick] = useState(0);
   const [tab, setTab] = useState<"deposit" | "withdraw">("deposit");
   const [amount, setAmount] = useState("");
   const { state: ws, run, busy } = useWrite({ usdc: props.usdc });
   const w = wallet.value;
 
-  const now = clock ? clock.chain + (Date.now() - clock.at) / 1000 : null;
+  // Buttons go by the last ledger read (the chain decides); only the countdown's text runs on
+  // between reads, at the measured rate, and the cooldown is re-read while it runs.
+  const lastRead = clock?.anchor?.chain ?? null;
+  const chainMs = clock ? chainAt(clock, Date.now()) : null;
+  const now = chainMs === null ? null : chainMs / 1000;
+  const rate = clock?.rate ?? null;
 
   const refresh = async (address: string | null) => {
     if (!address) {
@@ -96,7 +117,14 @@ export default function VaultPanel(props: VaultPanelProps) {
         : Promise.resolve({ value: null, error: null }),
     ]);
     if (st.value) setState(st.value);
-    if (t.value !== null) setClock({ chain: t.value, at: Date.now() });
+    if (t.value !== null) {
+      const own = r.clock.view();
+      setClock((c) => ({
+        anchor: own.anchor,
+        rate: own.rate ?? c?.rate ?? null,
+        secsPerLedger: own.secsPerLedger ?? c?.secsPerLedger ?? null,
+      }));
+    }
     setPosition({
       pos: pos.value,
       usdcBalance: bal.value,
@@ -105,19 +133,40 @@ export default function VaultPanel(props: VaultPanelProps) {
     });
   };
 
+  // Again after every write confirmed on the page (a keeper's stake moves USDC too).
+  const writes = writesConfirmed.value;
   useEffect(() => {
     refresh(w?.address ?? null);
-  }, [w?.address]);
+  }, [w?.address, writes]);
 
-  // Cooldown countdown: re-render every second while one is running.
-  const unlockIn = position.pos?.unlock_at != null && now !== null
-    ? Number(position.pos.unlock_at) - now
-    : null;
+  // Cooldown countdown: re-render every second while one is running (never "ended" before a
+  // ledger read says so), and read the latest ledger every 3 s.
+  const unlockAt = position.pos?.unlock_at ?? null;
+  const cooling = unlockAt !== null && lastRead !== null && lastRead < Number(unlockAt);
+  const unlockIn = unlockAt === null || now === null || lastRead === null
+    ? null
+    : cooling
+    ? Math.max(1, Math.ceil(Number(unlockAt) - now))
+    : 0;
   useEffect(() => {
-    if (unlockIn === null || unlockIn <= 0) return;
+    if (!cooling) return;
     const t = setInterval(() => setTick((n) => n + 1), 1000);
-    return () => clearInterval(t);
-  }, [unlockIn !== null && unlockIn > 0, tick === 0]);
+    const read = setInterval(async () => {
+      const r = await reader();
+      const t = await r.chainTime();
+      if (t.value === null) return;
+      const own = r.clock.view();
+      setClock((c) => ({
+        anchor: own.anchor,
+        rate: own.rate ?? c?.rate ?? null,
+        secsPerLedger: own.secsPerLedger ?? c?.secsPerLedger ?? null,
+      }));
+    }, 3000);
+    return () => {
+      clearInterval(t);
+      clearInterval(read);
+    };
+  }, [cooling]);
 
   // Shares are priced with the unlocked capital: recent flash profit enters it gradually.
   const price = vaultSharePrice(state);
@@ -127,8 +176,16 @@ export default function VaultPanel(props: VaultPanelProps) {
     ? (cap > state.total_usdc ? cap - state.total_usdc : 0n)
     : null;
   const capUse = cap !== null && state ? ratio(state.total_usdc, cap) : null;
-  const free = withdrawable(position.pos, now);
+  const free = withdrawable(position.pos, lastRead);
   const parsed = parseAmount(amount);
+  const depositIn = { amount: parsed, balance: position.usdcBalance, capLeft };
+  const withdrawIn = {
+    amount: parsed,
+    shares: position.pos?.shares ?? null,
+    free,
+    unlockIn: null as number | null,
+    rate,
+  };
 
   const estimateOut =
     tab === "withdraw" && parsed !== null && state && unlocked !== null && state.total_shares > 0n
@@ -155,12 +212,37 @@ export default function VaultPanel(props: VaultPanelProps) {
       ok = await run(
         contractWrite<bigint>(config, config.vault, "withdraw", [w.address, parsed], signer),
         (r) =>
-          `Withdrew ${formatAmount(parsed, { decimals: 7 })} shares for ${formatUsdc(r.value, 7)}.`,
+          `Withdrew ${formatAmount(parsed, { decimals: 7 })} shares for ${
+            formatUsdcExact(r.value)
+          }.`,
       );
     }
     // Keep what the user typed when the write failed, so it can be corrected.
-    if (ok !== null) setAmount("");
-    await refresh(w.address);
+    if (ok !== null) {
+      setAmount("");
+      setMaxNote(null);
+    }
+    // A confirmed write refreshes every figure through `writesConfirmed`; a failed one here.
+    if (ok === null) await refresh(w.address);
+  };
+
+  withdrawIn.unlockIn = unlockIn;
+  const block = !w
+    ? "Connect a wallet (top right) first."
+    : !config.vault
+    ? "No vault contract is configured."
+    : position.loading && position.pos === null
+    ? "Reading your position…"
+    : amount !== "" && parsed === null
+    ? "Enter a number with at most 7 decimals."
+    : tab === "deposit"
+    ? depositBlock(depositIn)
+    : withdrawBlock(withdrawIn);
+  const fillMax = () => {
+    const m = tab === "deposit" ? depositMax(depositIn) : withdrawMax(withdrawIn);
+    if (!m) return;
+    setAmount(formatAmount(m.value, { decimals: 7, trim: true }).replace(/,/g, ""));
+    setMaxNote(m.note);
   };
 
   const pos = position.pos;
@@ -200,7 +282,7 @@ export default function VaultPanel(props: VaultPanelProps) {
           value={formatPercent(capUse)}
           sub={
             <>
-              {formatUsdc(state?.total_usdc, 0)} of {formatUsdc(cap, 0)}
+              {formatUsdc(state?.total_usdc)} of {formatUsdc(cap)}
               <Bar ratio={capUse} label="Deposit cap used" />
             </>
           }
@@ -228,7 +310,7 @@ export default function VaultPanel(props: VaultPanelProps) {
                   <dt>Shares</dt>
                   <dd id="pos-shares">{formatAmount(pos?.shares, { decimals: 7 })}</dd>
                   <dt>Value</dt>
-                  <dd id="pos-value">{formatUsdc(pos?.value, 7)}</dd>
+                  <dd id="pos-value">{formatUsdcExact(pos?.value)}</dd>
                   <dt>Withdrawable now</dt>
                   <dd id="pos-free">{formatAmount(free, { decimals: 7 })} shares</dd>
                   <dt>Cooldown</dt>
@@ -236,11 +318,11 @@ export default function VaultPanel(props: VaultPanelProps) {
                     {unlockIn === null
                       ? DASH
                       : unlockIn > 0
-                      ? `${formatDuration(unlockIn)} left`
+                      ? `${chainDuration(unlockIn, rate)} left`
                       : "ended"}
                   </dd>
                   <dt>Wallet USDC</dt>
-                  <dd id="pos-usdc">{formatUsdc(position.usdcBalance, 7)}</dd>
+                  <dd id="pos-usdc">{formatUsdcExact(position.usdcBalance)}</dd>
                 </dl>
               </>
             )}
@@ -256,6 +338,7 @@ export default function VaultPanel(props: VaultPanelProps) {
               onClick={() => {
                 setTab("deposit");
                 setAmount("");
+                setMaxNote(null);
               }}
             >
               Deposit
@@ -268,6 +351,7 @@ export default function VaultPanel(props: VaultPanelProps) {
               onClick={() => {
                 setTab("withdraw");
                 setAmount("");
+                setMaxNote(null);
               }}
             >
               Withdraw
@@ -285,26 +369,24 @@ export default function VaultPanel(props: VaultPanelProps) {
                   autoComplete="off"
                   placeholder="0.00"
                   value={amount}
-                  onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+                  onInput={(e) => {
+                    setAmount((e.target as HTMLInputElement).value);
+                    setMaxNote(null);
+                  }}
                   disabled={!w || busy}
                 />
                 <button
                   type="button"
                   class="secondary"
+                  id="amount-max"
                   disabled={!w || busy ||
                     (tab === "deposit" ? position.usdcBalance === null : free === null)}
-                  onClick={() => {
-                    const v = tab === "deposit" ? position.usdcBalance : free;
-                    if (v !== null) {
-                      setAmount(
-                        formatAmount(v, { decimals: 7, trim: true }).replace(/,/g, ""),
-                      );
-                    }
-                  }}
+                  onClick={fillMax}
                 >
                   Max
                 </button>
               </div>
+              {maxNote && <div class="hint" id="max-note">{maxNote}</div>}
               <div class="hint" id="amount-hint">
                 {amount !== "" && parsed === null
                   ? "Enter a number with at most 7 decimals."
@@ -322,7 +404,7 @@ export default function VaultPanel(props: VaultPanelProps) {
                   )
                   : (
                     <>
-                      {estimateOut !== null && <>≈ {formatUsdc(estimateOut, 7)} ·</>}
+                      {estimateOut !== null && <>≈ {formatUsdcExact(estimateOut)} ·</>}
                       Share price {formatPrice(price)}
                     </>
                   )}
@@ -331,18 +413,22 @@ export default function VaultPanel(props: VaultPanelProps) {
             <button
               type="submit"
               id={`${tab}-submit`}
-              disabled={!w || busy || parsed === null || parsed <= 0n || !config.vault}
+              disabled={busy || block !== null}
+              aria-describedby="form-block"
             >
               {busy ? "Working…" : tab === "deposit" ? "Deposit" : "Withdraw"}
             </button>
-            {!config.vault && <p class="notice error small">No vault contract is configured.</p>}
+            {block !== null && w && !busy && (
+              <p class="hint block-reason" id="form-block" role="status">{block}</p>
+            )}
           </form>
           <WriteStatus state={ws} explorer={config.explorerTx} id="vault-write" />
           <p class="hint">
             {tab === "deposit"
               ? (
                 <>
-                  New shares are locked for {formatDuration(vcfg?.withdraw_cooldown)}{" "}
+                  New shares are locked for{" "}
+                  {vcfg ? chainDuration(Number(vcfg.withdraw_cooldown), rate) : DASH}{" "}
                   (withdraw cooldown).
                 </>
               )

@@ -77,9 +77,10 @@ export default function Home({ data, state }: PageProps<Data>) {
       <section class="hero">
         <h1>Pooled liquidation capital for Stellar lending markets</h1>
         <p>
-          Depositors put USDC into one vault. Independent keepers stake USDC in a registry, draw
-          idle vault capital to fill liquidation auctions, and return it with the profit. Profit
-          raises the share price — no reward tokens, no emissions, no coordinator.
+          Depositors put USDC into one vault. Independent keepers stake USDC in a registry and
+          borrow the vault's USDC as a flash loan to fill liquidation auctions: the fill, the swap
+          and the repayment with profit happen in one transaction, or nothing happens. Profit raises
+          the share price — no reward tokens, no emissions, no coordinator.
         </p>
         <div class="cta">
           <a class="button" href="/vault">Deposit USDC</a>
@@ -93,7 +94,7 @@ export default function Home({ data, state }: PageProps<Data>) {
         </Notice>
       )}
       <div class="tiles six" id="live-state">
-        <Tile id="tvl" label="TVL" value={formatUsdc(s?.total_usdc, 0)} sub="vault total_usdc" />
+        <Tile id="tvl" label="TVL" value={formatUsdc(s?.total_usdc)} sub="USDC in the vault" />
         <Tile
           id="share-price"
           label="Share price"
@@ -151,6 +152,7 @@ export default function Home({ data, state }: PageProps<Data>) {
           <LiveLog
             apiUrl={state.config.apiUrl}
             reachable={data.api !== null}
+            clock={state.chain.clock.view()}
             initial={(data.api?.events ?? []).map((e) => ({
               id: e.id,
               ts: e.ts,

@@ -72,9 +72,12 @@ export default function Vault({ data, state }: PageProps<Data>) {
             Deposits earn only from realized liquidation profit, which enters the share price over
             {" "}
             {formatDuration(vc?.profit_unlock_secs)}. Deposit cap{" "}
-            {formatUsdc(vc?.deposit_cap, 0)}, withdraw cooldown{" "}
-            {formatDuration(vc?.withdraw_cooldown)}, at most{" "}
-            {formatUsdc(vc?.max_draw_per_keeper, 0)} per flash loan. Admin {data.admin === undefined
+            {formatUsdc(vc?.deposit_cap)}, withdraw cooldown {formatDuration(vc?.withdraw_cooldown)}
+            {" "}
+            (chain time), at most {formatUsdc(vc?.max_draw_per_keeper)}{" "}
+            per flash: a keeper borrows it and repays it with the profit in the same transaction, so
+            no capital is ever out of the vault between transactions. Admin{" "}
+            {data.admin === undefined
               ? "—"
               : data.admin === null
               ? "renounced (the rules can no longer change)"
@@ -88,13 +91,18 @@ export default function Vault({ data, state }: PageProps<Data>) {
           Some figures could not be read from the chain ({data.errors[0]}); they show “—”.
         </Notice>
       )}
-      <ProfitUnlockNotice state={data.state} chainNow={data.chainNow} />
+      <ProfitUnlockNotice
+        state={data.state}
+        chainNow={data.chainNow}
+        rate={state.chain.clock.view().rate}
+      />
       <VaultPanel
         config={state.config}
         state={data.state}
         vaultConfig={data.vaultConfig}
         usdc={data.registryConfig?.usdc_token ?? null}
         chainNow={data.chainNow}
+        clock={state.chain.clock.view()}
       />
       <div style={{ marginTop: "16px" }}>
         <PendingChanges
@@ -103,6 +111,7 @@ export default function Vault({ data, state }: PageProps<Data>) {
           config={data.vaultConfig}
           pendingConfig={data.pendingConfig}
           chainNow={data.chainNow}
+          rate={state.chain.clock.view().rate}
           error={data.pendingError}
         />
       </div>

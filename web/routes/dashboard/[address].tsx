@@ -154,8 +154,9 @@ export default function DepositorPage({ data, state }: PageProps<Data>) {
           id="dep-cooldown"
           label="Cooldown"
           value={unlockIn === null ? DASH : unlockIn > 0 ? formatDuration(unlockIn) : "ended"}
+          title="In chain time (see the line at the top when it runs faster than real time)"
           sub={p?.locked_shares && unlockIn !== null && unlockIn > 0
-            ? `${formatAmount(p.locked_shares, { decimals: 2 })} shares locked`
+            ? `${formatAmount(p.locked_shares, { decimals: 7 })} shares locked`
             : undefined}
         />
       </div>
@@ -178,7 +179,7 @@ export default function DepositorPage({ data, state }: PageProps<Data>) {
             <table class="data cards">
               <thead>
                 <tr>
-                  <th>Time</th>
+                  <th>Time (chain)</th>
                   <th>Type</th>
                   <th class="num">USDC</th>
                   <th class="num">Shares</th>
@@ -188,11 +189,11 @@ export default function DepositorPage({ data, state }: PageProps<Data>) {
               <tbody>
                 {data.history.map((h) => (
                   <tr key={`${h.txHash}${h.seq}`} data-kind={h.kind}>
-                    <td data-label="Time">{formatTime(h.time)}</td>
+                    <td data-label="Time (chain)" class="nowrap">{formatTime(h.time)}</td>
                     <td data-label="Type">{h.kind === "deposit" ? "Deposit" : "Withdrawal"}</td>
                     <td data-label="USDC" class={`num ${h.kind === "deposit" ? "" : "neg"}`}>
                       {h.kind === "deposit" ? "+" : "-"}
-                      {formatUsdc(h.amount, 7)}
+                      {formatUsdc(h.amount)}
                     </td>
                     <td data-label="Shares" class="num">
                       {formatAmount(h.shares, { decimals: 7 })}

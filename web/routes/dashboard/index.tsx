@@ -84,8 +84,9 @@ export const handler: Handlers<Data> = {
       chain.pendingConfig(),
       chain.keepers(KEEPERS_PAGE),
       api.performance(),
-      history.sync(),
     ]);
+    if (fp.value) history.watchPools(fp.value.pools);
+    await history.sync();
     const histOk = !history.lastError;
     let keepers: KeeperRecord[] | null = first.value;
     if (keepers && histOk) {
@@ -123,7 +124,12 @@ export const handler: Handlers<Data> = {
       range: range in RANGES ? range : "30d",
       depositors: histOk && !history.truncated ? depositorsFromEvents(history.all()) : null,
       liquidations: histOk
-        ? liquidationRows(history.liquidations(), perf?.liquidations ?? null, names)
+        ? liquidationRows(
+          history.liquidations(),
+          perf?.liquidations ?? null,
+          names,
+          (tx) => history.poolFill(tx),
+        )
         : null,
       apiUp: perf !== null,
     });
@@ -134,7 +140,11 @@ export const meta = () => ({ title: "Dashboard · Vigil" });
 
 export default function Dashboard({ data, state }: PageProps<Data>) {
   const s = data.state;
-  const now = Math.max(state.now(), data.series.at(-1)?.t ?? 0);
+  // The chart's "now" is the chain's: every time on the pages is a ledger time.
+  const now = Math.max(
+    data.chainNow !== null ? data.chainNow * 1000 : 0,
+    data.series.at(-1)?.t ?? 0,
+  );
   const shown = withinDays(data.series, RANGES[data.range] ?? null, now);
   const top = [...(data.keepers ?? [])].sort((a, b) =>
     Number((b.total_profit ?? -1n) - (a.total_profit ?? -1n))
@@ -151,7 +161,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
         </Notice>
       )}
       <div class="tiles six">
-        <Tile id="tvl" label="TVL" value={formatUsdc(s?.total_usdc, 0)} />
+        <Tile id="tvl" label="TVL" value={formatUsdc(s?.total_usdc)} />
         <Tile
           id="share-price"
           label="Share price"
@@ -181,7 +191,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
         />
       </div>
 
-      <ProfitUnlockNotice state={s} chainNow={data.chainNow} />
+      <ProfitUnlockNotice state={s} chainNow={data.chainNow} rate={state.chain.clock.view().rate} />
       <Panel
         title="Share price"
         id="share-price-chart"
@@ -223,6 +233,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
           config={data.config}
           pendingConfig={data.pendingConfig}
           chainNow={data.chainNow}
+          rate={state.chain.clock.view().rate}
           error={data.pendingError}
         />
       </div>
@@ -238,7 +249,7 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
                 <thead>
                   <tr>
                     <th>Keeper</th>
-                    <th class="num">Fills</th>
+                    <th class="num">Counted fills</th>
                     <th class="num">Profit</th>
                     <th class="num">Avg response</th>
                   </tr>
@@ -249,7 +260,9 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
                       <td data-label="Keeper">
                         {k.name ?? "—"} <Addr address={k.address} link={false} />
                       </td>
-                      <td data-label="Fills" class="num">{formatCount(k.successful_fills)}</td>
+                      <td data-label="Counted fills" class="num">
+                        {formatCount(k.successful_fills)}
+                      </td>
                       <td data-label="Profit" class="num">{formatUsdc(k.total_profit)}</td>
                       <td data-label="Avg response" class="num">
                         {formatMs(k.avg_response_time_ms)}
@@ -269,8 +282,8 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
               <table class="data cards">
                 <thead>
                   <tr>
-                    <th>Time</th>
-                    <th class="num">Drew</th>
+                    <th>Time (chain)</th>
+                    <th class="num">Flash loan</th>
                     <th class="num">Profit</th>
                     <th>Tx</th>
                   </tr>
@@ -278,8 +291,8 @@ export default function Dashboard({ data, state }: PageProps<Data>) {
                 <tbody>
                   {data.liquidations.slice(0, 5).map((l) => (
                     <tr key={l.txHash}>
-                      <td data-label="Time">{formatTime(l.time)}</td>
-                      <td data-label="Drew" class="num">{formatUsdc(l.drew)}</td>
+                      <td data-label="Time (chain)" class="nowrap">{formatTime(l.time)}</td>
+                      <td data-label="Flash loan" class="num">{formatUsdc(l.drew)}</td>
                       <td data-label="Profit" class="num pos">{formatUsdc(l.profit)}</td>
                       <td data-label="Tx">
                         <TxLink hash={l.txHash} explorer={state.config.explorerTx} />

@@ -1,31 +1,27 @@
 /**
  * `/dashboard/keepers` — registered keepers from the registry, one registry page at a time
  * (`get_keeper_count`, `get_keepers(start, 100)`, then `get_keeper` each; issue 20 removed the
- * cap, so a page never reads the whole list): stake, executions, successful fills, profit,
- * average response time. Sortable by any column through links (works without JavaScript); the
- * sort applies within the page.
+ * cap, so a page never reads the whole list): stake, settled flashes, counted fills (a flash
+ * that booked at least the vault's min_fill_profit), profit, average response time — every
+ * figure the registry itself keeps. Attempts that did not settle (lost races, failures) leave
+ * nothing on chain, so they are shown only for the keeper serving this page, and said so.
+ * Sortable by any column through links (works without JavaScript); the sort applies within the
+ * page.
  *
  * @module
  */
 import type { Handlers, PageProps } from "../../state.ts";
 import { type KeeperRecord, KEEPERS_PAGE } from "../../data/contract_reads.ts";
-import {
-  DASH,
-  formatCount,
-  formatMs,
-  formatPercent,
-  formatTime,
-  formatUsdc,
-  ratio,
-} from "../../data/format.ts";
+import { DASH, formatCount, formatMs, formatTime, formatUsdc } from "../../data/format.ts";
+import { type AttemptSummary, attemptSummary } from "../../data/derive.ts";
 import { Addr, Notice, PageHead, Panel, Tile } from "../../components/ui.tsx";
+import { AttemptCounts } from "../../components/attempts.tsx";
 
 type SortKey =
   | "name"
   | "stake"
   | "executions"
   | "fills"
-  | "success"
   | "profit"
   | "response"
   | "registered";
@@ -33,19 +29,12 @@ type SortKey =
 const COLUMNS: { key: SortKey; label: string; num: boolean }[] = [
   { key: "name", label: "Keeper", num: false },
   { key: "stake", label: "Stake", num: true },
-  { key: "executions", label: "Executions", num: true },
-  { key: "fills", label: "Successful fills", num: true },
-  { key: "success", label: "Success rate", num: true },
+  { key: "executions", label: "Settled flashes", num: true },
+  { key: "fills", label: "Counted fills", num: true },
   { key: "profit", label: "Profit", num: true },
   { key: "response", label: "Avg response", num: true },
   { key: "registered", label: "Registered", num: true },
 ];
-
-function successRate(k: KeeperRecord): number | null {
-  // No executions: no rate (never a fabricated 100 %).
-  if (!k.total_executions) return null;
-  return ratio(k.successful_fills, k.total_executions);
-}
 
 function sortValue(k: KeeperRecord, key: SortKey): number | string | null {
   switch (key) {
@@ -57,8 +46,6 @@ function sortValue(k: KeeperRecord, key: SortKey): number | string | null {
       return k.total_executions === null ? null : Number(k.total_executions);
     case "fills":
       return k.successful_fills === null ? null : Number(k.successful_fills);
-    case "success":
-      return successRate(k);
     case "profit":
       return k.total_profit === null ? null : Number(k.total_profit);
     case "response":
@@ -91,6 +78,8 @@ interface Data {
   sort: SortKey;
   dir: "asc" | "desc";
   selfAddress: string | null;
+  /** The serving keeper's own attempts by outcome (its API), or null when unreachable. */
+  self: { name: string | null; summary: AttemptSummary } | null;
 }
 
 export const handler: Handlers<Data> = {
@@ -101,7 +90,12 @@ export const handler: Handlers<Data> = {
     const dir = q.get("dir") === "asc" ? "asc" : "desc";
     const { chain } = ctx.state;
     const asked = Number(q.get("page") ?? "1");
-    const [count, apiState] = await Promise.all([chain.keeperCount(), ctx.state.api.state(0)]);
+    const [count, apiState, perf] = await Promise.all([
+      chain.keeperCount(),
+      ctx.state.api.state(0),
+      ctx.state.api.performance(),
+      chain.chainTime(),
+    ]);
     const pages = Math.max(1, Math.ceil((count.value ?? 0) / KEEPERS_PAGE));
     const page = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, pages) : 1;
     let keepers: KeeperRecord[] | null = null;
@@ -120,7 +114,13 @@ export const handler: Handlers<Data> = {
       error,
       sort,
       dir,
-      selfAddress: apiState?.keeper?.address ?? null,
+      selfAddress: apiState?.keeper?.address ?? perf?.stats?.address ?? null,
+      self: perf
+        ? {
+          name: apiState?.keeper?.name ?? perf.stats?.name ?? null,
+          summary: attemptSummary(perf.liquidations),
+        }
+        : null,
     });
   },
 };
@@ -136,6 +136,7 @@ export default function Keepers({ data }: PageProps<Data>) {
     }, 0n);
   const execs = sum((k) => k.total_executions);
   const fills = sum((k) => k.successful_fills);
+  const self = data.self;
   // Network average response: total response time over all timed executions.
   const timed = ks?.filter((k) => k.avg_response_time_ms !== null && k.successful_fills) ?? [];
   const totalMs = timed.reduce(
@@ -151,7 +152,7 @@ export default function Keepers({ data }: PageProps<Data>) {
     <>
       <PageHead
         title="Keepers"
-        lede="Every operator registered in the keeper registry, read from chain. Counters are kept by the registry itself."
+        lede="Every operator registered in the keeper registry, read from chain. Settled flashes, counted fills (a flash that booked at least the vault's minimum fill profit), profit and response time are kept by the registry itself."
       />
       {data.error && (
         <Notice kind="error" id="chain-error">
@@ -163,16 +164,16 @@ export default function Keepers({ data }: PageProps<Data>) {
         <Tile
           id="total-stake"
           label="Stake bonded"
-          value={formatUsdc(sum((k) => k.stake), 0)}
+          value={formatUsdc(sum((k) => k.stake))}
           sub={scope}
         />
         <Tile
           id="total-executions"
-          label="Executions"
+          label="Settled flashes"
           value={formatCount(execs)}
           sub={
             <>
-              success rate {formatPercent(execs ? ratio(fills, execs) : null)}
+              {formatCount(fills)} counted fills
               {scope && ` · ${scope}`}
             </>
           }
@@ -228,27 +229,28 @@ export default function Keepers({ data }: PageProps<Data>) {
                       <td data-label="Keeper">
                         <strong>{k.name ?? DASH}</strong>
                         {k.address === data.selfAddress && (
-                          <span class="badge" style={{ marginLeft: "6px" }}>this API</span>
+                          <span class="badge" style={{ marginLeft: "6px" }}>serves this page</span>
                         )}
                         <br />
                         <Addr address={k.address} link={false} />
                       </td>
                       <td data-label="Stake" class="num">{formatUsdc(k.stake)}</td>
-                      <td data-label="Executions" class="num">{formatCount(k.total_executions)}</td>
-                      <td data-label="Successful fills" class="num">
-                        {formatCount(k.successful_fills)}
+                      <td data-label="Settled flashes" class="num">
+                        {formatCount(k.total_executions)}
                       </td>
-                      <td data-label="Success rate" class="num">
-                        {formatPercent(successRate(k), { digits: 1 })}
+                      <td data-label="Counted fills" class="num">
+                        {formatCount(k.successful_fills)}
                       </td>
                       <td data-label="Profit" class="num">{formatUsdc(k.total_profit)}</td>
                       <td data-label="Avg response" class="num">
                         {formatMs(k.avg_response_time_ms)}
                       </td>
                       <td data-label="Registered" class="num">
-                        {k.registered_at === null
-                          ? DASH
-                          : formatTime(Number(k.registered_at) * 1000)}
+                        <span class="nowrap">
+                          {k.registered_at === null
+                            ? DASH
+                            : formatTime(Number(k.registered_at) * 1000)}
+                        </span>
                       </td>
                     </tr>
                   ))}
@@ -266,6 +268,19 @@ export default function Keepers({ data }: PageProps<Data>) {
             {data.page < data.pages && <a href={link(data.page + 1)}>Next →</a>}
           </nav>
         )}
+      </Panel>
+      <Panel title="Attempts, lost races and failures" id="keeper-attempts">
+        {self === null
+          ? <p class="muted">— (the keeper API is not reachable)</p>
+          : (
+            <p id="keeper-attempts-self">
+              A lost race or a failed attempt is refused before anything is lent, so it leaves
+              nothing on chain: the registry counts only settled flashes. As seen by{" "}
+              <strong>{self.name ?? "this keeper"}</strong>, the keeper serving this page.{" "}
+              <AttemptCounts summary={self.summary} />{" "}
+              Other keepers' attempts are known only to them.
+            </p>
+          )}
       </Panel>
     </>
   );

@@ -1,7 +1,7 @@
 /**
- * `/dashboard/liquidations` — liquidation history from on-chain records: each vault
- * `return` that settled a draw, with drew, proceeds, realized profit (proceeds − drew, as
- * the vault booked it), the response time the registry recorded, and the transaction.
+ * `/dashboard/liquidations` — liquidation history from on-chain records: each vault `flash`
+ * (lent, repaid, realized profit = repaid − lent, as the vault booked it, in one transaction),
+ * the response time the registry recorded, and the transaction.
  * The keeper API adds the liquidated borrower and its pool where it recorded the same transaction, and
  * its own attempts that did not settle (lost races, failures) are listed separately.
  *
@@ -10,19 +10,46 @@
 import type { Handlers, PageProps } from "../../state.ts";
 import type { ApiLiquidation } from "../../data/api.ts";
 import { formatCount, formatMs, formatTime, formatUsdc, shortAddress } from "../../data/format.ts";
-import { type LiquidationRow, liquidationRows, liquidationSummary } from "../../data/derive.ts";
+import {
+  type AttemptSummary,
+  attemptSummary,
+  type LiquidationRow,
+  liquidationRows,
+  liquidationSummary,
+  outcomeText,
+} from "../../data/derive.ts";
+import { chainTimeOfLedger, chainTimeOfWall, type ClockView } from "../../data/clock.ts";
 import { Addr, Notice, PageHead, Panel, Tile, TxLink } from "../../components/ui.tsx";
+import { AttemptCounts } from "../../components/attempts.tsx";
 
 interface Data {
   rows: LiquidationRow[] | null;
   historyError: string | null;
   truncatedFrom: number | null;
-  attempts: ApiLiquidation[] | null;
+  /** The serving keeper's attempts that did not settle, with their chain time. */
+  attempts: (ApiLiquidation & { chainTime: number | null })[] | null;
+  /** The serving keeper's attempts by outcome, and whose view it is. */
+  self: { name: string | null; address: string | null; summary: AttemptSummary } | null;
+}
+
+/** A keeper record's time on the chain's clock: its ledger when known, else its wall time mapped. */
+export function attemptChainTime(a: ApiLiquidation, clock: ClockView, nowWall: number) {
+  const byLedger = a.ledger !== null ? chainTimeOfLedger(clock, a.ledger) : null;
+  if (byLedger !== null) return byLedger;
+  const wall = a.time ? Date.parse(a.time) : NaN;
+  return Number.isNaN(wall) ? null : chainTimeOfWall(clock, wall, nowWall);
 }
 
 export const handler: Handlers<Data> = {
   async GET(_req, ctx) {
-    const { chain, api, history } = ctx.state;
+    const { chain, api, history, now } = ctx.state;
+    const [policy, apiState] = await Promise.all([
+      chain.flashPolicy(),
+      api.state(0),
+      chain.chainTime(),
+    ]);
+    // The pools' own fill events name every keeper's borrower (not only the serving keeper's).
+    if (policy.value) history.watchPools(policy.value.pools);
     const [perf] = await Promise.all([api.performance(), history.sync()]);
     // Names of the keepers that settled something only (the registry has no cap: never all).
     const keepers = await chain.keeperRecords(
@@ -31,10 +58,15 @@ export const handler: Handlers<Data> = {
     const names = new Map(
       (keepers.value ?? []).flatMap((k) => k.name ? [[k.address, k.name]] : []),
     );
-    const rows = history.lastError
-      ? null
-      : liquidationRows(history.liquidations(), perf?.liquidations ?? null, names);
+    const rows = history.lastError ? null : liquidationRows(
+      history.liquidations(),
+      perf?.liquidations ?? null,
+      names,
+      (tx) => history.poolFill(tx),
+    );
     const settled = new Set(rows?.map((r) => r.txHash) ?? []);
+    const clock = chain.clock.view();
+    const wallNow = now();
     return ctx.render({
       rows,
       historyError: history.lastError,
@@ -42,7 +74,14 @@ export const handler: Handlers<Data> = {
       attempts: perf
         ? perf.liquidations.filter((l) =>
           l.outcome !== "filled" && !(l.tx_hash && settled.has(l.tx_hash))
-        )
+        ).map((l) => ({ ...l, chainTime: attemptChainTime(l, clock, wallNow) }))
+        : null,
+      self: perf
+        ? {
+          name: apiState?.keeper?.name ?? perf.stats?.name ?? null,
+          address: apiState?.keeper?.address ?? perf.stats?.address ?? null,
+          summary: attemptSummary(perf.liquidations),
+        }
         : null,
     });
   },
@@ -50,14 +89,24 @@ export const handler: Handlers<Data> = {
 
 export const meta = () => ({ title: "Liquidations · Vigil" });
 
+/** "keeper-1, the keeper serving this page" — whose view a keeper-API figure is. */
+function whose(self: Data["self"]) {
+  return (
+    <>
+      <strong>{self?.name ?? shortAddress(self?.address)}</strong>, the keeper serving this page
+    </>
+  );
+}
+
 export default function Liquidations({ data, state }: PageProps<Data>) {
   const sum = data.rows ? liquidationSummary(data.rows) : null;
   const explorer = state.config.explorerTx;
+  const self = data.self;
   return (
     <>
       <PageHead
         title="Liquidations"
-        lede="Every liquidation settled with the vault, from the contracts' own events. Realized profit is what the vault booked: proceeds − drew."
+        lede="Every liquidation settled with the vault, from the contracts' own events: the vault lends USDC as a flash loan and is repaid with the profit in the same transaction. The borrower comes from the lending pool's own fill event of that transaction."
       />
       {data.historyError && (
         <Notice kind="error" id="chain-error">
@@ -71,10 +120,10 @@ export default function Liquidations({ data, state }: PageProps<Data>) {
         </Notice>
       )}
       <div class="tiles">
-        <Tile id="fills" label="Settled fills" value={formatCount(sum?.count)} />
+        <Tile id="fills" label="Settled fills" value={formatCount(sum?.count)} sub="on chain" />
         <Tile id="profit-captured" label="Profit captured" value={formatUsdc(sum?.profit)} />
         <Tile id="avg-profit" label="Avg profit / fill" value={formatUsdc(sum?.avgProfit)} />
-        <Tile id="largest" label="Largest draw" value={formatUsdc(sum?.largest)} />
+        <Tile id="largest" label="Largest flash" value={formatUsdc(sum?.largest)} />
       </div>
       <Panel title="History" id="liquidations-table">
         {data.rows === null
@@ -86,13 +135,13 @@ export default function Liquidations({ data, state }: PageProps<Data>) {
               <table class="data cards">
                 <thead>
                   <tr>
-                    <th>Time</th>
+                    <th>Time (chain)</th>
                     <th>Keeper</th>
                     <th>Pool</th>
                     <th>Borrower</th>
-                    <th class="num">Drew</th>
-                    <th class="num">Proceeds</th>
-                    <th class="num">Realized profit</th>
+                    <th class="num">Flash loan</th>
+                    <th class="num">Repaid</th>
+                    <th class="num">Profit</th>
                     <th class="num">Response</th>
                     <th>Tx</th>
                   </tr>
@@ -100,20 +149,20 @@ export default function Liquidations({ data, state }: PageProps<Data>) {
                 <tbody>
                   {data.rows.map((r) => (
                     <tr key={r.txHash + r.keeper}>
-                      <td data-label="Time">{formatTime(r.time)}</td>
+                      <td data-label="Time (chain)" class="nowrap">{formatTime(r.time)}</td>
                       <td data-label="Keeper">
                         {r.keeperName ?? <Addr address={r.keeper} link={false} />}
                       </td>
                       <td data-label="Pool" class="mono" title={r.pool ?? undefined}>
                         {shortAddress(r.pool)}
                       </td>
-                      <td data-label="Borrower" class="mono" title={r.user ?? undefined}>
+                      <td data-label="Borrower" class="mono borrower" title={r.user ?? undefined}>
                         {shortAddress(r.user)}
                       </td>
-                      <td data-label="Drew" class="num">{formatUsdc(r.drew, 7)}</td>
-                      <td data-label="Proceeds" class="num">{formatUsdc(r.proceeds, 7)}</td>
-                      <td data-label="Realized profit" class={`num ${r.loss > 0n ? "neg" : "pos"}`}>
-                        {r.loss > 0n ? `-${formatUsdc(r.loss, 7)}` : formatUsdc(r.profit, 7)}
+                      <td data-label="Flash loan" class="num">{formatUsdc(r.drew)}</td>
+                      <td data-label="Repaid" class="num">{formatUsdc(r.proceeds)}</td>
+                      <td data-label="Profit" class={`num ${r.loss > 0n ? "neg" : "pos"}`}>
+                        {r.loss > 0n ? `-${formatUsdc(r.loss)}` : formatUsdc(r.profit)}
                       </td>
                       <td data-label="Response" class="num">{formatMs(r.responseTimeMs)}</td>
                       <td data-label="Tx">
@@ -126,38 +175,46 @@ export default function Liquidations({ data, state }: PageProps<Data>) {
             </div>
           )}
       </Panel>
-      <Panel title="Keeper attempts that did not settle" id="attempts">
-        {data.attempts === null
+      <Panel title="Attempts that did not settle" id="attempts">
+        {data.attempts === null || self === null
           ? <p class="muted">— (the keeper API is not reachable)</p>
-          : data.attempts.length === 0
-          ? <p class="empty">None recorded by this keeper.</p>
           : (
-            <table class="data cards">
-              <thead>
-                <tr>
-                  <th>Time</th>
-                  <th>Outcome</th>
-                  <th>Pool</th>
-                  <th>Borrower</th>
-                  <th class="num">Drew</th>
-                  <th class="num">Returned</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.attempts.slice(0, 50).map((a, i) => (
-                  <tr key={i}>
-                    <td data-label="Time">{formatTime(a.time)}</td>
-                    <td data-label="Outcome">{(a.outcome ?? "").replace("_", " ")}</td>
-                    <td data-label="Pool" class="mono" title={a.pool ?? undefined}>
-                      {shortAddress(a.pool)}
-                    </td>
-                    <td data-label="Borrower" class="mono">{shortAddress(a.user)}</td>
-                    <td data-label="Drew" class="num">{formatUsdc(a.drew)}</td>
-                    <td data-label="Returned" class="num">{formatUsdc(a.proceeds)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <>
+              <p class="small muted" id="attempts-whose">
+                As seen by{" "}
+                {whose(self)}: other keepers' attempts that did not settle leave nothing on chain (a
+                lost race is refused at simulation, before anything is lent).{" "}
+                <AttemptCounts summary={self.summary} />
+              </p>
+              {data.attempts.length === 0
+                ? <p class="empty">None recorded by this keeper.</p>
+                : (
+                  <table class="data cards">
+                    <thead>
+                      <tr>
+                        <th>Time (chain)</th>
+                        <th>Outcome</th>
+                        <th>Pool</th>
+                        <th>Borrower</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {data.attempts.slice(0, 50).map((a, i) => (
+                        <tr key={i}>
+                          <td data-label="Time (chain)" class="nowrap">
+                            {formatTime(a.chainTime, true)}
+                          </td>
+                          <td data-label="Outcome">{outcomeText(a.outcome)}</td>
+                          <td data-label="Pool" class="mono" title={a.pool ?? undefined}>
+                            {shortAddress(a.pool)}
+                          </td>
+                          <td data-label="Borrower" class="mono">{shortAddress(a.user)}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                )}
+            </>
           )}
       </Panel>
     </>
