@@ -13,7 +13,10 @@ export interface LogEntry {
   id: number | null;
   ts: string | null;
   level: string | null;
+  /** The detailed line (`<time> <LEVEL> <message> key=value…`). */
   text: string;
+  /** The same event as one plain sentence for people, when the keeper gives one. */
+  plain: string | null;
 }
 
 /** A liquidation record from the keeper's history. */
@@ -109,6 +112,7 @@ export function parseLogEntry(e: Obj): LogEntry {
     ts: str(e.ts),
     level: str(e.level),
     text: String(e.text ?? e.msg ?? ""),
+    plain: typeof e.plain === "string" && e.plain !== "" ? e.plain : null,
   };
 }
 

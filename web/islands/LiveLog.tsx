@@ -3,6 +3,10 @@
  * current by the `/api/events` Server-Sent Events stream (resuming from the last id the
  * server rendered, so nothing is missed or shown twice).
  *
+ * Each line is the keeper's plain sentence for the event ("keeper-1 filled GB4Y…WYKQ: +205.21 USDC
+ * in 1 flash"), with the detailed line (every field) behind a toggle. The stream is read with
+ * `?format=json` so each event carries both.
+ *
  * Each line shows its time on the chain's clock, like every other time on the pages: the
  * ledger the line names when it names one, else its wall time mapped through the measured
  * clock rate (`web/data/clock.ts`), never later than the chain's current time.
@@ -18,7 +22,10 @@ export interface LogLineProps {
   id: number | null;
   ts: string | null;
   level: string | null;
+  /** The detailed line. */
   text: string;
+  /** The plain sentence, when the keeper gives one. */
+  plain?: string | null;
 }
 
 /** Props: initial lines (oldest first), the API base URL ("" = same origin), max lines. */
@@ -66,6 +73,28 @@ export function splitLine(
   };
 }
 
+/**
+ * One SSE event of `/api/events?format=json` (`{id, ts, level, text, plain}`); a server that
+ * sends the plain-text stream instead gives the detailed line only.
+ */
+export function parseEvent(data: string, id: number | null): LogLineProps {
+  try {
+    const j = JSON.parse(data);
+    if (j && typeof j === "object" && typeof j.text === "string") {
+      return {
+        id: typeof j.id === "number" ? j.id : id,
+        ts: typeof j.ts === "string" ? j.ts : null,
+        level: typeof j.level === "string" ? j.level : null,
+        text: j.text,
+        plain: typeof j.plain === "string" && j.plain !== "" ? j.plain : null,
+      };
+    }
+  } catch {
+    // not JSON: the plain-text stream
+  }
+  return { id, ts: null, level: null, text: data };
+}
+
 const LABEL: Record<Status, string> = {
   connecting: "connecting…",
   live: "live",
@@ -89,6 +118,7 @@ export default function LiveLog(props: LiveLogProps) {
       null,
     );
     const url = new URL(`${props.apiUrl}/api/events`, location.href);
+    url.searchParams.set("format", "json");
     if (lastId !== null) url.searchParams.set("lastEventId", String(lastId));
     setStatus("connecting");
     const es = new EventSource(url.href);
@@ -96,10 +126,10 @@ export default function LiveLog(props: LiveLogProps) {
     es.onerror = () => setStatus(es.readyState === EventSource.CLOSED ? "offline" : "connecting");
     es.onmessage = (e: MessageEvent) => {
       const id = e.lastEventId ? Number(e.lastEventId) : null;
-      const text = String(e.data);
+      const line = parseEvent(String(e.data), id);
       setLines((prev) => {
         if (id !== null && prev.some((l) => l.id === id)) return prev;
-        return [...prev, { id, ts: null, level: null, text }].slice(-max);
+        return [...prev, line].slice(-max);
       });
     };
     return () => es.close();
@@ -148,7 +178,14 @@ export default function LiveLog(props: LiveLogProps) {
                   <time title={p.chain ? "chain time (UTC)" : "keeper's clock (UTC)"}>
                     {p.time}
                   </time>
-                  {p.msg}
+                  {l.plain
+                    ? (
+                      <details class="log-details">
+                        <summary>{l.plain}</summary>
+                        <code>{p.msg}</code>
+                      </details>
+                    )
+                    : p.msg}
                 </li>
               );
             })}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { splitLine } from "./LiveLog.tsx";
+import { parseEvent, splitLine } from "./LiveLog.tsx";
 
 const clock = {
   anchor: {
@@ -39,4 +39,27 @@ Deno.test("splitLine: never a time after the chain's now; the wall time without 
   assert.equal(late.time, "12:40:00");
   const raw = splitLine({ id: 4, ts: "2026-01-01T12:00:08Z", level: "info", text: "x" });
   assert.deepEqual(raw, { time: "12:00:08", level: "info", msg: "x", chain: false });
+});
+
+Deno.test("parseEvent: the JSON stream's plain sentence and detailed line; the text stream as is", () => {
+  const j = parseEvent(
+    JSON.stringify({
+      id: 7,
+      ts: "2026-01-01T12:00:08.000Z",
+      level: "info",
+      text: "2026-01-01T12:00:08.000Z INFO liquidation filled: G… drew=30041418453",
+      plain: "keeper-1 filled GB4Y…WYKQ: +205.21 USDC in 1 flash",
+    }),
+    7,
+  );
+  assert.equal(j.plain, "keeper-1 filled GB4Y…WYKQ: +205.21 USDC in 1 flash");
+  assert.match(j.text, /drew=30041418453/);
+  assert.equal(j.level, "info");
+  const t = parseEvent("2026-01-01T12:00:08.000Z INFO something", 8);
+  assert.deepEqual(t, {
+    id: 8,
+    ts: null,
+    level: null,
+    text: "2026-01-01T12:00:08.000Z INFO something",
+  });
 });

@@ -158,6 +158,7 @@ export default function Home({ data, state }: PageProps<Data>) {
               ts: e.ts,
               level: e.level,
               text: e.text,
+              plain: e.plain,
             }))}
           />
         </Panel>
