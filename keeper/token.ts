@@ -7,19 +7,12 @@
  *
  * @module
  */
-import { Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
+import { sendChangeTrust } from "@vigil/soroban/change_trust";
+import { Asset, type Keypair } from "@stellar/stellar-sdk";
 import { ContractCallError } from "@vigil/soroban/errors";
-import { latestLedger, ledgerNow } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import { big, native, sv } from "@vigil/soroban/scval";
-import {
-  DEFAULT_VALID_FOR_LEDGERS,
-  inclusionFeeFor,
-  type InvokeOptions,
-  sendAndConfirm,
-  simulateRead,
-  withSourceLock,
-} from "@vigil/soroban/tx";
+import { type InvokeOptions, simulateRead } from "@vigil/soroban/tx";
 
 /** SAC error: the G holder has no trustline for the asset. */
 export const SAC_TRUSTLINE_MISSING = 13;
@@ -88,24 +81,7 @@ export async function ensureTrustline(
   }
   const asset = await classicAssetOf(chain, token);
   if (!asset || asset.isNative()) throw new Error(`cannot create a trustline for ${token}`);
-  const r = await withSourceLock(chain, me, async () => {
-    const [account, fee, head] = await Promise.all([
-      chain.server.getAccount(me),
-      inclusionFeeFor(chain, opts),
-      latestLedger(chain),
-    ]);
-    const tx = new TransactionBuilder(account, {
-      fee: String(fee),
-      networkPassphrase: chain.networkPassphrase,
-      timebounds: { minTime: 0, maxTime: ledgerNow(chain) + (opts.validForSec ?? 60) },
-      ledgerbounds: {
-        minLedger: 0,
-        maxLedger: head.sequence + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
-      },
-    }).addOperation(Operation.changeTrust({ asset })).build();
-    tx.sign(keypair);
-    return await sendAndConfirm(chain, tx, opts);
-  });
+  const r = await sendChangeTrust(chain, keypair, asset, opts);
   if (r.failed) {
     throw new Error(`ChangeTrust for ${asset.getCode()} failed: ${r.failed.opCode ?? "?"}`);
   }

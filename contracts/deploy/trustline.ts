@@ -7,19 +7,10 @@
  *
  * @module
  */
+import { sendChangeTrust } from "@vigil/soroban/change_trust";
 import { parseArgs } from "node:util";
-import {
-  Asset,
-  Keypair,
-  Networks,
-  Operation,
-  StrKey,
-  TransactionBuilder,
-  xdr,
-} from "@stellar/stellar-sdk";
-import { latestLedger, ledgerNow } from "@vigil/soroban/ledger";
+import { Asset, Keypair, Networks, StrKey, xdr } from "@stellar/stellar-sdk";
 import { ChainRpc } from "@vigil/soroban/rpc";
-import { inclusionFeeFor, sendAndConfirm, withSourceLock } from "@vigil/soroban/tx";
 import { readEnvironment } from "@vigil/util/env";
 import { redactUrl, redactUrlsIn } from "@vigil/util/url_redact";
 
@@ -148,21 +139,7 @@ async function addTrustline(
     if ((await chain.server.getLedgerEntries(key)).entries.length > 0) {
       return `${name} already trusted by ${me}: nothing sent`;
     }
-    const r = await withSourceLock(chain, me, async () => {
-      const [account, fee, head] = await Promise.all([
-        chain.server.getAccount(me),
-        inclusionFeeFor(chain),
-        latestLedger(chain),
-      ]);
-      const tx = new TransactionBuilder(account, {
-        fee: String(fee),
-        networkPassphrase: passphrase,
-        timebounds: { minTime: 0, maxTime: ledgerNow(chain) + 60 },
-        ledgerbounds: { minLedger: 0, maxLedger: head.sequence + 21 },
-      }).addOperation(Operation.changeTrust({ asset })).build();
-      tx.sign(keypair);
-      return await sendAndConfirm(chain, tx);
-    });
+    const r = await sendChangeTrust(chain, keypair, asset);
     if (r.failed) {
       // op_low_reserve: each trustline raises the account's minimum balance by 0.5 XLM.
       throw new TrustlineError(

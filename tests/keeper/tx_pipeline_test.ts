@@ -18,6 +18,7 @@ import { type DryRunCall, DryRunError, TxExpiredError } from "@vigil/soroban/err
 import { ChainRpc } from "@vigil/soroban/rpc";
 import { sv } from "@vigil/soroban/scval";
 import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
+import { sendChangeTrust } from "@vigil/soroban/change_trust";
 import { inclusionFeeFor, invokeContract, sendAndConfirm } from "@vigil/soroban/tx";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
 import { submitRaw } from "@vigil/testing/submit";
@@ -250,6 +251,24 @@ Deno.test("dry run: simulated and checked, reported to the hook, DryRunError, no
     assert.equal(seen.at(-1)?.call, "payment");
     await node.closeLedgers(2);
     assert.equal((await node.server.getAccount(k.publicKey())).sequenceNumber(), seq);
+  } finally {
+    chain.close();
+  }
+});
+
+Deno.test("sendChangeTrust: the keeper and `main.ts trustline` add a trustline through the send path", async () => {
+  await using node = await startTestNode();
+  const [issuer, k] = [await node.newAccount(), await node.newAccount()];
+  const asset = new Asset("WETH", issuer.publicKey());
+  const sac = await node.deployAsset(asset);
+  const chain = rpcFor(node);
+  try {
+    // Without a trustline the SAC refuses the balance read (its TrustlineMissing error).
+    await assert.rejects(node.view(sac, "balance", { id: k.publicKey() }));
+    const r = await sendChangeTrust(chain, k, asset);
+    assert.equal(r.failed, undefined);
+    assert.ok(r.ledger > 0);
+    assert.equal(await node.view(sac, "balance", { id: k.publicKey() }), 0n);
   } finally {
     chain.close();
   }
