@@ -36,6 +36,11 @@ const EXCEPTIONS: Record<string, string> = {
   // `deno info` has no --cached-only either.
   "tests/e2e/compile_layout_test.ts": "--frozen",
   "tests/e2e/dev_tools_graph_test.ts": "--frozen",
+  // `deno task start`: the task itself is `deno run -A --cached-only --frozen main.ts demo`.
+  "demo/demo_test.ts": '"task", "-q", "start"',
+  // Runs docs/testnet.md's commands, which it checks run `$DENO run -A --cached-only --frozen`
+  // and `$DENO task keeper` (a task with both flags).
+  "tests/e2e/testnet_path_test.ts": 'const MAIN = "$DENO run -A --cached-only --frozen main.ts";',
   // This test's own sample script (denoRunArgs), and the list of flags it checks.
   "tests/e2e/no_fetch_children_test.ts": "",
 };

@@ -794,46 +794,57 @@ Deno.test({
       );
 
       // ------------------------------------------------------------------------------------------
-      await t.step("JSON 404 and 405; CORS preflight", async () => {
-        for (const path of ["/api/nope", "/api/state/extra", "/no/such/page"]) {
-          const { res, body } = await get(path);
-          assert.equal(res.status, 404, path);
-          assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8", path);
-          assert.deepEqual(JSON.parse(body), { error: "not_found", path });
-        }
-        for (
-          const [method, path] of [
-            ["POST", "/api/state"],
-            ["PUT", "/api/performance"],
-            ["DELETE", "/metrics"],
-            ["POST", "/healthz"],
-            ["PATCH", "/api/events"],
-          ]
-        ) {
-          const { res, body } = await get(path, { method });
-          assert.equal(res.status, 405, `${method} ${path}`);
-          assert.equal(res.headers.get("allow"), "GET, HEAD, OPTIONS");
-          assert.deepEqual(JSON.parse(body), {
-            error: "method_not_allowed",
-            method,
-            allow: ["GET", "HEAD", "OPTIONS"],
+      await t.step(
+        "JSON 404 for API paths, an HTML 404 page for others; 405; CORS preflight",
+        async () => {
+          for (const path of ["/api/nope", "/api/state/extra"]) {
+            const { res, body } = await get(path);
+            assert.equal(res.status, 404, path);
+            assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8", path);
+            assert.deepEqual(JSON.parse(body), { error: "not_found", path });
+          }
+          // A page that does not exist: the site's 404 page, with its navigation.
+          const page = await get("/no/such/page");
+          assert.equal(page.res.status, 404);
+          assert.equal(page.res.headers.get("content-type"), "text/html; charset=utf-8");
+          assert.match(page.body, /href="\/vault"/);
+          for (
+            const [method, path] of [
+              ["POST", "/api/state"],
+              ["PUT", "/api/performance"],
+              ["DELETE", "/metrics"],
+              ["POST", "/healthz"],
+              ["PATCH", "/api/events"],
+            ]
+          ) {
+            const { res, body } = await get(path, { method });
+            assert.equal(res.status, 405, `${method} ${path}`);
+            assert.equal(res.headers.get("allow"), "GET, HEAD, OPTIONS");
+            assert.deepEqual(JSON.parse(body), {
+              error: "method_not_allowed",
+              method,
+              allow: ["GET", "HEAD", "OPTIONS"],
+            });
+          }
+          const pre = await get("/api/state", {
+            method: "OPTIONS",
+            headers: { origin: "http://localhost:5173", "access-control-request-method": "GET" },
           });
-        }
-        const pre = await get("/api/state", {
-          method: "OPTIONS",
-          headers: { origin: "http://localhost:5173", "access-control-request-method": "GET" },
-        });
-        assert.equal(pre.res.status, 204);
-        assert.equal(pre.res.headers.get("access-control-allow-origin"), "http://localhost:5173");
-        const cors = await get("/api/state?events=0&positions=0", {
-          headers: { origin: "http://localhost:5173" },
-        });
-        assert.equal(cors.res.headers.get("access-control-allow-origin"), "http://localhost:5173");
-        const foreign = await get("/api/state?events=0&positions=0", {
-          headers: { origin: "https://evil.example" },
-        });
-        assert.equal(foreign.res.headers.get("access-control-allow-origin"), null);
-      });
+          assert.equal(pre.res.status, 204);
+          assert.equal(pre.res.headers.get("access-control-allow-origin"), "http://localhost:5173");
+          const cors = await get("/api/state?events=0&positions=0", {
+            headers: { origin: "http://localhost:5173" },
+          });
+          assert.equal(
+            cors.res.headers.get("access-control-allow-origin"),
+            "http://localhost:5173",
+          );
+          const foreign = await get("/api/state?events=0&positions=0", {
+            headers: { origin: "https://evil.example" },
+          });
+          assert.equal(foreign.res.headers.get("access-control-allow-origin"), null);
+        },
+      );
 
       // ------------------------------------------------------------------------------------------
       await t.step(
