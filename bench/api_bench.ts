@@ -278,8 +278,11 @@ async function main(): Promise<void> {
     const cached = await loadState(base, Math.max(1, seconds / 2), concurrency, { etag });
     const fan = await sseFanout(base, 100, 20);
     const f = (n: number) => n.toFixed(2);
+    // The machine's load says how much the figures owe to other work on the same cores.
+    const load = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
     console.log(
-      `api_bench (loopback, server in a child process, ${navigator.hardwareConcurrency} cores)`,
+      `api_bench (loopback, server in a child process, ${navigator.hardwareConcurrency} cores, ` +
+        `load average ${load} at the end)`,
     );
     console.log(
       `api_state: ${Math.round(dflt.rps)} req/s p50 ${f(dflt.p50)} ms p99 ${f(dflt.p99)} ms ` +
