@@ -215,6 +215,7 @@ async function cannon(
     p50: pct(lat, 50),
     p99: pct(lat, 99),
     max: lat.at(-1)!,
+    mean: lat.reduce((a, b) => a + b, 0) / Math.max(1, lat.length),
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
     bytes: Number(probe.headers.get("content-length")),
@@ -333,8 +334,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `  (autocannon, default /api/state — 50 positions, 50 events — with Accept-Encoding: ` +
-        `${BROWSER_ENCODING} → ${state.coding}; ${state.requests} requests in ${seconds}s, max ` +
-        `${f(state.max)} ms, non-2xx ${state.non2xx}, errors ${state.errors})`,
+        `${BROWSER_ENCODING} → ${state.coding}; ${state.requests} requests in ${seconds}s, mean ` +
+        `${f(state.mean)} ms, max ${f(state.max)} ms, non-2xx ${state.non2xx}, errors ` +
+        `${state.errors})`,
     );
     console.log(
       `/api/state, the same with Deno's fetch as the client (it decodes every body): ` +
