@@ -310,6 +310,7 @@ async function main(): Promise<void> {
   try {
     // Warm-up.
     await loadState(base, 0.5, 4, { encoding: BROWSER_ENCODING });
+    await cannon(`${base}/api/state`, 1, concurrency, BROWSER_ENCODING); // warm-up (JIT)
     const state = await cannon(`${base}/api/state`, seconds, concurrency, BROWSER_ENCODING);
     const dflt = await loadState(base, seconds, concurrency, { encoding: BROWSER_ENCODING });
     const full = await loadState(base, seconds, concurrency, {
