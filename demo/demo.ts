@@ -15,7 +15,7 @@ import {
   writeOutFile,
 } from "./dev_network.ts";
 import { type MarketDriver, startMarketDriver } from "./market_driver.ts";
-import { type KeeperProcess, spawnKeeper } from "./keepers.ts";
+import { type KeeperProcess, spawnKeepersInTurn } from "./keepers.ts";
 import { type DexWasm, loadDexWasm } from "@vigil/localnet/protocols/dex/deploy";
 import { blendPoolName } from "@vigil/localnet/protocols/blend/deploy";
 
@@ -242,7 +242,7 @@ export async function runDemo(argv: string[]): Promise<number> {
 
     const c = out.contracts;
     const outPath = await Deno.realPath(opts.out);
-    for (const [i, name] of keeperNames.entries()) {
+    const specs = keeperNames.map((name, i) => {
       const port = opts.port === 0 ? 0 : opts.port + i;
       const env = demoKeeperEnv(out, {
         name,
@@ -251,10 +251,11 @@ export async function runDemo(argv: string[]): Promise<number> {
         pollInterval: opts.pollInterval,
         outPath,
       });
-      keepers.push(spawnKeeper({ name: env.KEEPER_NAME, port, env }, (who, line) => {
-        say(`[${who}] ${line}`);
-      }));
-    }
+      return { name: env.KEEPER_NAME, port, env };
+    });
+    // One after another, so that no two registrations land in the same ledger (they would
+    // conflict in the registry and the second would need a retry).
+    keepers.push(...await spawnKeepersInTurn(specs, (who, line) => say(`[${who}] ${line}`)));
 
     driver = startMarketDriver(net, market!, {
       shocksPerMinute: opts.shockRate,

@@ -96,6 +96,45 @@ export function spawnKeeper(
   };
 }
 
+/**
+ * A keeper's log line that ends its start-up registration (keeper/registration.ts): registered,
+ * already registered, failed, or skipped by DRY_RUN.
+ */
+const REGISTRATION_DONE =
+  /registered in the keeper registry|AlreadyRegistered|registration failed|not registered/;
+
+/**
+ * Starts the keepers one after another: each once the one before it has finished registering.
+ * Registrations that land in the same ledger conflict in the registry (each appends at index
+ * `get_keeper_count()`, so the second one's footprint misses the slot the first one took and it
+ * fails with `Error(Storage, ExceededLimit)`, on any network); in turn, each registers the first
+ * time. A keeper that neither registers nor exits within `waitMs` does not hold up the rest.
+ */
+export async function spawnKeepersInTurn(
+  specs: readonly KeeperSpec[],
+  onLine: (name: string, line: string) => void,
+  waitMs = 60_000,
+): Promise<KeeperProcess[]> {
+  const out: KeeperProcess[] = [];
+  for (const spec of specs) {
+    let done!: () => void;
+    const registered = new Promise<void>((resolve) => done = resolve);
+    const k = spawnKeeper(spec, (who, line) => {
+      if (REGISTRATION_DONE.test(line)) done();
+      onLine(who, line);
+    });
+    out.push(k);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      registered,
+      k.status,
+      new Promise<void>((resolve) => timer = setTimeout(resolve, waitMs)),
+    ]);
+    clearTimeout(timer);
+  }
+  return out;
+}
+
 /** Reads a stream line by line. */
 async function pump(stream: ReadableStream<Uint8Array>, onLine: (l: string) => void) {
   const reader = stream.getReader();

@@ -294,6 +294,7 @@ Deno.test("GET /api/state: shape and content for a populated state", async () =>
       "pending_changes",
       "dry_run",
       "events",
+      "events_summary",
     ]);
     assert.equal(j.dry_run, null); // DRY_RUN off
     assert.equal(j.api_version, 1);
@@ -454,6 +455,7 @@ Deno.test("GET /api/performance: vault, depositors, keeper stats, liquidation hi
       "keeper_stats",
       "keepers",
       "liquidations",
+      "liquidations_summary",
     ]);
     assert.equal(j.vault.share_price, "10333333");
     assert.deepEqual(j.share_price_series, [{
@@ -544,6 +546,124 @@ Deno.test("ETag: an unchanged state answers 304; a change gives a new body", asy
     });
     assert.equal(p2.status, 304);
     await p2.body?.cancel();
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("defaults page the lists (50 positions, 50 events, 50 liquidations); totals stay in the body", async () => {
+  const h = start();
+  try {
+    populate(h.ctx);
+    setPositions(
+      h.ctx.state,
+      POOL,
+      Array.from({ length: 120 }, (_, i) => ({
+        pool: POOL,
+        user: `GU${i}`,
+        healthFactor: 0.5 + i / 100,
+        collateralValue: 100n,
+        liabilitiesValue: 90n,
+        auction: null,
+        updatedAt: T0,
+      })),
+    );
+    for (let i = 0; i < 80; i++) h.ctx.log.info(`line ${i}`);
+    for (let i = 0; i < 60; i++) {
+      h.ctx.recordLiquidation({
+        adapter: "lending_pool",
+        pool: POOL,
+        user: `GL${i}`,
+        outcome: "filled",
+        drew: 100n,
+        proceeds: 110n,
+        responseTimeMs: 10,
+        txHash: null,
+        ledger: 1000 + i,
+        time: T0,
+      });
+    }
+    const s = await (await fetch(`${h.url}/api/state`)).json();
+    assert.equal(s.positions.length, 50);
+    assert.equal(s.positions[0].user, "GU0", "riskiest first");
+    assert.deepEqual(s.positions_summary, {
+      tracked: 120,
+      with_debt: 120,
+      underwater: 50,
+      shown: 50,
+      truncated: true,
+    });
+    assert.equal(s.events.length, 50);
+    assert.equal(s.events_summary.shown, 50);
+    assert.equal(s.events_summary.truncated, true);
+    assert.ok(s.events_summary.buffered >= 80);
+    assert.equal(s.events.at(-1).id, h.ctx.log.lastId, "the newest lines");
+    // Asking for more: the pages and scripts say what they need.
+    const more = await (await fetch(`${h.url}/api/state?positions=all&events=500`)).json();
+    assert.equal(more.positions.length, 120);
+    assert.equal(more.events.length, more.events_summary.buffered);
+    assert.equal(more.events_summary.truncated, false);
+    const p = await (await fetch(`${h.url}/api/performance`)).json();
+    assert.equal(p.liquidations.length, 50);
+    assert.equal(p.liquidations[0].user, "GL59", "newest first");
+    assert.deepEqual(p.liquidations_summary, { kept: 63, shown: 50, truncated: true });
+    const all = await (await fetch(`${h.url}/api/performance?liquidations=all`)).json();
+    assert.equal(all.liquidations.length, 63);
+    assert.equal(all.liquidations_summary.truncated, false);
+    const two = await (await fetch(`${h.url}/api/performance?liquidations=2`)).json();
+    assert.deepEqual(two.liquidations.map((l: { user: string }) => l.user), ["GL59", "GL58"]);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("compression: br or gzip by Accept-Encoding, compressed once per body and coding", async () => {
+  const h = start();
+  try {
+    populate(h.ctx);
+    for (let i = 0; i < 60; i++) {
+      h.ctx.log.info(`a line long enough to make the body compressible ${i}`);
+    }
+    const get = async (path: string, ae: string | null) => {
+      // Deno's fetch decodes the body itself; content-length is what went over the wire.
+      const r = await fetch(`${h.url}${path}`, {
+        headers: ae === null ? {} : { "accept-encoding": ae },
+      });
+      const text = await r.text();
+      return { r, text, wire: Number(r.headers.get("content-length")) };
+    };
+    for (const path of ["/api/state", "/api/performance"]) {
+      const plain = await get(path, "identity");
+      assert.equal(plain.r.headers.get("content-encoding"), null);
+      assert.equal(plain.wire, new TextEncoder().encode(plain.text).byteLength);
+      assert.match(plain.r.headers.get("vary")!, /Accept-Encoding/);
+      const etag = plain.r.headers.get("etag");
+      for (
+        const [ae, coding] of [
+          ["gzip, deflate, br, zstd", "br"],
+          ["gzip", "gzip"],
+          ["br;q=0.5, gzip", "gzip"],
+          ["gzip;q=0, br", "br"],
+          ["*", "br"],
+          ["br;q=0, gzip;q=0", null],
+          ["deflate", null],
+        ] as const
+      ) {
+        const c = await get(path, ae);
+        assert.equal(c.r.status, 200);
+        assert.equal(c.r.headers.get("content-encoding"), coding, `${path} ${ae}`);
+        assert.equal(c.text, plain.text, `${path} ${ae}: the same JSON`);
+        assert.equal(c.r.headers.get("etag"), etag, "one ETag for every coding");
+        if (coding) assert.ok(c.wire < plain.wire / 2, `${path} ${ae}: ${c.wire} of ${plain.wire}`);
+      }
+      // The 304 path is unchanged whatever the coding.
+      const nm = await fetch(`${h.url}${path}`, {
+        headers: { "if-none-match": etag!, "accept-encoding": "br" },
+      });
+      assert.equal(nm.status, 304);
+      assert.equal(nm.headers.get("content-encoding"), null);
+      await nm.body?.cancel();
+    }
   } finally {
     await h.close();
   }

@@ -12,6 +12,7 @@ import { redactSecrets } from "../log/redact.ts";
 import { type KeeperMetrics, METRICS_CONTENT_TYPE } from "../metrics.ts";
 import type { DashboardState } from "../state.ts";
 import { encodeJson, jsonResponse } from "./json.ts";
+import { type Coding, EncodedBody, negotiateCoding } from "./encoding.ts";
 import type { SseHub } from "./sse.ts";
 import { bodyLimitGuard, nosniff, withNosniff } from "@vigil/util/http_guard";
 import { type KeeperFacts, performanceView, stateView } from "./views.ts";
@@ -36,8 +37,12 @@ export interface ApiContext {
 export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
 const MAX_EVENTS = 500;
-const DEFAULT_EVENTS = 100;
-const DEFAULT_POSITIONS = 500;
+/** Events in `/api/state` when `?events=` is not given. */
+export const DEFAULT_EVENTS = 50;
+/** Positions in `/api/state` when `?positions=` is not given. */
+export const DEFAULT_POSITIONS = 50;
+/** Liquidations in `/api/performance` when `?liquidations=` is not given. */
+export const DEFAULT_LIQUIDATIONS = 50;
 const BODY_TTL_MS = 1000;
 
 /** True for origins a local frontend dev server uses (http(s)://localhost|127.0.0.1|[::1]:any). */
@@ -120,23 +125,28 @@ export function createApi(ctx: ApiContext): Hono {
   });
 
   // Bodies are rebuilt only when the state or the log changed (the ETag) or after BODY_TTL_MS
-  // (so generated_at/uptime stay fresh): many dashboards polling cost one build per change.
-  const cache = new Map<string, { at: number; body: string }>();
-  const cachedJson = (etag: string, build: () => unknown): Response => {
+  // (so generated_at/uptime stay fresh): many dashboards polling cost one build per change. Each
+  // body keeps its gzip/br forms, so it is also compressed once per coding, not per request.
+  const cache = new Map<string, { at: number; body: EncodedBody }>();
+  const cachedJson = (c: Context, etag: string, build: () => unknown): Response => {
     const now = Date.now();
     let hit = cache.get(etag);
     if (!hit || now - hit.at > BODY_TTL_MS) {
-      hit = { at: now, body: encodeJson(build()) };
+      hit = { at: now, body: new EncodedBody(encodeJson(build())) };
       if (cache.size >= 16) cache.clear();
       cache.set(etag, hit);
     }
-    return new Response(hit.body, {
-      headers: {
-        "content-type": "application/json; charset=utf-8",
-        etag,
-        "cache-control": "no-cache",
-      },
-    });
+    const coding: Coding = negotiateCoding(c.req.header("accept-encoding"));
+    const out = hit.body.get(coding);
+    const headers: Record<string, string> = {
+      "content-type": "application/json; charset=utf-8",
+      etag,
+      "cache-control": "no-cache",
+      vary: "Accept-Encoding",
+    };
+    // Deno.serve would otherwise compress again per request; identity is sent as it is.
+    if (out.coding !== "identity") headers["content-encoding"] = out.coding;
+    return new Response(out.bytes, { headers });
   };
 
   app.get("/api/state", (c) => {
@@ -149,12 +159,17 @@ export function createApi(ctx: ApiContext): Hono {
       positions ?? "all"
     }"`;
     return notModified(c, etag) ??
-      cachedJson(etag, () => stateView(ctx.state, ctx.log, ctx.info, { events, positions }));
+      cachedJson(c, etag, () => stateView(ctx.state, ctx.log, ctx.info, { events, positions }));
   });
 
   app.get("/api/performance", (c) => {
-    const etag = `W/"p${ctx.state.version}"`;
-    return notModified(c, etag) ?? cachedJson(etag, () => performanceView(ctx.state));
+    const lq = c.req.query("liquidations");
+    const liquidations = lq === "all"
+      ? null
+      : intParam(lq, DEFAULT_LIQUIDATIONS, Number.MAX_SAFE_INTEGER);
+    const etag = `W/"p${ctx.state.version}-q${liquidations ?? "all"}"`;
+    return notModified(c, etag) ??
+      cachedJson(c, etag, () => performanceView(ctx.state, { liquidations }));
   });
 
   app.get("/api/events", (c) => {

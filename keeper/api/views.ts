@@ -40,10 +40,16 @@ export interface KeeperFacts {
 
 /** Query options of `/api/state`. */
 export interface StateQuery {
-  /** Newest event lines to include (0..ring size). Default 100. */
+  /** Newest event lines to include (0..ring size). Default 50. */
   events: number;
-  /** Riskiest positions to include; null = all. Default 500. */
+  /** Riskiest positions to include; null = all. Default 50. */
   positions: number | null;
+}
+
+/** Query options of `/api/performance`. */
+export interface PerformanceQuery {
+  /** Newest liquidation records to include; null = all kept. Default 50. */
+  liquidations: number | null;
 }
 
 /** Builds the `/api/state` body. */
@@ -57,6 +63,8 @@ export function stateView(
   const all = listPositions(s);
   const shown = q.positions === null ? all : all.slice(0, q.positions);
   const counts = positionCounts(s);
+  const buffered = log.recent();
+  const events = buffered.slice(buffered.length - Math.min(q.events, buffered.length));
   return {
     api_version: API_VERSION,
     generated_at: now.toISOString(),
@@ -108,13 +116,26 @@ export function stateView(
         })),
       }
       : null,
-    events: log.recent(q.events).map(eventView),
+    events: events.map(eventView),
+    events_summary: {
+      buffered: buffered.length,
+      shown: events.length,
+      truncated: events.length < buffered.length,
+    },
   };
 }
 
 /** Builds the `/api/performance` body. */
-export function performanceView(s: DashboardState, now = new Date()) {
+export function performanceView(
+  s: DashboardState,
+  q: PerformanceQuery = { liquidations: null },
+  now = new Date(),
+) {
   const st = s.stats;
+  const all = s.liquidations;
+  const kept = q.liquidations === null
+    ? all
+    : all.slice(all.length - Math.min(q.liquidations, all.length));
   return {
     api_version: API_VERSION,
     generated_at: now.toISOString(),
@@ -148,7 +169,12 @@ export function performanceView(s: DashboardState, now = new Date()) {
     },
     keepers: s.keepers.map((k) => keeperView(k, s.self.address)),
     // Newest first: what a "recent fills" table shows.
-    liquidations: [...s.liquidations].reverse().map(liquidationView),
+    liquidations: [...kept].reverse().map(liquidationView),
+    liquidations_summary: {
+      kept: all.length,
+      shown: kept.length,
+      truncated: kept.length < all.length,
+    },
   };
 }
 

@@ -430,6 +430,26 @@ export function applyRealInvoke(
   };
 }
 
+/** soroban-simulation's default instruction adjustment: ×1.04, and at least +50,000. */
+export const INSTRUCTIONS_ADJUSTMENT = { multiplicative: 1.04, additive: 50_000 } as const;
+
+/**
+ * The instructions stellar-rpc declares for `simulated` metered instructions (soroban-simulation
+ * `SimulationAdjustmentFactor::adjust_u32` with stellar-rpc's preflight config):
+ * `max(simulated + max(50,000, leeway), floor(simulated × 1.04))`, and 0 stays 0.
+ */
+export function adjustedInstructions(simulated: number, leeway = 0): number {
+  if (simulated === 0) return 0;
+  const additive = Math.max(INSTRUCTIONS_ADJUSTMENT.additive, leeway);
+  const scaled = Math.floor(simulated * INSTRUCTIONS_ADJUSTMENT.multiplicative);
+  return Math.min(0xffff_ffff, Math.max(simulated + additive, scaled));
+}
+
+/** The instruction term of the resource fee: `ceil(instructions × rate / 10,000)`. */
+export function instructionFee(instructions: number, ratePerIncrement: bigint): bigint {
+  return (BigInt(instructions) * ratePerIncrement + 9_999n) / 10_000n;
+}
+
 /** simulateTransaction's result (stellar-rpc shape). */
 export interface RealSimulation {
   error?: string;
@@ -490,19 +510,23 @@ export function simulateReal(
     return { error: errorString(sim.error, sim.diagnosticEvents), events };
   }
   let data = sim.transactionData;
-  if (instructionLeeway > 0) {
-    // stellar-rpc's resourceConfig.instructionLeeway: more instructions, and their fee.
-    const r = data.resources;
+  const r = data.resources;
+  // Up to the default additive 50,000 the library's own adjustment stands as it is.
+  if (instructionLeeway > INSTRUCTIONS_ADJUSTMENT.additive) {
+    const instructions = adjustedInstructions(sim.cpuInsns, instructionLeeway);
+    // stellar-rpc's resourceConfig.instructionLeeway replaces the default adjustment's additive
+    // 50,000 when larger (it is not added on top); the instruction fee is its own ceil-rounded
+    // term of the resource fee, so the fee moves by exactly the difference of that term.
+    const fee = (n: number) => instructionFee(n, settings.fee.perInstructionIncrement);
     data = new xdr.SorobanTransactionData({
       ext: data.ext,
       resources: new xdr.SorobanResources({
         footprint: r.footprint,
-        instructions: r.instructions + instructionLeeway,
+        instructions,
         diskReadBytes: r.diskReadBytes,
         writeBytes: r.writeBytes,
       }),
-      resourceFee: data.resourceFee +
-        (BigInt(instructionLeeway) * settings.fee.perInstructionIncrement + 9_999n) / 10_000n,
+      resourceFee: data.resourceFee + fee(instructions) - fee(r.instructions),
     });
   }
   return {

@@ -130,7 +130,9 @@ Deno.test({
       while (Date.now() - start < DEADLINE_MS) {
         await new Promise((r) => setTimeout(r, 2000));
         const got = await Promise.all(
-          [web, web + 1].map((p) => getJson(`http://127.0.0.1:${p}/api/performance`)),
+          [web, web + 1].map((p) =>
+            getJson(`http://127.0.0.1:${p}/api/performance?liquidations=all`)
+          ),
         );
         if (got.some((g) => g === undefined)) {
           // A demo that died will never answer: stop waiting and report its output.

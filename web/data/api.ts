@@ -195,9 +195,12 @@ export class KeeperApi {
     return j === null ? null : parseState(j);
   }
 
-  /** `/api/performance`, or null when the API is unreachable or answers an error. */
+  /**
+   * `/api/performance`, or null when the API is unreachable or answers an error. Asks for every
+   * kept liquidation: the pages enrich each on-chain fill with the keeper's record of it.
+   */
   async performance(): Promise<ApiPerformance | null> {
-    const j = await this.getJson("/api/performance");
+    const j = await this.getJson("/api/performance?liquidations=all");
     return j === null ? null : parsePerformance(j);
   }
 }
