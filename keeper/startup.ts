@@ -217,6 +217,8 @@ export async function prepareChain(
         stateDir: config.keeperStateDir,
         networkPassphrase: config.networkPassphrase,
         watchAddresses: config.watchAddresses,
+        // Pooled keepers split the work among the registered keepers (split.ts).
+        keepers: () => registry.listKeepers().then((r) => r.addresses),
       });
       lending.push(adapter);
       adapters.push(adapter);

@@ -99,6 +99,20 @@ export type WaitReason =
     ledgersToGo: number;
     ratioNow: number | null;
     ratioAtTarget: number | null;
+  }
+  /**
+   * Pooled keepers split the work (`lending_pool/split.ts`): this keeper is a backup of rank
+   * `rank` for this auction (`step` "fill") or for creating it (`step` "create"), and `primary`
+   * goes first; it sends no earlier than ledger `readyAt`, and only if there is still work then.
+   */
+  | {
+    kind: "backup";
+    step: "create" | "fill";
+    rank: number;
+    primary: string;
+    readyAt: number;
+    /** The auction's start block ("fill"); null when creating. */
+    auctionBlock: number | null;
   };
 
 /** How executing one task ended. */
@@ -249,20 +263,37 @@ export function outcomeFields(o: TaskOutcome): Record<string, FieldValue> {
     case "bad_debt":
       return { user: o.user, ledger: o.ledger };
     case "waiting":
-      return o.reason.kind === "never_profitable"
-        ? { reason: "never clears MIN_PROFIT (or unpriced)", ratio_now: o.reason.ratioNow }
-        : {
-          auction_block: o.reason.auctionBlock,
-          target_block: o.reason.targetBlock,
-          ledgers_to_go: o.reason.ledgersToGo,
-          ratio_now: o.reason.ratioNow,
-          ratio_at_target: o.reason.ratioAtTarget,
-        };
+      return waitFields(o.reason);
     case "skipped":
       return {
         ...(o.user === undefined ? {} : { user: o.user }),
         reason: skipReasonText(o.reason),
         ...skipFields(o.reason),
+      };
+  }
+}
+
+/** A wait reason's log fields. */
+function waitFields(r: WaitReason): Record<string, FieldValue> {
+  switch (r.kind) {
+    case "never_profitable":
+      return { reason: "never clears MIN_PROFIT (or unpriced)", ratio_now: r.ratioNow };
+    case "too_early":
+      return {
+        auction_block: r.auctionBlock,
+        target_block: r.targetBlock,
+        ledgers_to_go: r.ledgersToGo,
+        ratio_now: r.ratioNow,
+        ratio_at_target: r.ratioAtTarget,
+      };
+    case "backup":
+      return {
+        reason: "backup keeper: the primary goes first",
+        step: r.step,
+        rank: r.rank,
+        primary: r.primary,
+        ready_at: r.readyAt,
+        auction_block: r.auctionBlock,
       };
   }
 }

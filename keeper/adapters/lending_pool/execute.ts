@@ -104,6 +104,9 @@ export async function executeLiquidation(
   });
   if ("wait" in decided) return noCapitalResult({ status: "waiting", reason: decided.wait });
   const { target, next } = decided;
+  // Pooled keepers split the work (split.ts): a backup waits for its turn, or for a later cycle.
+  const turn = await deps.awaitTurn?.(auction, target.block, next, spl);
+  if (turn) return noCapitalResult({ status: "waiting", reason: turn });
 
   // 3. The flash amount.
   const t0 = performance.now();

@@ -4,10 +4,11 @@
  *
  * @module
  */
-import type { Positions } from "@blend-capital/blend-sdk";
+import type { AuctionData, Positions } from "@blend-capital/blend-sdk";
 import type { LedgerClock } from "@vigil/soroban/ledger";
 import type { InvokeOptions } from "@vigil/soroban/tx";
 import type { SwapClient } from "../../dex/swap_client.ts";
+import type { WaitReason } from "../outcome.ts";
 import type { PoolCache } from "./pool_state.ts";
 
 /** What the lending-pool adapter needs to execute. */
@@ -38,6 +39,17 @@ export interface ExecuteDeps {
   /** Called when positions changed because of us (re-read next sync). */
   touched?: (...users: string[]) => void;
   signal?: AbortSignal;
+  /**
+   * Pooled keepers split the work (issue 26, `split.ts`): called once the first profitable block
+   * `target` is known; a wait reason when this keeper is a backup whose turn has not come (it
+   * may wait in it for a turn near enough). Undefined: go on.
+   */
+  awaitTurn?: (
+    auction: AuctionData,
+    target: number,
+    next: number,
+    spl: number,
+  ) => Promise<WaitReason | undefined>;
 }
 
 /** The task payload of a liquidation. */

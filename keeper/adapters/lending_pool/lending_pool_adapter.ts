@@ -15,8 +15,9 @@
  *
  * @module
  */
+import type { AuctionData } from "@blend-capital/blend-sdk";
 import type { Keypair } from "@stellar/stellar-sdk";
-import { latestLedger, LedgerClock } from "@vigil/soroban/ledger";
+import { latestLedger, LedgerClock, waitForLedger } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import type { InvokeOptions } from "@vigil/soroban/tx";
 import type { SwapClient } from "../../dex/swap_client.ts";
@@ -24,13 +25,16 @@ import {
   type Adapter,
   clampPriority,
   type FlashPolicy,
+  noCapitalResult,
   type Result,
   skipped,
   type Task,
   type VaultClient,
 } from "../adapter.ts";
 import { DryRunError } from "@vigil/soroban/errors";
-import { type PolicyRefusal, policyRefusalText } from "../outcome.ts";
+import { type PolicyRefusal, policyRefusalText, type WaitReason } from "../outcome.ts";
+import { readAuction } from "./auction.ts";
+import { creationBlocker } from "./auction_create.ts";
 import {
   BAD_DEBT_RETRY_MS,
   BadDebtAttempts,
@@ -43,6 +47,7 @@ import { BorrowerIndex, type SyncReport } from "./discovery.ts";
 import { executeLiquidation, type LiquidationTask } from "./execute.ts";
 import { healthOf, priorityFor } from "./health.ts";
 import { loadPoolState, type PoolCache, type PoolState } from "./pool_state.ts";
+import { CREATION_BLOCK, creationReadyAt, turnOf } from "./split.ts";
 
 export { BorrowerIndex } from "./discovery.ts";
 export type { BadDebtTask } from "./bad_debt.ts";
@@ -105,6 +110,12 @@ export interface LendingPoolOptions {
   networkPassphrase?: string;
   /** WATCH_ADDRESSES: tracked whatever the events say. */
   watchAddresses?: readonly string[];
+  /**
+   * The registry's keeper addresses now (read at most once per cycle, when a liquidation runs):
+   * each auction's primary and backups are chosen among them (`split.ts`). Undefined, or a
+   * failed read: this keeper acts as the primary of every auction (no split).
+   */
+  keepers?: () => Promise<readonly string[]>;
 }
 
 /** The Blend v2 lending-pool adapter. */
@@ -130,6 +141,15 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
   /** The index revision and cursor ledger last saved (undefined: nothing saved yet). */
   #saved: { revision: number; cursorLedger: number } | undefined;
   #warnedUnwritable = false;
+  /** This cycle's read of the registry's keepers (reset by getTasks, like the policy). */
+  #keepers: Promise<readonly string[] | undefined> | undefined;
+  #warnedKeepers = false;
+  /** The latest ledger at this cycle's getTasks. */
+  #head = 0;
+  /** Per user: the ledger where a liquidatable position was first seen without an auction. */
+  readonly #needsAuctionSince = new Map<string, number>();
+  /** The backup waits already logged (user, step, auction block): logged once each. */
+  readonly #backupLogged = new Set<string>();
 
   constructor(opts: LendingPoolOptions) {
     this.#opts = opts;
@@ -177,7 +197,9 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       latestLedger(rpc),
     ]);
     this.clock.observe(head.sequence);
+    this.#head = head.sequence;
     this.#policy = undefined; // a new cycle: the admin may have changed it
+    this.#keepers = undefined; // and keepers may have registered or left
     this.index.exclude(state.backstop);
     this.#state = state;
     this.#lastSync = sync;
@@ -242,6 +264,7 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       });
     }
     this.#views = views;
+    this.#pruneSplit(tasks);
     this.#badDebt.prune((u) => {
       const p = this.index.positions.get(u);
       return p !== undefined && isBadDebt(p);
@@ -310,6 +333,8 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       this.#policyProblem = problem;
     }
     if (refusal) return skipped({ kind: "flash_policy", refusal }, task.data.user);
+    const creating = await this.#creationTurn(rpc, keypair.publicKey(), task.data, policy);
+    if (creating) return noCapitalResult({ status: "waiting", reason: creating });
     let result: Result;
     try {
       result = await this.#execute(rpc, keypair, task, this.#feeBidding(vault), policy);
@@ -370,7 +395,142 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       usdc: this.#opts.usdc!,
       liquidator: this.#opts.liquidator!,
       touched: (...users) => this.index.markDirty(...users),
+      awaitTurn: (auction, target, next, spl) =>
+        this.#fillTurn(rpc, keypair.publicKey(), task.data.user, auction, { target, next, spl }),
     });
+  }
+
+  /** This cycle's registry keepers (one read per cycle), or undefined: no split. */
+  #registeredKeepers(): Promise<readonly string[] | undefined> {
+    const read = this.#opts.keepers;
+    if (!read) return Promise.resolve(undefined);
+    return this.#keepers ??= read().then(
+      (list) => {
+        if (this.#warnedKeepers) this.#log("info", "the registry's keeper list is readable again");
+        this.#warnedKeepers = false;
+        return list;
+      },
+      (err) => {
+        if (!this.#warnedKeepers) {
+          const why = err instanceof Error ? err.message : String(err);
+          this.#log("warn", `cannot read the registry's keepers (${why}): acting as primary`);
+          this.#warnedKeepers = true;
+        }
+        return undefined;
+      },
+    );
+  }
+
+  /**
+   * Pooled keepers split the work, when filling (`split.ts`): the primary goes on at once; a
+   * backup of rank r returns a wait when its turn (first profitable block + r ×
+   * BACKUP_DELAY_LEDGERS) is beyond this cycle, or else waits here for it and goes on only if the
+   * auction is still there unchanged (the primary did not fill).
+   */
+  async #fillTurn(
+    rpc: ChainRpc,
+    me: string,
+    user: string,
+    auction: AuctionData,
+    at: { target: number; next: number; spl: number },
+  ): Promise<WaitReason | undefined> {
+    const keepers = await this.#registeredKeepers();
+    if (!keepers) return undefined;
+    const key = { pool: this.#opts.poolId, user, auctionBlock: auction.block };
+    const turn = await turnOf(key, keepers, me, at.target);
+    if (turn.rank === 0) return undefined;
+    const wait: WaitReason = { kind: "backup", step: "fill", ...turn, auctionBlock: auction.block };
+    this.#logBackup(user, wait);
+    const maxWait = Math.ceil(this.#opts.pollIntervalSec / at.spl) + 3;
+    if (turn.readyAt - at.next > maxWait) return wait;
+    const deadline = Date.now() + (turn.readyAt - at.next + 2) * at.spl * 2000 + 10_000;
+    const reached = await waitForLedger(rpc, turn.readyAt - 1, deadline, {
+      clock: this.clock,
+      signal: this.#opts.signal,
+      pollMs: Math.max(20, Math.min(250, at.spl * 100)),
+    });
+    if (reached.sequence + 1 < turn.readyAt) return wait; // shutdown or a slow chain
+    const now = await readAuction(rpc, this.#opts.poolId, user);
+    if (!now || !sameAuction(now, auction)) return wait; // the primary (or someone) filled
+    this.#log("info", "backup keeper: the primary has not filled, filling in its place", {
+      user,
+      rank: turn.rank,
+      primary: turn.primary,
+      auction_block: auction.block,
+      ledger: reached.sequence,
+    });
+    return undefined;
+  }
+
+  /**
+   * Pooled keepers split the work, when creating an auction (`split.ts`): for a position with no
+   * auction that one may be created for, a backup waits its turn, counted from the ledger where
+   * it first saw it so. Undefined: go on (an auction exists, or we are the primary, or our turn
+   * came).
+   */
+  async #creationTurn(
+    rpc: ChainRpc,
+    me: string,
+    task: LiquidationTask,
+    policy: FlashPolicy,
+  ): Promise<WaitReason | undefined> {
+    const state = this.#state;
+    if (!this.#opts.keepers || !state || task.user === me) return undefined;
+    if (this.index.auctions.has(task.user)) return undefined;
+    const blocked = creationBlocker(state, task.positions, {
+      usdc: this.#opts.usdc!,
+      dex: this.#opts.dex,
+      routers: new Set(policy.routers),
+    });
+    if (blocked) return undefined; // ensureAuction says why
+    const keepers = await this.#registeredKeepers();
+    if (!keepers) return undefined;
+    if (await readAuction(rpc, this.#opts.poolId, task.user)) return undefined;
+    const head = this.#head;
+    const since = this.#needsAuctionSince.get(task.user) ?? head;
+    this.#needsAuctionSince.set(task.user, since);
+    const key = { pool: this.#opts.poolId, user: task.user, auctionBlock: CREATION_BLOCK };
+    const turn = await turnOf(key, keepers, me, since);
+    if (turn.rank === 0) return undefined;
+    const pollLedgers = Math.ceil(this.#opts.pollIntervalSec / this.clock.secondsPerLedger());
+    const readyAt = creationReadyAt(since, turn.rank, pollLedgers);
+    if (head + 1 >= readyAt) return undefined;
+    const wait: WaitReason = {
+      kind: "backup",
+      step: "create",
+      rank: turn.rank,
+      primary: turn.primary,
+      readyAt,
+      auctionBlock: null,
+    };
+    this.#logBackup(task.user, wait);
+    return wait;
+  }
+
+  /** One info line per backup wait (user, step, auction): not one per cycle. */
+  #logBackup(user: string, wait: WaitReason & { kind: "backup" }): void {
+    const id = `${user}|${wait.step}|${wait.auctionBlock}`;
+    if (this.#backupLogged.has(id)) return;
+    this.#backupLogged.add(id);
+    this.#log("info", "backup keeper: waiting for the primary keeper", {
+      user,
+      step: wait.step,
+      rank: wait.rank,
+      primary: wait.primary,
+      ready_at: wait.readyAt,
+      auction_block: wait.auctionBlock,
+    });
+  }
+
+  /** Forgets split bookkeeping of positions that are no longer tasks or have an auction now. */
+  #pruneSplit(tasks: readonly Task<LendingPoolTask>[]): void {
+    const live = new Set(tasks.map((t) => t.data.user));
+    for (const u of this.#needsAuctionSince.keys()) {
+      if (!live.has(u) || this.index.auctions.has(u)) this.#needsAuctionSince.delete(u);
+    }
+    for (const id of this.#backupLogged) {
+      if (!live.has(id.slice(0, id.indexOf("|")))) this.#backupLogged.delete(id);
+    }
   }
 
   /**
@@ -482,6 +642,13 @@ function estIncentive(c: number, l: number): number {
   if (!(l > 0)) return 0;
   const inc = 1 + (1 - c / l) / 2;
   return Number.isFinite(inc) ? Math.round(inc * 1e4) / 1e4 : 0;
+}
+
+/** The same auction, unfilled: start block, lot and bid all unchanged. */
+function sameAuction(a: AuctionData, b: AuctionData): boolean {
+  const same = (x: Map<string, bigint>, y: Map<string, bigint>) =>
+    x.size === y.size && [...x].every(([k, v]) => y.get(k) === v);
+  return a.block === b.block && same(a.lot, b.lot) && same(a.bid, b.bid);
 }
 
 function emptyPositions() {
