@@ -172,6 +172,7 @@ export function demoKeeperEnv(
     SLIPPAGE_BPS: "100",
     ALLOCATION_DRIFT_BPS: "500",
     MIN_PROFIT: "1.02",
+    SPLIT_WORK: "true",
     // Only the first keeper holds the allocation vault's rebalance role.
     ALLOCATION_VAULT: k.first && c.allocation_vault ? c.allocation_vault : "",
     // The pages' local-only development wallet signs for the dev accounts in this file.

@@ -133,6 +133,11 @@ export interface Config {
   readonly dryRun: boolean;
   /** Slack/Discord-compatible webhook for notifications; null = none. A secret: never logged. */
   readonly notifyWebhookUrl: string | null;
+  /**
+   * SPLIT_WORK: follow the registered keepers' split of auctions (primary and backups, issue 26);
+   * false = race every auction (only for tests of races: it wastes this keeper's own fees).
+   */
+  readonly splitWork: boolean;
   /** The same configuration without secrets, for logs and the API. */
   toJSON(): Record<string, unknown>;
 }
@@ -168,6 +173,7 @@ export const CONFIG_VARIABLES = [
   "DRY_RUN",
   "NOTIFY_WEBHOOK_URL",
   "LOG_FORMAT",
+  "SPLIT_WORK",
 ] as const;
 
 /** Most pools one keeper watches: each adds a constant number of RPC requests to every cycle. */
@@ -276,6 +282,7 @@ export function loadConfig(
   const watchAddresses = check(() => watchList(get("WATCH_ADDRESSES"), io), []);
   const dryRun = check(() => bool(get, "DRY_RUN", false), false);
   const notifyWebhookUrl = check(() => webhookUrl(get("NOTIFY_WEBHOOK_URL")), null);
+  const splitWork = check(() => bool(get, "SPLIT_WORK", true), true);
   if (problems.length > 0 || !keypair || !registryContract || !vaultContract) {
     throw ConfigError.of(problems);
   }
@@ -309,6 +316,7 @@ export function loadConfig(
     watchAddresses: Object.freeze([...watchAddresses]),
     dryRun,
     notifyWebhookUrl,
+    splitWork,
   };
   const cfg = { ...publicView } as Record<string | symbol, unknown>;
   // The Keypair holds the raw secret: keep it off every enumeration, JSON and inspection path.

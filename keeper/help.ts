@@ -72,6 +72,7 @@ export const CONFIG_HELP: Readonly<Record<typeof CONFIG_VARIABLES[number], Varia
   WATCH_ADDRESSES: { dflt: "empty", rule: "borrowers to track: G…/C… list or @file" },
   DRY_RUN: { dflt: "false", rule: "true: simulate everything, send nothing" },
   NOTIFY_WEBHOOK_URL: { dflt: "empty", rule: "Slack/Discord webhook (a secret: never logged)" },
+  SPLIT_WORK: { dflt: "true", rule: "false: race every auction, ignore the keepers' split" },
 };
 
 /** Formats `[name, default, rule]` rows as aligned help lines. */

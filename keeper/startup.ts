@@ -218,7 +218,9 @@ export async function prepareChain(
         networkPassphrase: config.networkPassphrase,
         watchAddresses: config.watchAddresses,
         // Pooled keepers split the work among the registered keepers (split.ts).
-        keepers: () => registry.listKeepers().then((r) => r.addresses),
+        keepers: config.splitWork
+          ? () => registry.listKeepers().then((r) => r.addresses)
+          : undefined,
       });
       lending.push(adapter);
       adapters.push(adapter);

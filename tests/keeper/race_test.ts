@@ -1,7 +1,8 @@
 /**
- * Two keepers (two child processes, two registered operators) race the same auction: exactly one
- * fill, in one `vault.flash` transaction; the loser's flash reverts (in simulation or on chain)
- * so nothing is lent or booked for it; no funds are lost and no keeper's USDC moves.
+ * Two keepers (two child processes, two registered operators) that ignore the keepers' split
+ * (SPLIT_WORK=false) race the same auction: exactly one fill, in one `vault.flash` transaction;
+ * the loser's flash reverts (in simulation or on chain) so nothing is lent or booked for it; no
+ * funds are lost and no keeper's USDC moves.
  */
 import assert from "node:assert/strict";
 import {
@@ -30,7 +31,11 @@ Deno.test("two keepers race the same auctions: one flash per fill, the loser's f
     const usdcB = await balance(w, w.usdc, b.publicKey());
     // −5 % XLM: borrower_xlm_1 and borrower_mixed go underwater; both keepers chase both.
     let price = BigInt((await shock(w, w.xlm, -500) as { price: string }).price);
-    for (const kp of [a, b]) ks.push((await startKeeper(keeperEnv(w, kp))).k);
+    // SPLIT_WORK=false: both ignore the keepers' split (issue 26), as a rival keeper would, so
+    // they race; what is tested is that a lost race costs nothing but the loser's fees.
+    for (const kp of [a, b]) {
+      ks.push((await startKeeper(keeperEnv(w, kp, { SPLIT_WORK: "false" }))).k);
+    }
     // Both keepers aim at the same first profitable block, so they almost always collide; but
     // a keeper that sees the fill before sending never sends, and then no race is lost. So if a
     // round ends without a lost race, open a fresh borrower at HF 1.01 and push it under, up to
