@@ -485,13 +485,14 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     if (blocked) return undefined; // ensureAuction says why
     const keepers = await this.#registeredKeepers();
     if (!keepers) return undefined;
-    if (await readAuction(rpc, this.#opts.poolId, task.user)) return undefined;
     const head = this.#head;
     const since = this.#needsAuctionSince.get(task.user) ?? head;
-    this.#needsAuctionSince.set(task.user, since);
     const key = { pool: this.#opts.poolId, user: task.user, auctionBlock: CREATION_BLOCK };
     const turn = await turnOf(key, keepers, me, since);
     if (turn.rank === 0) return undefined;
+    // A backup: is there an auction the index has not learned yet (one read, backups only)?
+    if (await readAuction(rpc, this.#opts.poolId, task.user)) return undefined;
+    this.#needsAuctionSince.set(task.user, since);
     const pollLedgers = Math.ceil(this.#opts.pollIntervalSec / this.clock.secondsPerLedger());
     const readyAt = creationReadyAt(since, turn.rank, pollLedgers);
     if (head + 1 >= readyAt) return undefined;
@@ -509,7 +510,8 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
 
   /** One info line per backup wait (user, step, auction): not one per cycle. */
   #logBackup(user: string, wait: WaitReason & { kind: "backup" }): void {
-    const id = `${user}|${wait.step}|${wait.auctionBlock}`;
+    // A fill's turn may move a ledger with prices, a creation's is fixed per episode.
+    const id = `${user}|${wait.step}|${wait.auctionBlock ?? wait.readyAt}`;
     if (this.#backupLogged.has(id)) return;
     this.#backupLogged.add(id);
     this.#log("info", "backup keeper: waiting for the primary keeper", {
