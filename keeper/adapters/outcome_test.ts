@@ -78,6 +78,27 @@ Deno.test("waiting: a reason text when never profitable, the curve's figures whe
   });
 });
 
+Deno.test("waiting as a backup keeper (issue 26): its rank, the primary and its turn", () => {
+  same({
+    status: "waiting",
+    reason: {
+      kind: "backup",
+      step: "fill",
+      rank: 1,
+      primary: "GPRIMARY",
+      readyAt: 231,
+      auctionBlock: 10,
+    },
+  }, {
+    reason: "backup keeper: the primary goes first",
+    step: "fill",
+    rank: 1,
+    primary: "GPRIMARY",
+    ready_at: 231,
+    auction_block: 10,
+  });
+});
+
 Deno.test("every skip reason renders as the text and fields logged before", () => {
   const cases: [SkipReason, string | undefined, Record<string, unknown>][] = [
     [{ kind: "own_position" }, undefined, { reason: "own position" }],
