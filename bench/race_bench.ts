@@ -185,6 +185,10 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
     return at ? valueAt(at, user, data, block).ratio : Number.NaN;
   };
   const lastLedger = Math.max(...prices.keys());
+  const vigilFillers = new Set([
+    vigil.liquidator,
+    ...keeperNames.map((n) => out.accounts[n].public),
+  ]);
   let vigilFills = 0, compFills = 0, other = 0, below = 0;
   const after: number[] = [];
   const auctions = new Map<string, AuctionData>();
@@ -194,8 +198,9 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
     if (e.name === "new_auction") auctions.set(user, auctionData(e.value));
     if (e.name !== "fill_auction") continue;
     const data = auctions.get(user);
-    const filler = String((e.value as unknown[])[0]);
-    const who = filler === vigil.liquidator
+    const [filler, percent] = e.value as [string, bigint];
+    // Vigil's keepers fill through the liquidator (the fill's `from` is the keeper's account).
+    const who = vigilFillers.has(String(filler))
       ? "vigil"
       : filler === competitorId
       ? "competitor"
@@ -214,9 +219,11 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
     }
     const x = first === undefined ? undefined : e.ledger - first;
     say(
-      `race: ${who.padEnd(10)} filled ${user.slice(0, 6)}… in ledger ${e.ledger}: ratio ${
-        ratio.toFixed(4)
-      }, first profitable ${first ?? "-"}, ledgers after ${x ?? "-"}`,
+      `race: ${who.padEnd(10)} filled ${percent}% of ${
+        user.slice(0, 6)
+      }… in ledger ${e.ledger}: ratio ${ratio.toFixed(4)}, first profitable ${
+        first ?? "-"
+      }, ledgers after ${x ?? "-"}`,
     );
     if (who === "vigil") {
       vigilFills++;
