@@ -26,7 +26,7 @@ import { Asset, Keypair, rpc, scValToNative } from "@stellar/stellar-sdk";
 import { AuctionData, PoolOracle } from "@blend-capital/blend-sdk";
 import { DEMO_VIGIL_CONFIG, startDevNetwork, writeOutFile } from "@vigil/demo/dev_network";
 import { startMarketDriver } from "@vigil/demo/market_driver";
-import { type KeeperProcess, spawnKeeper } from "@vigil/demo/keepers";
+import { type KeeperProcess, spawnKeepersInTurn } from "@vigil/demo/keepers";
 import { demoKeeperEnv } from "@vigil/demo/demo";
 import { seedTrustline } from "@vigil/localnet/dev_setup";
 import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
@@ -119,13 +119,13 @@ try {
     }
   }, 20);
 
-  for (const [i, name] of keeperNames.entries()) {
+  // In turn, as the demo starts them: two registrations in one ledger conflict in the registry.
+  const specs = keeperNames.map((name, i) => {
     const port = freePort();
     const env = demoKeeperEnv(out, { name, first: i === 0, port, pollInterval: 3, outPath });
-    keepers.push(
-      spawnKeeper({ name: env.KEEPER_NAME, port, env }, (who, l) => keep(`[${who}] ${l}`)),
-    );
-  }
+    return { name: env.KEEPER_NAME, port, env };
+  });
+  keepers.push(...await spawnKeepersInTurn(specs, (who, l) => keep(`[${who}] ${l}`)));
   const competitor = startCompetitor({
     rpcUrl: out.rpcUrl,
     networkPassphrase: out.networkPassphrase,
