@@ -464,7 +464,7 @@ Deno.test("process: API_PORT already in use is a start-up failure with exit 1", 
 
 Deno.test("keeperHelp: every variable with its default and rule, aligned", () => {
   const text = keeperHelp([["EXTRA_VAR", "unset", "an extra row"]]);
-  const rows = text.split("\n").filter((l) => /^  [A-Z][A-Z0-9_]+ /.test(l));
+  const rows = text.split("\n").filter((l) => /^ {2}[A-Z][A-Z0-9_]+ /.test(l));
   assert.deepEqual(rows.map((l) => l.trim().split(/\s+/)[0]), [...CONFIG_VARIABLES, "EXTRA_VAR"]);
   const col = rows[0].indexOf(CONFIG_HELP.KEEPER_SECRET.dflt);
   for (const k of CONFIG_VARIABLES) {

@@ -201,6 +201,8 @@ export function createKeeperContext(config: Config, opts: ContextOptions = {}): 
         profit: rec.profit,
         response_time_ms: rec.responseTimeMs,
         tx_hash: rec.txHash,
+        ledger: rec.ledger,
+        ledgers_after_first_profitable: rec.ledgersAfterFirstProfitable,
         note: rec.note,
       };
       for (const k of Object.keys(fields)) if (fields[k] == null) delete fields[k];

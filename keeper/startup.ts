@@ -505,6 +505,9 @@ export function recordResult(
       txHash: result.txHash ?? null,
       ledger: o.status === "filled" ? o.fillLedger : null,
       auctionBlock: o.status === "filled" ? o.auctionBlock : null,
+      ledgersAfterFirstProfitable: o.status === "filled"
+        ? o.ledgersAfterFirstProfitable ?? null
+        : null,
       time: new Date(),
       note: error ?? belowMinFill(ctx, o.status, result.profit),
     });

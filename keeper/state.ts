@@ -121,6 +121,11 @@ export interface LiquidationInput {
   ledger: number | null;
   /** Auction block (start ledger), if known. */
   auctionBlock?: number | null;
+  /**
+   * A fill's landing ledger less its first profitable block (at that block's prices; 0 = in it),
+   * when known.
+   */
+  ledgersAfterFirstProfitable?: number | null;
   time: Date;
   /** Free text for operators (e.g. why collateral is held). */
   note?: string | null;
@@ -486,6 +491,7 @@ export function recordLiquidation(s: DashboardState, input: LiquidationInput): L
   const rec: LiquidationRecord = {
     ...input,
     auctionBlock: input.auctionBlock ?? null,
+    ledgersAfterFirstProfitable: input.ledgersAfterFirstProfitable ?? null,
     note: input.note ?? null,
     id: s.nextLiquidationId++,
     profit,

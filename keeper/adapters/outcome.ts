@@ -128,6 +128,11 @@ export type TaskOutcome =
     /** lot value / bid cost at the target block (rounded to 6 places), null when not finite. */
     ratio: number | null;
     swaps: number;
+    /**
+     * Ledgers the fill landed after the auction's first profitable block, that block valued with
+     * its own prices (0: the first profitable block itself).
+     */
+    ledgersAfterFirstProfitable?: number;
   }
   /** Another keeper won: our simulation or transaction reverted, nothing moved. */
   | { status: "lost_race"; user: string; error: string }
@@ -249,6 +254,9 @@ export function outcomeFields(o: TaskOutcome): Record<string, FieldValue> {
         target_block: o.targetBlock,
         ratio: o.ratio,
         swaps: o.swaps,
+        ...(o.ledgersAfterFirstProfitable === undefined
+          ? {}
+          : { ledgers_after_first_profitable: o.ledgersAfterFirstProfitable }),
       };
     case "lost_race":
       return { user: o.user, error: o.error };

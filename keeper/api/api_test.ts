@@ -508,6 +508,7 @@ Deno.test("GET /api/performance: vault, depositors, keeper stats, liquidation hi
       tx_hash: "ff".repeat(32),
       ledger: 12340,
       auction_block: 12000,
+      ledgers_after_first_profitable: null,
       time: T0.toISOString(),
       keeper: OPERATOR,
       keeper_name: "keeper-1",

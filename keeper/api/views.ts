@@ -298,6 +298,7 @@ function liquidationView(r: LiquidationRecord) {
     tx_hash: r.txHash,
     ledger: r.ledger,
     auction_block: r.auctionBlock ?? null,
+    ledgers_after_first_profitable: r.ledgersAfterFirstProfitable ?? null,
     time: r.time.toISOString(),
     keeper: r.keeper,
     keeper_name: r.keeperName,

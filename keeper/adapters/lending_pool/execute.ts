@@ -25,10 +25,15 @@
  *    before the wait, buys first: they run first); with buys, both legs are priced and the
  *    liquidation skipped when it no longer clears MIN_PROFIT after them; and the authorization
  *    shape the keeper may sign. The flash amount covers the USDC bid and every buy's `max_in`.
- * 5. send (`flash_send.ts`: `awaitTarget`, `sendFlash`, `classifyFlashFailure`): wait for the
- *    block before the target and send `vault.flash(keeper, liquidator, amount, plan,
- *    response_time_ms)`. `flash` simulates first and sends only when the simulated profit is
- *    positive; the transaction lands in the first profitable block.
+ * 5. send (`flash_send.ts`: `awaitLanding`, `sendFlash`, `classifyFlashFailure`): wait for the
+ *    block before the target; from a few ledgers before it (`REVALUE_LEDGERS`), at every new
+ *    ledger re-read the reserves and oracle prices in force and re-value (`target_block.ts`:
+ *    `revalue`): the target follows the prices both ways, and the flash goes only when the
+ *    landing ledger (the next one) clears MIN_PROFIT. Then `vault.flash(keeper, liquidator,
+ *    amount, plan, response_time_ms)` simulates first and sends only when the simulated profit
+ *    after fees is positive; the transaction lands in the first profitable block. The fill
+ *    records how many ledgers after the first profitable block (from that block's prices) it
+ *    landed (`ledgers_after_first_profitable`).
  *
  * Failure handling: nothing is ever outstanding. A lost race (the auction is gone or was replaced
  * when our simulation or transaction fails) is outcome "lost_race"; an unprofitable simulation is
@@ -54,9 +59,10 @@ import { ensureAuction } from "./auction_create.ts";
 import type { ExecuteDeps, LiquidationTask } from "./execute_deps.ts";
 import { sizeLiquidation } from "./flash_size.ts";
 import { planLegs, planLiquidation } from "./flash_plan.ts";
-import { awaitTarget, classifyFlashFailure, filledResult, sendFlash } from "./flash_send.ts";
+import { valueAt } from "./auction.ts";
+import { awaitLanding, classifyFlashFailure, filledResult, sendFlash } from "./flash_send.ts";
 import { loadPoolState } from "./pool_state.ts";
-import { targetBlock } from "./target_block.ts";
+import { firstProfitableSeen, type Reading, revalue, targetBlock } from "./target_block.ts";
 
 // The names this module has always exported, for its importers.
 export { DEBT_NOT_BUYABLE, NO_DEX, NO_FLASH_VENUE } from "../outcome.ts";
@@ -108,9 +114,11 @@ export async function executeLiquidation(
   const turn = await deps.awaitTurn?.(auction, target.block, next, spl);
   if (turn) return noCapitalResult({ status: "waiting", reason: turn });
 
-  // 3. The flash amount.
+  // 3. The flash amount, for the bid of the next ledger: the target follows the prices while the
+  // keeper waits and may come earlier, and the bid only shrinks with the block.
   const t0 = performance.now();
-  const size = await sizeLiquidation(state, auction, target, user, deps);
+  const sizeAt = { ...target, bid: valueAt(state, user, auction, next).bid };
+  const size = await sizeLiquidation(state, auction, sizeAt, user, deps);
   if ("skip" in size) return skipped(size.skip);
   const { percent, need, lotAssets } = size;
   // A bought asset lands in the keeper account too (and its leftover is refunded there).
@@ -136,9 +144,29 @@ export async function executeLiquidation(
     }
   }
 
-  // 5. Wait for the block before the target, then send the flash.
-  const waited = await awaitTarget(chain, me, { targetBlock: target.block, next, spl }, deps);
+  // 5. Wait for the block before the target, re-valuing at every ledger from a few before it
+  // (prices move while the keeper waits), then send the flash into the ledger that clears.
+  const readings: Reading[] = [{ landing: next, state }];
+  // The target may slide later with the prices, but not past what this cycle set out to wait for.
+  const latestTarget = next + Math.ceil(deps.pollIntervalSec / spl) + 3;
+  const waited = await awaitLanding(
+    chain,
+    me,
+    { targetBlock: target.block, next, spl },
+    async (head) => {
+      const now = await loadPoolState(chain, deps.poolId, deps.cache);
+      readings.push({ landing: head + 1, state: now });
+      return revalue(now, user, auction, {
+        minProfit: deps.minProfit,
+        landing: head + 1,
+        latestTarget,
+      });
+    },
+    deps,
+  );
   if ("skip" in waited) return skipped(waited.skip, user);
+  if ("wait" in waited) return noCapitalResult({ status: "waiting", reason: waited.wait });
+  const firstProfitable = firstProfitableSeen(readings, user, auction, deps.minProfit);
   const planned = planLiquidation({
     keeper: me,
     user,
@@ -168,15 +196,28 @@ export async function executeLiquidation(
   deps.touched?.(user, me);
   logBuys(deps.log, buys, out.txHash);
   logSwaps(deps.log, legs, out.txHash);
-  return filledResult(out, {
+  const result = filledResult(out, {
     user,
     percent,
     amount,
     responseTimeMs,
     auctionBlock: auction.block,
-    target,
+    target: waited.value,
     swaps: legs.length,
+    firstProfitable,
   });
+  if (result.outcome.status === "filled") {
+    const late = result.outcome.ledgersAfterFirstProfitable;
+    deps.log("info", `fill landed ${late ?? "?"} ledger(s) after the first profitable block`, {
+      user,
+      fill_ledger: out.ledger,
+      first_profitable_block: firstProfitable,
+      ledgers_after_first_profitable: late,
+      ratio: result.outcome.ratio,
+      tx_hash: out.txHash,
+    });
+  }
+  return result;
 }
 
 /** The keeper account receives every lot asset: a trustline for each classic one that lacks it. */

@@ -1,6 +1,7 @@
 /**
- * Step 5 of a liquidation, send: wait for the block before the target (never fill early), send
- * the flash, and classify how it ended — filled, a lost race, a refusal before sending, or an
+ * Step 5 of a liquidation, send: wait for the block before the target, re-valuing the auction at
+ * every new ledger from a few ledgers before it (the target follows the prices; a flash goes only
+ * when the ledger it lands in clears MIN_PROFIT), send the flash, and classify how it ended — filled, a lost race, a refusal before sending, or an
  * error to throw. Whatever happens the flash reverted as a whole or settled: nothing is ever
  * outstanding.
  *
@@ -19,47 +20,71 @@ import {
   skipped,
   type VaultClient,
 } from "../adapter.ts";
-import type { SkipReason, TaskOutcome } from "../outcome.ts";
+import type { SkipReason, TaskOutcome, WaitReason } from "../outcome.ts";
 import { type AuctionValue, readAuction } from "./auction.ts";
 import type { ExecuteDeps } from "./execute_deps.ts";
 import type { PlannedFlash } from "./flash_plan.ts";
-import { finite } from "./target_block.ts";
+import { finite, type Revaluation, REVALUE_LEDGERS } from "./target_block.ts";
+
+/** Where the wait for the landing ledger ended: send now, with the value at the landing ledger. */
+export interface Landing {
+  account: Account;
+  /** The head the decision was made at; the flash lands in `reached + 1` at the earliest. */
+  reached: number;
+  /** The auction valued at the landing ledger with the prices in force. */
+  value: AuctionValue;
+}
 
 /**
  * Step 5a: reads the keeper's account (its sequence number, so the latency-critical flash needs
- * no read), then waits for the ledger before `targetBlock`. A skip when the wait ended before it
- * (shutdown, or the chain slower than estimated): a fill now would land before the first
- * profitable block. Nothing was lent; a later cycle comes back.
+ * no read), then waits for the ledger before the target, and from {@link REVALUE_LEDGERS} before
+ * it calls `revalueAt(head)` at every new ledger: it re-reads the prices and reserves in force and
+ * says send (the landing ledger `head + 1` clears MIN_PROFIT), a new target (earlier or later:
+ * the wait goes on), or wait (out of reach: a later cycle decides). A skip when the chain did not
+ * get there in time or the keeper shuts down; nothing was lent.
  */
-export async function awaitTarget(
+export async function awaitLanding(
   chain: ChainRpc,
   keeper: string,
   at: { targetBlock: number; next: number; spl: number },
+  revalueAt: (head: number) => Promise<Revaluation>,
   deps: Pick<ExecuteDeps, "clock" | "pollIntervalSec" | "signal">,
-): Promise<{ account: Account; reached: number } | { skip: SkipReason }> {
-  const { targetBlock, next, spl } = at;
+): Promise<Landing | { skip: SkipReason } | { wait: WaitReason }> {
+  const { next, spl } = at;
+  let target = at.targetBlock;
+  const deadlineFor = (t: number) =>
+    Date.now() + Math.max(2 * deps.pollIntervalSec, (t - next + 2) * spl * 2) * 1000 + 10_000;
   // Generous deadline (the pace estimate may be off); what matters is below: never fill early.
-  const deadline = Date.now() +
-    Math.max(2 * deps.pollIntervalSec, (targetBlock - next + 2) * spl * 2) * 1000 + 10_000;
+  let deadline = deadlineFor(target);
   const account = await chain.server.getAccount(keeper);
-  const reached = await waitForLedger(chain, targetBlock - 1, deadline, {
-    clock: deps.clock,
-    signal: deps.signal,
-    pollMs: Math.max(20, Math.min(250, spl * 100)),
-  });
-  const skip = targetMissed(reached.sequence, targetBlock, deps.signal?.aborted ?? false);
-  return skip ? { skip } : { account, reached: reached.sequence };
-}
-
-/** A skip when ledger `reached` is not the one before `targetBlock` or later (pure). */
-export function targetMissed(
-  reached: number,
-  targetBlock: number,
-  shutdown: boolean,
-): SkipReason | undefined {
-  return reached + 1 < targetBlock
-    ? { kind: "target_not_reached", shutdown, targetBlock, latest: reached }
-    : undefined;
+  let seen: number | undefined;
+  for (;;) {
+    // Quietly until a few ledgers before the target, then at every new ledger; the first look
+    // takes the head as it is (the cycle's own reading may already be a ledger old).
+    const want = Math.max(seen === undefined ? next - 1 : seen + 1, target - 1 - REVALUE_LEDGERS);
+    const reached = await waitForLedger(chain, want, deadline, {
+      clock: deps.clock,
+      signal: deps.signal,
+      pollMs: Math.max(20, Math.min(250, spl * 100)),
+    });
+    const shutdown = deps.signal?.aborted ?? false;
+    if (shutdown || reached.sequence < want) {
+      return {
+        skip: {
+          kind: "target_not_reached",
+          shutdown,
+          targetBlock: target,
+          latest: reached.sequence,
+        },
+      };
+    }
+    seen = reached.sequence;
+    const r = await revalueAt(seen);
+    if ("send" in r) return { account, reached: seen, value: r.send };
+    if ("wait" in r) return { wait: r.wait };
+    if (r.target.block > target) deadline = deadlineFor(r.target.block);
+    target = r.target.block;
+  }
 }
 
 /**
@@ -95,6 +120,8 @@ export function filledResult(
     auctionBlock: number;
     target: Pick<AuctionValue, "block" | "ratio">;
     swaps: number;
+    /** The auction's first profitable block, from that block's prices. */
+    firstProfitable?: number;
   },
 ): Result {
   return {
@@ -112,6 +139,9 @@ export function filledResult(
       targetBlock: f.target.block,
       ratio: finite(f.target.ratio),
       swaps: f.swaps,
+      ...(f.firstProfitable === undefined
+        ? {}
+        : { ledgersAfterFirstProfitable: out.ledger - f.firstProfitable }),
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Sending a liquidation's flash, alone (a fake vault, no chain): never before the target's
- * previous ledger, a stale sequence number rebuilt once, and how a failed flash is classified.
+ * Sending a liquidation's flash, alone (a fake vault, a fake chain head): the wait for the landing
+ * ledger re-valued at every ledger from a few before the target, a stale sequence number rebuilt once, and how a failed flash is classified.
  */
 import assert from "node:assert/strict";
 import { Account, Keypair, StrKey } from "@stellar/stellar-sdk";
@@ -8,7 +8,11 @@ import { TxRejectedError, UnexpectedAuthError } from "@vigil/soroban/errors";
 import { type FlashOptions, FlashUnprofitableError, type VaultClient } from "../adapter.ts";
 import { outcomeFields } from "../outcome.ts";
 import { planLiquidation } from "./flash_plan.ts";
-import { filledResult, raceLost, refusedFlash, sendFlash, targetMissed } from "./flash_send.ts";
+import { LedgerClock } from "@vigil/soroban/ledger";
+import type { ChainRpc } from "@vigil/soroban/rpc";
+import type { AuctionValue } from "./auction.ts";
+import { awaitLanding, filledResult, raceLost, refusedFlash, sendFlash } from "./flash_send.ts";
+import { type Revaluation, REVALUE_LEDGERS } from "./target_block.ts";
 
 const contract = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)));
 const USDC = contract();
@@ -18,19 +22,90 @@ const LIQUIDATOR = contract();
 const KEEPER = Keypair.random().publicKey();
 const USER = Keypair.random().publicKey();
 
-Deno.test("targetMissed: a fill may go only from the ledger before the target on", () => {
-  assert.equal(targetMissed(99, 100, false), undefined);
-  assert.equal(targetMissed(150, 100, false), undefined);
-  assert.deepEqual(targetMissed(98, 100, false), {
-    kind: "target_not_reached",
-    shutdown: false,
-    targetBlock: 100,
-    latest: 98,
-  });
-  const shut = targetMissed(10, 100, true);
-  assert.ok(shut);
+/** A chain whose head moves one ledger every `perLedger` head reads, from `start`. */
+function fakeChain(start: number, perLedger = 1) {
+  let reads = 0;
+  const chain = {
+    closed: false,
+    server: {
+      getAccount: (id: string) => Promise.resolve(new Account(id, "1")),
+      _getLatestLedger: () => {
+        const sequence = start + Math.floor(reads++ / perLedger);
+        return Promise.resolve({ sequence, closeTime: 0 });
+      },
+    },
+  } as unknown as ChainRpc;
+  return chain;
+}
+
+const DEPS = { clock: new LedgerClock(0.05), pollIntervalSec: 1 };
+const value = (block: number) =>
+  ({ block, lot: new Map(), bid: new Map(), lotValue: 1, bidCost: 1, ratio: 1.05 }) as AuctionValue;
+
+Deno.test("awaitLanding: quiet until a few ledgers before the target, then re-values every ledger", async () => {
+  const heads: number[] = [];
+  // Head 90, target 100: the first look is at 100 - 1 - REVALUE_LEDGERS; sends at head 98.
+  const r = await awaitLanding(
+    fakeChain(90),
+    KEEPER,
+    { targetBlock: 100, next: 91, spl: 0.05 },
+    (head) => {
+      heads.push(head);
+      return Promise.resolve(head < 98 ? { target: value(100) } : { send: value(head + 1) });
+    },
+    DEPS,
+  );
+  assert.ok("account" in r, JSON.stringify(r));
+  assert.equal(r.reached, 98);
+  assert.equal(r.value.block, 99);
+  const first = 100 - 1 - REVALUE_LEDGERS;
+  assert.deepEqual(heads, Array.from({ length: 98 - first + 1 }, (_, i) => first + i));
+});
+
+Deno.test("awaitLanding: the target follows the prices — earlier, later, then out of reach", async () => {
+  const heads: number[] = [];
+  const answers: Revaluation[] = [
+    { target: value(97) }, // prices up: earlier (the next look is the next ledger anyway)
+    { target: value(104) }, // prices down: later; the quiet wait starts again
+    {
+      wait: {
+        kind: "too_early",
+        auctionBlock: 1,
+        targetBlock: 130,
+        ledgersToGo: 30,
+        ratioNow: 0.9,
+        ratioAtTarget: 1.02,
+      },
+    },
+  ];
+  const r = await awaitLanding(
+    fakeChain(95),
+    KEEPER,
+    { targetBlock: 100, next: 96, spl: 0.05 },
+    (head) => {
+      heads.push(head);
+      return Promise.resolve(answers.shift()!);
+    },
+    DEPS,
+  );
+  assert.ok("wait" in r && r.wait.kind === "too_early");
+  // 95 (the head as it was: 100 - 1 - 4 = 95), 96, then 104 - 1 - 4 = 99.
+  assert.deepEqual(heads, [95, 96, 99]);
+});
+
+Deno.test("awaitLanding: shutdown or a stalled chain is a skip; nothing is sent", async () => {
+  const ac = new AbortController();
+  ac.abort();
+  const shut = await awaitLanding(
+    fakeChain(10, 1_000_000),
+    KEEPER,
+    { targetBlock: 100, next: 11, spl: 0.05 },
+    () => Promise.reject(new Error("never re-valued")),
+    { ...DEPS, signal: ac.signal },
+  );
+  assert.ok("skip" in shut && shut.skip.kind === "target_not_reached" && shut.skip.shutdown);
   assert.equal(
-    outcomeFields({ status: "skipped", user: USER, reason: shut }).reason,
+    outcomeFields({ status: "skipped", user: USER, reason: shut.skip }).reason,
     "shutdown before the profitable block",
   );
 });
@@ -146,4 +221,23 @@ Deno.test("filledResult: lent, returned and booked from the flash, with the fill
     swaps: 0,
   });
   assert.equal(inf.outcome.status === "filled" && inf.outcome.ratio, null);
+});
+
+Deno.test("filledResult: ledgers after the first profitable block, in the outcome and its log fields", () => {
+  const fill = (ledger: number) =>
+    filledResult({ profit: 1n, txHash: "ef", ledger }, {
+      user: USER,
+      percent: 100,
+      amount: 2n,
+      responseTimeMs: 1,
+      auctionBlock: 1000,
+      target: { block: 1186, ratio: 1.03 },
+      swaps: 0,
+      firstProfitable: 1186,
+    }).outcome;
+  const onTime = fill(1186);
+  assert.ok(onTime.status === "filled" && onTime.ledgersAfterFirstProfitable === 0);
+  assert.equal(outcomeFields(onTime).ledgers_after_first_profitable, 0);
+  const late = fill(1188);
+  assert.equal(outcomeFields(late).ledgers_after_first_profitable, 2);
 });

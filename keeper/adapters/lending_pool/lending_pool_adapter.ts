@@ -25,6 +25,7 @@ import {
   type Adapter,
   clampPriority,
   type FlashPolicy,
+  MIN_PRIORITY,
   noCapitalResult,
   type Result,
   skipped,
@@ -265,6 +266,7 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     }
     this.#views = views;
     this.#pruneSplit(tasks);
+    await this.#backupsLast(tasks);
     this.#badDebt.prune((u) => {
       const p = this.index.positions.get(u);
       return p !== undefined && isBadDebt(p);
@@ -398,6 +400,28 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       awaitTurn: (auction, target, next, spl) =>
         this.#fillTurn(rpc, keypair.publicKey(), task.data.user, auction, { target, next, spl }),
     });
+  }
+
+  /**
+   * Open auctions this keeper is only a backup for go last, at the lowest priority: a keeper
+   * serves the auctions it is the primary of before it waits out another keeper's turn, so two
+   * keepers each primary of one auction never both sit in the other's backup wait.
+   */
+  async #backupsLast(tasks: Task<LendingPoolTask>[]): Promise<void> {
+    const keepers = this.#opts.keeper ? await this.#registeredKeepers() : undefined;
+    if (!keepers || keepers.length < 2) return;
+    const backups = new Set<Task<LendingPoolTask>>();
+    for (const t of tasks) {
+      const auction = this.index.auctions.get(t.data.user);
+      if (auction?.block == null || "kind" in t.data) continue; // block unknown: keep its place
+      const key = { pool: this.#opts.poolId, user: t.data.user, auctionBlock: auction.block };
+      const turn = await turnOf(key, keepers, this.#opts.keeper, 0);
+      if (turn.rank > 0) backups.add(t);
+    }
+    if (backups.size === 0) return;
+    const ordered = [...tasks.filter((t) => !backups.has(t)), ...backups];
+    for (const t of backups) t.priority = MIN_PRIORITY;
+    tasks.splice(0, tasks.length, ...ordered);
   }
 
   /** This cycle's registry keepers (one read per cycle), or undefined: no split. */

@@ -1,6 +1,8 @@
 /**
  * Step 2 of a liquidation, target block: the first block of the auction's curve that clears
- * MIN_PROFIT, and whether it is near enough to wait for in this cycle.
+ * MIN_PROFIT, and whether it is near enough to wait for in this cycle; then, while waiting for it,
+ * the re-valuation at every new ledger (issue 26): prices move while a keeper waits, so the target
+ * follows them both ways, and a flash goes only when the ledger it lands in clears MIN_PROFIT.
  *
  * @module
  */
@@ -49,6 +51,82 @@ export function targetBlock(
     };
   }
   return { target, next };
+}
+
+/**
+ * How many ledgers before the planned block the keeper starts re-valuing the auction at every new
+ * ledger (one getLedgerEntries for the reserves and one `lastprice` simulation per reserve each
+ * ledger, only while a fill is imminent).
+ */
+export const REVALUE_LEDGERS = 4;
+
+/** What a re-valuation at one ledger decided. */
+export type Revaluation =
+  /** The landing ledger clears MIN_PROFIT at the prices in force: send now. */
+  | { send: AuctionValue }
+  /** Not yet: the first profitable block at these prices (earlier or later than planned). */
+  | { target: AuctionValue }
+  /** It moved out of reach (later than `latestTarget`) or never clears: a later cycle decides. */
+  | { wait: WaitReason };
+
+/**
+ * Re-values the auction with the prices and reserves in force (pure; `state` read after the head
+ * closed): send when the LANDING ledger (the next one) clears MIN_PROFIT, else the new first
+ * profitable block — which follows the prices both ways — or a wait when it is past
+ * `latestTarget` or never comes.
+ */
+export function revalue(
+  state: PoolState,
+  user: string,
+  auction: AuctionData,
+  inp: { minProfit: number; landing: number; latestTarget: number },
+): Revaluation {
+  const at = valueAt(state, user, auction, inp.landing);
+  if (at.ratio >= inp.minProfit) return { send: at };
+  const target = firstProfitableBlock(state, user, auction, inp.minProfit, inp.landing + 1);
+  if (!target) return { wait: { kind: "never_profitable", ratioNow: finite(at.ratio) } };
+  if (target.block > inp.latestTarget) {
+    return {
+      wait: {
+        kind: "too_early",
+        auctionBlock: auction.block,
+        targetBlock: target.block,
+        ledgersToGo: target.block - inp.landing,
+        ratioNow: finite(at.ratio),
+        ratioAtTarget: finite(target.ratio),
+      },
+    };
+  }
+  return { target };
+}
+
+/** The pool as read for a transaction landing in `landing` (prices and reserves in force). */
+export interface Reading {
+  landing: number;
+  state: PoolState;
+}
+
+/**
+ * The auction's first profitable block as the keeper saw it (pure): each block valued with the
+ * prices of the reading for that block — blocks before the first reading with the first
+ * reading's prices (the keeper did not watch them), blocks between readings with the earlier
+ * one's. Undefined when no reading shows a profitable block up to the last one.
+ */
+export function firstProfitableSeen(
+  readings: readonly Reading[],
+  user: string,
+  auction: AuctionData,
+  minProfit: number,
+): number | undefined {
+  const sorted = [...readings].sort((a, b) => a.landing - b.landing);
+  let from = auction.block;
+  for (const [i, r] of sorted.entries()) {
+    const until = sorted[i + 1]?.landing ?? r.landing + 1;
+    const v = firstProfitableBlock(r.state, user, auction, minProfit, from);
+    if (v && v.block < until) return v.block;
+    from = Math.max(from, until);
+  }
+  return undefined;
 }
 
 /** A ratio rounded to 6 places for logs and outcomes; null when not finite. */

@@ -265,10 +265,12 @@ Deno.test("oracle: one record per round; price(asset, t) and prices(asset, n) re
 
 Deno.test("oracle: a stopped feed is fresh for 2 × resolution, then None; resuming republishes", async () => {
   await withOracle(async ({ node, client, a, b }) => {
-    await send(await client.set_price({ asset: a, price: 5_000_000n }));
-    await send(await client.set_price({ asset: b, price: 7_000_000n }));
+    // Early in a round: the prices and the stop below must fall in the same round.
+    await nextRound(node);
+    await send(await client.set_price({ asset: a, price: 5_000_000n }, LATE));
+    await send(await client.set_price({ asset: b, price: 7_000_000n }, LATE));
     const stopped = roundOf(now(node) + 1n);
-    await send(await client.set_feed({ asset: a, live: false }));
+    await send(await client.set_feed({ asset: a, live: false }, LATE));
     await node.advanceTime(RES);
     assert.deepEqual(await lastprice(client, a), { price: 5_000_000n, timestamp: stopped });
     await node.advanceTime(RES + 1);

@@ -1,0 +1,285 @@
+/**
+ * The race (issue 26): the demo's market on the realistic node (1 s ledgers) with Vigil's two
+ * demo keepers (child processes, started as `main.ts demo` starts them) against a competitor
+ * written from the Blend auctioneer bot's published rules (`race_competitor.ts`), for a fixed
+ * number of minutes with a fixed seed. At the end it reads the pool's `fill_auction` events and
+ * prints one line:
+ *
+ *   race: vigil <n> competitor <m> share <p> % below_min_profit <k> median_ledgers_after_first_profitable <x>
+ *
+ * - who filled: the event's filler (Vigil's liquidator contract or the competitor's account);
+ * - `below_min_profit`: Vigil fills whose oracle lot/bid ratio at the fill ledger, from that
+ *   ledger's prices, is below MIN_PROFIT (1.02);
+ * - `median_ledgers_after_first_profitable`: over Vigil's fills, fill ledger minus the auction's
+ *   first block whose ratio, at THAT block's prices, clears MIN_PROFIT.
+ *
+ * Prices per ledger are recorded in-process as each ledger closes (what a transaction landing in
+ * it saw); the reserves' rates are read once at the end (they move by far less than the 2 % rule
+ * over a few minutes).
+ *
+ * `deno task bench race [--minutes 4.5] [--seed 26] [--ledger-ms 1000]`
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { Asset, Keypair, rpc, scValToNative } from "@stellar/stellar-sdk";
+import { AuctionData, PoolOracle } from "@blend-capital/blend-sdk";
+import { DEMO_VIGIL_CONFIG, startDevNetwork, writeOutFile } from "@vigil/demo/dev_network";
+import { startMarketDriver } from "@vigil/demo/market_driver";
+import { type KeeperProcess, spawnKeepersInTurn } from "@vigil/demo/keepers";
+import { demoKeeperEnv } from "@vigil/demo/demo";
+import { seedTrustline } from "@vigil/localnet/dev_setup";
+import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { valueAt } from "@vigil/keeper/adapters/lending_pool/auction";
+import { loadPoolState, type PoolState } from "@vigil/keeper/adapters/lending_pool/pool_state";
+import { startCompetitor } from "./race_competitor.ts";
+
+const MIN_PROFIT = 1.02;
+const E7 = 10_000_000n;
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    minutes: { type: "string", default: "4.5" },
+    seed: { type: "string", default: "26" },
+    "ledger-ms": { type: "string", default: "1000" },
+    logs: { type: "string" },
+  },
+});
+const minutes = Number(values.minutes);
+const seed = Number(values.seed);
+const ledgerMs = Number(values["ledger-ms"]);
+const say = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
+const logFile = values.logs ?? await Deno.makeTempFile({ prefix: "race_", suffix: ".log" });
+const logOut = await Deno.open(logFile, { write: true, create: true, truncate: true });
+const enc = new TextEncoder();
+const keep = (line: string) => logOut.writeSync(enc.encode(line + "\n"));
+
+say(`race: ${minutes} min, seed ${seed}, ${ledgerMs} ms ledgers; logs in ${logFile}`);
+const keeperNames = ["keeper1", "keeper2"];
+const network = await startDevNetwork({
+  port: 0,
+  ledgerMs,
+  market: true,
+  accounts: ["alice", "bob", ...keeperNames, "competitor"],
+  vigilConfig: DEMO_VIGIL_CONFIG,
+});
+const { net, market, out, vigil } = network;
+const chain = new ChainRpc(out.rpcUrl, { networkPassphrase: out.networkPassphrase });
+const pool = market!.pools[0].id;
+const oracleId = market!.contracts.oracle;
+const tokens = {
+  usdc: market!.contracts.usdc,
+  xlm: market!.contracts.xlm,
+  weth: market!.contracts.weth,
+};
+const prices = new Map<number, Map<string, bigint>>();
+const keepers: KeeperProcess[] = [];
+const outPath = await Deno.makeTempFile({ prefix: "race_localnet_", suffix: ".json" });
+let recorder: ReturnType<typeof setInterval> | undefined;
+try {
+  for (const [name, amount] of Object.entries({ alice: 60_000n * E7, bob: 40_000n * E7 })) {
+    await net.invoke(vigil.vault, "deposit", { depositor: out.accounts[name].public, amount }, {
+      source: out.accounts[name].public,
+    });
+  }
+  // The competitor's own inventory: 1M USDC, its 10,000 XLM and 100 WETH (a WETH lot lands there).
+  const comp = Keypair.fromSecret(out.accounts.competitor.secret);
+  const usdcIssuer = out.accounts.usdc_issuer.public;
+  seedTrustline(net, comp.publicKey(), new Asset("USDC", usdcIssuer), 1_000_000n * E7);
+  seedTrustline(
+    net,
+    comp.publicKey(),
+    new Asset("WETH", market!.accounts.weth_issuer.public),
+    100n * E7,
+  );
+  await net.closeLedgers(1);
+  await writeOutFile(outPath, out);
+
+  // Prices in force in each ledger: read as soon as it closed.
+  let seen = 0;
+  let reading = false;
+  recorder = setInterval(async () => {
+    const seq = net.latestLedger().sequence;
+    if (seq === seen || reading) return;
+    reading = true;
+    try {
+      const m = new Map<string, bigint>();
+      for (const id of Object.values(tokens)) {
+        const p = await net.view<{ price: bigint } | undefined>(oracleId, "lastprice", {
+          asset: stellarAsset(id),
+        });
+        if (p) m.set(id, BigInt(p.price));
+      }
+      prices.set(seq, m);
+      seen = seq;
+    } finally {
+      reading = false;
+    }
+  }, 20);
+
+  // In turn, as the demo starts them: two registrations in one ledger conflict in the registry.
+  const specs = keeperNames.map((name, i) => {
+    const port = freePort();
+    const env = demoKeeperEnv(out, { name, first: i === 0, port, pollInterval: 3, outPath });
+    return { name: env.KEEPER_NAME, port, env };
+  });
+  keepers.push(...await spawnKeepersInTurn(specs, (who, l) => keep(`[${who}] ${l}`)));
+  const competitor = startCompetitor({
+    rpcUrl: out.rpcUrl,
+    networkPassphrase: out.networkPassphrase,
+    pool,
+    keypair: comp,
+    minProfit: MIN_PROFIT,
+    log: (l) => keep(`[competitor] ${l}`),
+  });
+  const driver = startMarketDriver(net, market!, { seed, log: (l) => keep(`[market] ${l}`) });
+  const startLedger = net.latestLedger().sequence;
+  say(`race: running from ledger ${startLedger}…`);
+  await new Promise((r) => setTimeout(r, minutes * 60_000));
+  await driver.stop();
+  await competitor.stop();
+  // Transactions in flight land (or expire) before the count.
+  await new Promise((r) => setTimeout(r, 3 * ledgerMs));
+  await Promise.all(keepers.map((k) => k.stop()));
+  clearInterval(recorder);
+  say(
+    `race: market ${driver.stats.shocks} shocks ${driver.stats.borrowers} borrowers; ` +
+      `competitor sent ${competitor.stats.sent} filled ${competitor.stats.filled}`,
+  );
+  await report(startLedger, comp.publicKey());
+} finally {
+  clearInterval(recorder);
+  await Promise.all(keepers.map((k) => k.stop()));
+  chain.close();
+  await net.close();
+  logOut.close();
+  await Deno.remove(outPath).catch(() => {});
+}
+
+async function report(startLedger: number, competitorId: string): Promise<void> {
+  const server = new rpc.Server(out.rpcUrl, { allowHttp: true });
+  const evs: { name: string; ledger: number; topics: unknown[]; value: unknown }[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 100; i++) {
+    const filters = [{ type: "contract" as const, contractIds: [pool] }];
+    const r = cursor
+      ? await server.getEvents({ filters, cursor, limit: 1000 })
+      : await server.getEvents({ filters, startLedger, limit: 1000 });
+    for (const e of r.events) {
+      const topics = e.topic.map((t) => scValToNative(t));
+      evs.push({
+        name: String(topics[0]),
+        ledger: e.ledger,
+        topics,
+        value: scValToNative(e.value),
+      });
+    }
+    if (r.events.length === 0 || r.cursor === cursor) break;
+    cursor = r.cursor;
+  }
+  const state = await loadPoolState(chain, pool, {});
+  const ratioAt = (user: string, data: AuctionData, block: number): number => {
+    const at = pricedState(state, block);
+    return at ? valueAt(at, user, data, block).ratio : Number.NaN;
+  };
+  const lastLedger = Math.max(...prices.keys());
+  const vigilFillers = new Set([
+    vigil.liquidator,
+    ...keeperNames.map((n) => out.accounts[n].public),
+  ]);
+  let vigilFills = 0, compFills = 0, other = 0, below = 0;
+  const after: number[] = [];
+  const auctions = new Map<string, AuctionData>();
+  for (const e of evs) {
+    if (Number(e.topics[1]) !== 0) continue;
+    const user = String(e.topics[2]);
+    if (e.name === "new_auction") auctions.set(user, auctionData(e.value));
+    if (e.name !== "fill_auction") continue;
+    const data = auctions.get(user);
+    const [filler, percent] = e.value as [string, bigint];
+    // Vigil's keepers fill through the liquidator (the fill's `from` is the keeper's account).
+    const who = vigilFillers.has(String(filler))
+      ? "vigil"
+      : filler === competitorId
+      ? "competitor"
+      : "other";
+    if (!data) {
+      keep(`[race] fill of ${user} in ${e.ledger} by ${who}: auction created before the start`);
+      continue;
+    }
+    const ratio = ratioAt(user, data, e.ledger);
+    let first: number | undefined;
+    for (let b = data.block; b <= lastLedger; b++) {
+      if (ratioAt(user, data, b) >= MIN_PROFIT) {
+        first = b;
+        break;
+      }
+    }
+    const x = first === undefined ? undefined : e.ledger - first;
+    say(
+      `race: ${who.padEnd(10)} filled ${percent}% of ${
+        user.slice(0, 6)
+      }… in ledger ${e.ledger}: ratio ${ratio.toFixed(4)}, first profitable ${
+        first ?? "-"
+      }, ledgers after ${x ?? "-"}`,
+    );
+    if (who === "vigil") {
+      vigilFills++;
+      if (!(ratio >= MIN_PROFIT)) below++;
+      if (x !== undefined) after.push(x);
+    } else if (who === "competitor") compFills++;
+    else other++;
+  }
+  const share = vigilFills + compFills === 0 ? 0 : (100 * vigilFills) / (vigilFills + compFills);
+  const sorted = after.sort((a, b) => a - b);
+  const median = sorted.length === 0
+    ? "-"
+    : sorted.length % 2
+    ? String(sorted[(sorted.length - 1) / 2])
+    : String((sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2);
+  if (other > 0) say(`race: ${other} fill(s) by neither`);
+  const lostRaces = await countLines(/lost race|already filled by another keeper/);
+  say(`race: Vigil keepers' lost races (log lines): ${lostRaces}`);
+  console.log(
+    `race: vigil ${vigilFills} competitor ${compFills} share ${
+      share.toFixed(0)
+    } % below_min_profit ${below} median_ledgers_after_first_profitable ${median}`,
+  );
+}
+
+/** The pool state with the oracle prices in force in `ledger` (the latest recorded at or before it). */
+function pricedState(state: PoolState, ledger: number): PoolState | undefined {
+  let m: Map<string, bigint> | undefined;
+  for (let l = ledger; l >= ledger - 30 && !m; l--) m = prices.get(l);
+  if (!m) return undefined;
+  const map = new Map<string, { price: bigint; timestamp: number }>();
+  for (const [a, p] of m) map.set(a, { price: p, timestamp: 0 });
+  return { ...state, oracle: new PoolOracle(oracleId, map, state.oracle.decimals, 0) };
+}
+
+function auctionData(v: unknown): AuctionData {
+  const raw = (Array.isArray(v) ? v[1] : v) as {
+    bid: Record<string, bigint>;
+    lot: Record<string, bigint>;
+    block: number;
+  };
+  return new AuctionData(
+    new Map(Object.entries(raw.bid).map(([k, x]) => [k, BigInt(x)])),
+    Number(raw.block),
+    new Map(Object.entries(raw.lot).map(([k, x]) => [k, BigInt(x)])),
+  );
+}
+
+async function countLines(re: RegExp): Promise<number> {
+  const text = await Deno.readTextFile(logFile);
+  return text.split("\n").filter((l) => l.startsWith("[keeper") && re.test(l)).length;
+}
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
