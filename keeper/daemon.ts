@@ -34,6 +34,27 @@ export interface ListenInfo {
  */
 export const DEFAULT_HOOKS: KeeperHooks = chainHooks();
 
+/** Signals this close to the first are the same stop request, echoed ({@link signalKind}). */
+export const SIGNAL_ECHO_MS = 500;
+
+/**
+ * Classifies each stop signal: the first stops; one within {@link SIGNAL_ECHO_MS} of it is an
+ * echo of the same request (a Ctrl-C reaches a keeper twice when a parent — the demo, a process
+ * manager — forwards it too, since the terminal signals the whole process group); a later one is
+ * an operator's second Ctrl-C, which stops without waiting for the cycle in progress.
+ */
+export function signalKind(now: () => number): () => "stop" | "echo" | "force" {
+  let first: number | undefined;
+  return () => {
+    const t = now();
+    if (first === undefined) {
+      first = t;
+      return "stop";
+    }
+    return t - first < SIGNAL_ECHO_MS ? "echo" : "force";
+  };
+}
+
 /** Options of {@link runKeeper}; all optional, for embedding and tests. */
 export interface RunKeeperOptions {
   /** Variables to use instead of `.env` + `Deno.env`. */
@@ -130,10 +151,9 @@ export async function runKeeper(opts: RunKeeperOptions = {}): Promise<number> {
   const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
   let forced!: () => void;
   const forcedP = new Promise<void>((resolve) => (forced = resolve));
-  let signalCount = 0;
+  const kindOf = signalKind(() => performance.now());
   const onSignal = (name: Deno.Signal) => () => {
-    signalCount++;
-    if (signalCount > 1) {
+    if (kindOf() === "force") {
       log.warn("second signal: not waiting for the cycle in progress", { signal: name });
       forced();
     }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Keypair } from "@stellar/stellar-sdk";
-import { type CycleHandle, runKeeper, startTicker } from "./daemon.ts";
+import { type CycleHandle, runKeeper, SIGNAL_ECHO_MS, signalKind, startTicker } from "./daemon.ts";
 import type { KeeperContext } from "./context.ts";
 import {
   contractId,
@@ -292,4 +292,15 @@ Deno.test("process: LOG_FORMAT=text writes one plain sentence per line, no JSON"
   );
   assert.equal(lines.at(-1)!.slice(9), "keeper stopped");
   assert.ok(!r.stderr.includes(SECRET));
+});
+
+Deno.test("signalKind: one Ctrl-C delivered twice (terminal and parent) is one stop; a later one forces", () => {
+  let now = 1_000;
+  const kind = signalKind(() => now);
+  assert.equal(kind(), "stop");
+  now += 20;
+  assert.equal(kind(), "echo"); // the parent's forward of the same Ctrl-C
+  now += SIGNAL_ECHO_MS;
+  assert.equal(kind(), "force"); // an operator's second Ctrl-C
+  assert.equal(kind(), "force");
 });
