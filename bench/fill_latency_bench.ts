@@ -18,6 +18,7 @@ import {
   startWorld,
   stopKeeper,
   until,
+  untilEvents,
 } from "@vigil/testing/keeper/keeper_fixture";
 
 const MIN_PROFIT = 1.02;
@@ -62,14 +63,7 @@ let k;
 try {
   await shock(w, w.xlm, -1500);
   k = (await startKeeper(keeperEnv(w, w.keepers[0]))).k;
-  const created = await until(
-    async () => {
-      const evs = await events(w, w.pool, "new_auction");
-      return evs.length >= 2 ? evs : undefined;
-    },
-    60_000,
-    "two new_auction events",
-  );
+  const created = await untilEvents(w, w.pool, "new_auction", 2, 60_000);
   await w.node.closeLedgers(150);
   await until(
     async () => {

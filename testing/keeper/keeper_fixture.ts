@@ -336,6 +336,24 @@ export async function until<T>(
   }
 }
 
+/** Waits until `contractId` has emitted at least `n` events named `name`, and returns them all. */
+export function untilEvents(
+  w: World,
+  contractId: string,
+  name: string,
+  n: number,
+  timeoutMs = 60_000,
+): ReturnType<typeof events> {
+  return until(
+    async () => {
+      const evs = await events(w, contractId, name);
+      return evs.length >= n ? evs : undefined;
+    },
+    timeoutMs,
+    `${n} ${name} event(s)`,
+  );
+}
+
 /**
  * A trader on the primary router with 1,000,000 USDC and 200 WETH (world setup: mocked auth,
  * in-process): `trade(amountIn, path)` swaps exactly `amountIn` along `path` and returns the

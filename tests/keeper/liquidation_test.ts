@@ -17,6 +17,7 @@ import {
   startWorld,
   stopKeeper,
   until,
+  untilEvents,
   vaultState,
 } from "@vigil/testing/keeper/keeper_fixture";
 
@@ -74,14 +75,7 @@ Deno.test({
       const started = await startKeeper(keeperEnv(w, keeper));
       k = started.k;
       // Both auctions are created by the keeper (at 50 % or the nearest accepted percent).
-      const created = await until(
-        async () => {
-          const evs = await events(w, w.pool, "new_auction");
-          return evs.length >= 2 ? evs : undefined;
-        },
-        60_000,
-        "two new_auction events",
-      );
+      const created = await untilEvents(w, w.pool, "new_auction", 2, 60_000);
       const users = created.map((e) => e.topics[2]);
       assert.deepEqual(new Set(users), new Set([xlmBorrower, mixed]));
       // At 50 %, or at another percent only when the pool refused 50 % — and then the log says so.
@@ -102,14 +96,7 @@ Deno.test({
       assert.doesNotMatch(k.stderr(), /pool rejected a 50% auction; using nearest accepted 50%/);
       // Fast-forward most of the Dutch curve; the keeper must wait for the exact block itself.
       await w.node.closeLedgers(150);
-      const flashes = await until(
-        async () => {
-          const evs = await events(w, w.vault, "flash");
-          return evs.length >= 2 ? evs : undefined;
-        },
-        90_000,
-        "two vault flash events",
-      );
+      const flashes = await untilEvents(w, w.vault, "flash", 2, 90_000);
       const fills = (await events(w, w.pool, "fill_auction")).sort((a, b) => a.ledger - b.ledger);
       assert.equal(fills.length, 2);
       // One transaction per liquidation: each fill is inside a flash of the same transaction.

@@ -32,6 +32,7 @@ import {
   startWorld,
   stopKeeper,
   until,
+  untilEvents,
   USDC,
   vaultState,
 } from "@vigil/testing/keeper/keeper_fixture";
@@ -65,14 +66,7 @@ Deno.test({
       const started = await startKeeper(keeperEnv(w, keeper));
       k = started.k;
 
-      const created = await until(
-        async () => {
-          const evs = await events(w, w.pool, "new_auction");
-          return evs.length >= 2 ? evs : undefined;
-        },
-        90_000,
-        "two new_auction events on the real pool",
-      );
+      const created = await untilEvents(w, w.pool, "new_auction", 2, 90_000);
       assert.deepEqual(new Set(created.map((e) => e.topics[2])), new Set([xlmBorrower, mixed]));
       // Blend's post-liquidation band (1.03–1.15): 50 %, or the nearest percent the real pool
       // accepted — and then the keeper's log says so.
@@ -93,14 +87,7 @@ Deno.test({
       }
       // Move along Blend's Dutch curve; the keeper waits for its first profitable block itself.
       await w.node.closeLedgers(150);
-      const flashes = await until(
-        async () => {
-          const evs = await events(w, w.vault, "flash");
-          return evs.length >= 2 ? evs : undefined;
-        },
-        120_000,
-        "two vault flash events",
-      );
+      const flashes = await untilEvents(w, w.vault, "flash", 2, 120_000);
       const fills = await events(w, w.pool, "fill_auction");
       assert.equal(fills.length, 2);
       // One transaction per liquidation: the real pool's fill is inside the vault's flash.
@@ -238,14 +225,7 @@ Deno.test({
       await w.node.closeLedgers(450);
       const before = await vaultState(w);
       k = (await startKeeper(keeperEnv(w, keeper))).k;
-      const flashes = await until(
-        async () => {
-          const evs = await events(w, w.vault, "flash");
-          return evs.length >= 2 ? evs : undefined;
-        },
-        60_000,
-        "two vault flash events",
-      );
+      const flashes = await untilEvents(w, w.vault, "flash", 2, 60_000);
       // A Repay of a debt the filler does not have burns 0 d-tokens: the pool refuses it
       // (#1219); the keeper sends none and lends 1 unit.
       assert.doesNotMatch(k.stderr(), /#1219/);

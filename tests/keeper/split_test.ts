@@ -19,6 +19,7 @@ import {
   startWorld,
   stopKeeper,
   until,
+  untilEvents,
   type World,
 } from "@vigil/testing/keeper/keeper_fixture";
 import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
@@ -74,14 +75,7 @@ Deno.test("pooled keepers split the work: only the primary fills, the backup wai
     }
     // −5 % XLM: borrower_xlm_1 and borrower_mixed go underwater.
     const price = BigInt((await shock(w, w.xlm, -500) as { price: string }).price);
-    const created = await until(
-      async () => {
-        const e = await events(w, w.pool, "new_auction");
-        return e.length >= 2 ? e : undefined;
-      },
-      60_000,
-      "two auctions",
-    );
+    const created = await untilEvents(w, w.pool, "new_auction", 2, 60_000);
     const users = [...new Set(created.map((e) => String(e.topics[2])))];
     assert.equal(users.length, created.length, "one auction per user (no duplicate creation)");
     const primaries = new Map<string, string>();
