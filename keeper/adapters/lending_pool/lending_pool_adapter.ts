@@ -49,6 +49,7 @@ import { executeLiquidation, type LiquidationTask } from "./execute.ts";
 import { healthOf, priorityFor } from "./health.ts";
 import { loadPoolState, type PoolCache, type PoolState } from "./pool_state.ts";
 import { CREATION_BLOCK, creationReadyAt, turnOf } from "./split.ts";
+import type { ChannelPool } from "../../channels.ts";
 
 export { BorrowerIndex } from "./discovery.ts";
 export type { BadDebtTask } from "./bad_debt.ts";
@@ -117,6 +118,8 @@ export interface LendingPoolOptions {
    * failed read: this keeper acts as the primary of every auction (no split).
    */
   keepers?: () => Promise<readonly string[]>;
+  /** The keeper's channel accounts (CHANNEL_ACCOUNTS): each flash is sent from one it holds. */
+  channels?: ChannelPool;
 }
 
 /** The Blend v2 lending-pool adapter. */
@@ -392,6 +395,7 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       invoke: this.#opts.invoke,
       availableCapital: this.#opts.availableCapital,
       signal: this.#opts.signal,
+      channels: this.#opts.channels,
       log: (level, msg, fields) => this.#log(level, msg, fields),
       poolId: this.#opts.poolId,
       usdc: this.#opts.usdc!,
