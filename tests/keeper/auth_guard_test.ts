@@ -186,6 +186,66 @@ Deno.test("auth guard: the review's attack — an extra transfer to a thief and 
   assert.equal(underExec.path, "flash › exec › approve");
 });
 
+/** An entry with address credentials for `who` (v2, what stellar-sdk 17 records). */
+const addr = (root: xdr.SorobanAuthorizedInvocation, who = keeper, v2 = true) => {
+  const creds = new xdr.SorobanAddressCredentials({
+    address: new Address(who).toScAddress(),
+    nonce: 11n,
+    signatureExpirationLedger: 0,
+    signature: xdr.ScVal.scvVoid(),
+  });
+  return new xdr.SorobanAuthorizationEntry({
+    credentials: v2
+      ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds)
+      : xdr.SorobanCredentials.sorobanCredentialsAddress(creds),
+    rootInvocation: root,
+  });
+};
+
+/** Checks `entries` as a channel-account transaction's (the keeper signs address entries). */
+function channelRefusal(entries: xdr.SorobanAuthorizationEntry[]): UnexpectedAuthError {
+  try {
+    checkAuthEntries(entries, expected, { signer: keeper });
+  } catch (err) {
+    assert.ok(err instanceof UnexpectedAuthError, String(err));
+    return err;
+  }
+  assert.fail(`not refused:\n${describeAuth(entries)}`);
+}
+
+Deno.test("auth guard, channel account as the source: the keeper's address entries are held to the same shape; the attacks are refused alike", () => {
+  // The honest flash, recorded for the keeper's address (v1 or v2 credentials), passes.
+  checkAuthEntries([addr(flashTree())], expected, { signer: keeper });
+  checkAuthEntries([addr(flashTree(), keeper, false)], expected, { signer: keeper });
+  // Attacker mindset: a hostile pool makes the keeper-signed tree steal through a channel flash.
+  const steal = channelRefusal([
+    addr(flashTree([transfer(usdc, keeper, pool, amount), transfer(xlm, keeper, thief, 9_000n)])),
+  ]);
+  assert.equal(steal.path, "flash › exec › submit › transfer");
+  assert.match(steal.reason, new RegExp(`unexpected call: only transfer on ${usdc} was planned`));
+  const allowance = channelRefusal([addr(flashTree(undefined, [approve(usdc, thief, 1n << 62n)]))]);
+  assert.match(allowance.reason, new RegExp(`argument \`spender\` is ${thief}`));
+  // A second root for the keeper's address: a separate authorization it would sign, refused.
+  const second = channelRefusal([addr(flashTree()), addr(transfer(xlm, keeper, thief, 9_000n))]);
+  assert.match(second.reason, new RegExp(`only flash on ${vault} was planned here`));
+  // Another root function entirely (the keeper's signature on something else than the flash).
+  const other = channelRefusal([addr(transfer(usdc, keeper, thief, amount))]);
+  assert.equal(other.fn, "transfer");
+  // An entry for someone else's address, or a source-account entry (the channel's authority:
+  // it authorizes nothing), is refused whatever its tree.
+  assert.match(
+    channelRefusal([addr(flashTree()), addr(transfer(usdc, borrower, thief, 1n), borrower)])
+      .reason,
+    new RegExp(`are for ${borrower}, not the keeper's address ${keeper}`),
+  );
+  assert.match(
+    channelRefusal([src(flashTree())]).reason,
+    /the channel account's \(the transaction source\), which authorizes nothing/,
+  );
+  // And without a channel, the keeper's own address entry stays refused (it is the source).
+  assert.match(refusal([addr(flashTree())]).reason, /not the keeper's source account/);
+});
+
 Deno.test("auth guard: unplanned asset, another contract, wrong function, amount above the plan, one call too many, an extra nested call", () => {
   // An allowance on an asset that is not in the lot.
   const asset = refusal([src(flashTree(undefined, [approve(weth, liquidator, I64_MAX)]))]);
@@ -440,6 +500,49 @@ Deno.test("invokeContract: a call whose simulation records an unplanned authoriz
       auth: { subs: [sacTransfer(native, me.publicKey(), is.address(to), 5n)] },
     });
     assert.equal(await bal(), before + 5n);
+  } finally {
+    chain.close();
+  }
+});
+
+Deno.test("invokeContract through a channel account: the keeper signs only its checked authorization; an unplanned one is refused and nothing is signed or sent", async () => {
+  await using node = await startTestNode({ ledgerMs: 100 });
+  const native = await node.deployAsset(Asset.native());
+  const grab = await deployFixture(node, "grabber");
+  const me = await node.newAccount();
+  const channel = await node.newAccount(10n);
+  const to = (await node.newAccount()).publicKey();
+  const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
+  try {
+    const args = [sv.address(me.publicKey()), sv.address(native), sv.address(to), sv.i128(5n)];
+    const seqOf = async (k: Keypair) =>
+      (await chain.server.getAccount(k.publicKey())).sequenceNumber();
+    const [mine, channels] = [await seqOf(me), await seqOf(channel)];
+    const bal = () => node.view<bigint>(native, "balance", { id: to });
+    const before = await bal();
+    // The grabber's `take` also moves the keeper's XLM: through the channel, it is refused too.
+    await assert.rejects(
+      invokeContract(chain, me, grab, "take", args, { auth: ROOT_ONLY, source: channel }),
+      (err: unknown) => {
+        assert.ok(err instanceof UnexpectedAuthError);
+        assert.equal(err.path, "take › transfer");
+        return true;
+      },
+    );
+    await node.closeLedgers(2);
+    assert.equal(await seqOf(channel), channels, "nothing sent from the channel");
+    assert.equal(await bal(), before);
+    // Stated, it lands: the channel is the source (its sequence number moves), the keeper's
+    // account sends nothing (its own is unchanged) and only signs the authorization.
+    const r = await invokeContract(chain, me, grab, "take", args, {
+      auth: { subs: [sacTransfer(native, me.publicKey(), is.address(to), 5n)] },
+      source: channel,
+    });
+    assert.equal(await bal(), before + 5n);
+    assert.equal(await seqOf(me), mine, "the keeper's sequence number is untouched");
+    assert.equal(BigInt(await seqOf(channel)), BigInt(channels) + 1n);
+    const got = await node.server.getTransaction(r.hash);
+    assert.equal(got.status, "SUCCESS");
   } finally {
     chain.close();
   }

@@ -1,0 +1,160 @@
+/**
+ * Issue 26, several fills at once: ONE registered keeper (a child process, real host, real Blend
+ * Wasm) with its default two channel accounts fills two auctions that mature in the same ledger,
+ * both in that ledger — each flash sent from its own channel account (the transaction's source),
+ * the keeper's key signing only the flash's Soroban authorization. The test creates both
+ * auctions itself, in one ledger, for two identical borrowers, so they share their first
+ * profitable block.
+ */
+import assert from "node:assert/strict";
+import { type Keypair, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
+import { openBorrower } from "@vigil/demo/market_driver";
+import { deriveChannels } from "@vigil/keeper/channels";
+import {
+  auctionOf,
+  events,
+  keeperEnv,
+  logLines,
+  shock,
+  startKeeper,
+  startWorld,
+  stopKeeper,
+  until,
+  type World,
+} from "@vigil/testing/keeper/keeper_fixture";
+import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
+
+const REGISTERED = /registered in the keeper registry|AlreadyRegistered/;
+
+/** The first auction percent the pool accepts for `user` (Blend bounds it by the health band). */
+async function acceptedPercent(w: World, user: string, bid: string[], lot: string[]) {
+  for (const percent of [50, 40, 60, 30, 70, 25, 75, 20, 80, 90, 100, 10]) {
+    try {
+      await w.node.view(w.pool, "new_auction", { auction_type: 0, user, bid, lot, percent });
+      return percent;
+    } catch { /* refused: try the next */ }
+  }
+  throw new Error(`no auction percent accepted for ${user}`);
+}
+
+/** The first profitable block a keeper logged for `user` (its "waiting" line), if any. */
+function loggedTarget(k: KeeperChild, user: string): number | undefined {
+  const l = logLines(k).findLast((l) =>
+    l.msg === "lending_pool: waiting" && l.task === user && typeof l.target_block === "number"
+  );
+  return l?.target_block as number | undefined;
+}
+
+/** The source account of a transaction, read back from the node. */
+async function txSource(w: World, hash: string): Promise<string> {
+  const got = await w.node.server.getTransaction(hash);
+  assert.equal(got.status, "SUCCESS", `transaction ${hash}`);
+  const tx = TransactionBuilder.fromXDR(
+    (got as rpc.Api.GetSuccessfulTransactionResponse).envelopeXdr,
+    w.node.networkPassphrase,
+  );
+  return "innerTransaction" in tx ? tx.innerTransaction.source : tx.source;
+}
+
+Deno.test("one keeper with channel accounts fills two auctions maturing in the same ledger, both in that ledger", async () => {
+  const w = await startWorld({ ledgerMs: 250 });
+  const keeper: Keypair = w.keepers[0];
+  let k: KeeperChild | undefined;
+  try {
+    // Two identical borrowers (3,000 USD of XLM at HF 1.01), pushed under by −3 % XLM.
+    const borrowers = [];
+    for (let i = 0; i < 2; i++) {
+      borrowers.push(
+        await openBorrower(w.node, w.market, { token: "xlm", usd: 3_000, hf: 1_0100000n }),
+      );
+    }
+    await shock(w, w.xlm, -300);
+    const users = borrowers.map((b) => b.address);
+    const bid = [w.usdc];
+    const lot = [w.xlm];
+    const percents = await Promise.all(users.map((u) => acceptedPercent(w, u, bid, lot)));
+    // Both auctions in one ledger: in-process calls between two closes of the ledger timer.
+    await Promise.all(users.map((user, i) =>
+      w.node.invoke(w.pool, "new_auction", {
+        auction_type: 0,
+        user,
+        bid,
+        lot,
+        percent: percents[i],
+      })
+    ));
+    const created = (await events(w, w.pool, "new_auction"))
+      .filter((e) => users.includes(String(e.topics[2])));
+    assert.equal(created.length, 2, "both auctions created");
+    assert.equal(created[0].ledger, created[1].ledger, "both auctions start in one ledger");
+    const starts = await Promise.all(users.map((u) => auctionOf(w, u)));
+    assert.equal(starts[0]?.block, starts[1]?.block);
+
+    // One keeper, registered alone: the primary of both auctions; two channel accounts (default).
+    ({ k } = await startKeeper(keeperEnv(w, keeper)));
+    await k.waitFor(REGISTERED, 30_000);
+    await k.waitFor(/created 2 channel account\(s\)/, 30_000);
+    const channels = (await deriveChannels(keeper, 2)).map((c) => c.publicKey());
+    const funded = logLines(k).find((l) => /created 2 channel account\(s\)/.test(String(l.msg)));
+    assert.deepEqual(funded?.created, channels, "the keeper created its two channel accounts");
+
+    // Close ledgers up to a few before the shared first profitable block.
+    const target = await until(
+      () => Promise.resolve(loggedTarget(k!, users[0]) ?? loggedTarget(k!, users[1])),
+      30_000,
+      "the keeper's target block",
+    );
+    const gap = target - w.node.latestLedger().sequence - 14;
+    if (gap > 0) await w.node.closeLedgers(gap);
+
+    const fills = await until(
+      async () => {
+        const f = (await events(w, w.pool, "fill_auction"))
+          .filter((e) => users.includes(String(e.topics[2])));
+        return f.length >= 2 ? f : undefined;
+      },
+      90_000,
+      "both fills",
+    );
+    assert.equal(fills.length, 2, "one fill per auction");
+    const [a, b] = fills;
+    console.log(
+      `channels: auctions created in ledger ${created[0].ledger}, first profitable block ~${target}, fills in ledgers ${a.ledger} and ${b.ledger}`,
+    );
+    assert.equal(a.ledger, b.ledger, "both auctions filled in the same ledger");
+    assert.notEqual(a.txHash, b.txHash, "two transactions");
+    const flashes = await events(w, w.vault, "flash");
+    const sources = new Set<string>();
+    for (const f of fills) {
+      // The filler is the keeper (Vigil's liquidator submits for it), inside a vault flash
+      // through Vigil's liquidator, in the fill's own transaction.
+      const [filler] = f.value as unknown[];
+      assert.equal(String(filler), keeper.publicKey(), "the keeper is the filler");
+      const flash = flashes.find((x) => x.txHash === f.txHash);
+      assert.ok(flash, "the fill is a vault flash");
+      assert.equal(String(flash.topics[1]), keeper.publicKey());
+      assert.equal(String((flash.value as unknown[])[3]), w.liquidator, "through Vigil's liquidator");
+      const source = await txSource(w, f.txHash);
+      assert.ok(channels.includes(source), `the fill's source ${source} is a channel account`);
+      sources.add(source);
+    }
+    assert.equal(sources.size, 2, "each fill from its own channel account");
+    // Each fill landed in the first profitable block by the keeper's own account of it.
+    const landed = logLines(k).filter((l) =>
+      /ledger\(s\) after the first profitable block/.test(String(l.msg)) &&
+      users.includes(String(l.user))
+    );
+    assert.equal(landed.length, 2);
+    for (const l of landed) assert.ok(channels.includes(String(l.channel)));
+  } catch (e) {
+    if (k) {
+      console.error(
+        k.stderr().split("\n").filter((l) => !l.includes('"level":"debug"')).slice(-40).join("\n"),
+      );
+    }
+    throw e;
+  } finally {
+    if (k) await stopKeeper(k);
+    await w.close();
+  }
+});
