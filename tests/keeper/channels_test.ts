@@ -4,7 +4,7 @@
  * both in that ledger — each flash sent from its own channel account (the transaction's source),
  * the keeper's key signing only the flash's Soroban authorization. The test creates both
  * auctions itself, in one ledger, for two identical borrowers, so they share their first
- * profitable block.
+ * profitable block; both fills land in it (0 ledgers after it, by the keeper's own account).
  */
 import assert from "node:assert/strict";
 import { type Keypair, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
@@ -25,6 +25,11 @@ import {
 import type { KeeperChild } from "@vigil/testing/keeper/keeper_process";
 
 const REGISTERED = /registered in the keeper registry|AlreadyRegistered/;
+/**
+ * Ledgers closed at once after the auctions start: these auctions first clear MIN_PROFIT about
+ * 190 blocks in, so the keeper, started after the skip, has ~20 one-second ledgers to get ready.
+ */
+const SKIP_LEDGERS = 170;
 
 /** The first auction percent the pool accepts for `user` (Blend bounds it by the health band). */
 async function acceptedPercent(w: World, user: string, bid: string[], lot: string[]) {
@@ -35,14 +40,6 @@ async function acceptedPercent(w: World, user: string, bid: string[], lot: strin
     } catch { /* refused: try the next */ }
   }
   throw new Error(`no auction percent accepted for ${user}`);
-}
-
-/** The first profitable block a keeper logged for `user` (its "waiting" line), if any. */
-function loggedTarget(k: KeeperChild, user: string): number | undefined {
-  const l = logLines(k).findLast((l) =>
-    l.msg === "lending_pool: waiting" && l.task === user && typeof l.target_block === "number"
-  );
-  return l?.target_block as number | undefined;
 }
 
 /** The source account of a transaction, read back from the node. */
@@ -57,18 +54,19 @@ async function txSource(w: World, hash: string): Promise<string> {
 }
 
 Deno.test("one keeper with channel accounts fills two auctions maturing in the same ledger, both in that ledger", async () => {
-  const w = await startWorld({ ledgerMs: 250 });
+  const w = await startWorld({ ledgerMs: 1000 });
   const keeper: Keypair = w.keepers[0];
   let k: KeeperChild | undefined;
   try {
-    // Two identical borrowers (3,000 USD of XLM at HF 1.01), pushed under by −3 % XLM.
+    // Two identical borrowers (3,000 USD of XLM at HF 1.005), pushed under by −1 % XLM (the
+    // market's own borrowers stay above water: these two are the only auctions).
     const borrowers = [];
     for (let i = 0; i < 2; i++) {
       borrowers.push(
-        await openBorrower(w.node, w.market, { token: "xlm", usd: 3_000, hf: 1_0100000n }),
+        await openBorrower(w.node, w.market, { token: "xlm", usd: 3_000, hf: 1_0050000n }),
       );
     }
-    await shock(w, w.xlm, -300);
+    await shock(w, w.xlm, -100);
     const users = borrowers.map((b) => b.address);
     const bid = [w.usdc];
     const lot = [w.xlm];
@@ -90,6 +88,11 @@ Deno.test("one keeper with channel accounts fills two auctions maturing in the s
     const starts = await Promise.all(users.map((u) => auctionOf(w, u)));
     assert.equal(starts[0]?.block, starts[1]?.block);
 
+    // Most of the auctions' ~200-block curve is skipped before the keeper starts, so it sees the
+    // ledgers come at their real pace (1 s) from then on and waits for the shared first
+    // profitable block.
+    await w.node.closeLedgers(SKIP_LEDGERS);
+
     // One keeper, registered alone: the primary of both auctions; two channel accounts (default).
     ({ k } = await startKeeper(keeperEnv(w, keeper)));
     await k.waitFor(REGISTERED, 30_000);
@@ -97,15 +100,6 @@ Deno.test("one keeper with channel accounts fills two auctions maturing in the s
     const channels = (await deriveChannels(keeper, 2)).map((c) => c.publicKey());
     const funded = logLines(k).find((l) => /created 2 channel account\(s\)/.test(String(l.msg)));
     assert.deepEqual(funded?.created, channels, "the keeper created its two channel accounts");
-
-    // Close ledgers up to a few before the shared first profitable block.
-    const target = await until(
-      () => Promise.resolve(loggedTarget(k!, users[0]) ?? loggedTarget(k!, users[1])),
-      30_000,
-      "the keeper's target block",
-    );
-    const gap = target - w.node.latestLedger().sequence - 14;
-    if (gap > 0) await w.node.closeLedgers(gap);
 
     const fills = await until(
       async () => {
@@ -118,10 +112,30 @@ Deno.test("one keeper with channel accounts fills two auctions maturing in the s
     );
     assert.equal(fills.length, 2, "one fill per auction");
     const [a, b] = fills;
+    // The keeper's account of each fill: its ledger and the first profitable block, from the
+    // prices of that block.
+    const landed = await until(
+      () => {
+        const l = logLines(k!).filter((l) =>
+          /ledger\(s\) after the first profitable block/.test(String(l.msg)) &&
+          users.includes(String(l.user))
+        );
+        return Promise.resolve(l.length >= 2 ? l : undefined);
+      },
+      10_000,
+      "the keeper's two fill lines",
+    );
     console.log(
-      `channels: auctions created in ledger ${created[0].ledger}, first profitable block ~${target}, fills in ledgers ${a.ledger} and ${b.ledger}`,
+      `channels: auctions created in ledger ${created[0].ledger}, first profitable block ${
+        landed.map((l) => l.first_profitable_block).join("/")
+      }, fills in ledgers ${a.ledger} and ${b.ledger}`,
     );
     assert.equal(a.ledger, b.ledger, "both auctions filled in the same ledger");
+    for (const l of landed) {
+      assert.equal(l.first_profitable_block, a.ledger, "filled in the ledger they matured in");
+      assert.equal(l.ledgers_after_first_profitable, 0);
+      assert.ok(channels.includes(String(l.channel)), "the fill line names its channel");
+    }
     assert.notEqual(a.txHash, b.txHash, "two transactions");
     const flashes = await events(w, w.vault, "flash");
     const sources = new Set<string>();
@@ -133,19 +147,16 @@ Deno.test("one keeper with channel accounts fills two auctions maturing in the s
       const flash = flashes.find((x) => x.txHash === f.txHash);
       assert.ok(flash, "the fill is a vault flash");
       assert.equal(String(flash.topics[1]), keeper.publicKey());
-      assert.equal(String((flash.value as unknown[])[3]), w.liquidator, "through Vigil's liquidator");
+      assert.equal(
+        String((flash.value as unknown[])[3]),
+        w.liquidator,
+        "through Vigil's liquidator",
+      );
       const source = await txSource(w, f.txHash);
       assert.ok(channels.includes(source), `the fill's source ${source} is a channel account`);
       sources.add(source);
     }
     assert.equal(sources.size, 2, "each fill from its own channel account");
-    // Each fill landed in the first profitable block by the keeper's own account of it.
-    const landed = logLines(k).filter((l) =>
-      /ledger\(s\) after the first profitable block/.test(String(l.msg)) &&
-      users.includes(String(l.user))
-    );
-    assert.equal(landed.length, 2);
-    for (const l of landed) assert.ok(channels.includes(String(l.channel)));
   } catch (e) {
     if (k) {
       console.error(
