@@ -170,6 +170,11 @@ export interface CallOptions extends InvokeOptions {
 export const DEFAULT_MAX_INCLUSION_FEE = 10_000;
 /** Default ledger bound: included within this many ledgers after the latest, or never. */
 export const DEFAULT_VALID_FOR_LEDGERS = 20;
+/**
+ * Through a channel account (`source`): the most ledgers after the latest that the keeper's
+ * signed authorization entries — and so the transaction — stay valid.
+ */
+export const SIGNED_AUTH_LEDGERS = 5;
 /** The network's minimum inclusion fee per operation. */
 const BASE_FEE = 100;
 const FEE_STATS_TTL_MS = 5_000;
@@ -350,7 +355,12 @@ async function invokeLocked(
   }
   // Valid for a fixed number of ledgers after the one simulated against: past that bound the
   // transaction can never land, which is how polling knows when to stop.
-  const maxLedger = okSim.latestLedger + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS);
+  // Through a channel the bound is at most SIGNED_AUTH_LEDGERS: the keeper's signed entries
+  // could be lifted from the transaction and sent by anyone until they expire (only as exactly
+  // this call, once), so they expire early, with the transaction.
+  const validFor = opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS;
+  const maxLedger = okSim.latestLedger + 1 +
+    (channel ? Math.min(validFor, SIGNED_AUTH_LEDGERS) : validFor);
   // Through a channel, the keeper signs each checked entry (its signature expires with the
   // transaction's bound: it is worth nothing after it), and the transaction carries those.
   const signed = channel

@@ -10,7 +10,16 @@
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
-import { Address, Asset, Keypair, StrKey, xdr } from "@stellar/stellar-sdk";
+import {
+  Address,
+  Asset,
+  Keypair,
+  rpc,
+  StrKey,
+  type Transaction,
+  TransactionBuilder,
+  xdr,
+} from "@stellar/stellar-sdk";
 import { deployFixture } from "@vigil/testing/contracts/mod";
 import {
   anyContract,
@@ -28,7 +37,7 @@ import {
 } from "@vigil/soroban/auth_guard";
 import { ChainRpc } from "@vigil/soroban/rpc";
 import { sv } from "@vigil/soroban/scval";
-import { invokeContract } from "@vigil/soroban/tx";
+import { invokeContract, SIGNED_AUTH_LEDGERS } from "@vigil/soroban/tx";
 import { liquidationAuth } from "@vigil/keeper/adapters/lending_pool/flash_auth";
 import { flashAuthShape } from "@vigil/keeper/vault_client";
 import { startTestNode } from "@vigil/testing/localnet";
@@ -543,6 +552,23 @@ Deno.test("invokeContract through a channel account: the keeper signs only its c
     assert.equal(BigInt(await seqOf(channel)), BigInt(channels) + 1n);
     const got = await node.server.getTransaction(r.hash);
     assert.equal(got.status, "SUCCESS");
+    // The transaction's source is the channel; its one authorization entry is the keeper's
+    // address credentials, signed, expiring within SIGNED_AUTH_LEDGERS of the ledger before it.
+    const tx = TransactionBuilder.fromXDR(
+      (got as rpc.Api.GetSuccessfulTransactionResponse).envelopeXdr,
+      node.networkPassphrase,
+    ) as Transaction;
+    assert.equal(tx.source, channel.publicKey());
+    const entries = (tx.operations[0] as { auth?: xdr.SorobanAuthorizationEntry[] }).auth ?? [];
+    assert.equal(entries.length, 1);
+    const creds = entries[0].credentials;
+    const ac = creds.type === "sorobanCredentialsAddressV2"
+      ? creds.addressV2
+      : creds.type === "sorobanCredentialsAddress"
+      ? creds.address
+      : assert.fail(`address credentials expected, got ${creds.type}`);
+    assert.equal(Address.fromScAddress(ac.address).toString(), me.publicKey());
+    assert.ok(ac.signatureExpirationLedger <= r.ledger + SIGNED_AUTH_LEDGERS);
   } finally {
     chain.close();
   }

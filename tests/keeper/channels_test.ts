@@ -42,15 +42,16 @@ async function acceptedPercent(w: World, user: string, bid: string[], lot: strin
   throw new Error(`no auction percent accepted for ${user}`);
 }
 
-/** The source account of a transaction, read back from the node. */
-async function txSource(w: World, hash: string): Promise<string> {
+/** The source account of a transaction and the fee it paid (stroops), read back from the node. */
+async function txSource(w: World, hash: string): Promise<{ source: string; fee: bigint }> {
   const got = await w.node.server.getTransaction(hash);
   assert.equal(got.status, "SUCCESS", `transaction ${hash}`);
-  const tx = TransactionBuilder.fromXDR(
-    (got as rpc.Api.GetSuccessfulTransactionResponse).envelopeXdr,
-    w.node.networkPassphrase,
-  );
-  return "innerTransaction" in tx ? tx.innerTransaction.source : tx.source;
+  const ok = got as rpc.Api.GetSuccessfulTransactionResponse;
+  const tx = TransactionBuilder.fromXDR(ok.envelopeXdr, w.node.networkPassphrase);
+  return {
+    source: "innerTransaction" in tx ? tx.innerTransaction.source : tx.source,
+    fee: BigInt(String(ok.resultXdr.feeCharged)),
+  };
 }
 
 Deno.test("one keeper with channel accounts fills two auctions maturing in the same ledger, both in that ledger", async () => {
@@ -152,7 +153,8 @@ Deno.test("one keeper with channel accounts fills two auctions maturing in the s
         w.liquidator,
         "through Vigil's liquidator",
       );
-      const source = await txSource(w, f.txHash);
+      const { source, fee } = await txSource(w, f.txHash);
+      console.log(`channels: fill ${f.txHash.slice(0, 8)} from ${source}, fee ${fee} stroops`);
       assert.ok(channels.includes(source), `the fill's source ${source} is a channel account`);
       sources.add(source);
     }
