@@ -7,9 +7,18 @@
  * profitable block; both fills land in it (0 ledgers after it, by the keeper's own account).
  */
 import assert from "node:assert/strict";
-import { type Keypair, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
+import { Asset, type Keypair, Operation, rpc, TransactionBuilder } from "@stellar/stellar-sdk";
 import { openBorrower } from "@vigil/demo/market_driver";
-import { deriveChannels } from "@vigil/keeper/channels";
+import {
+  CHANNEL_FUNDING,
+  ChannelPool,
+  deriveChannels,
+  keepChannelsFunded,
+  readBalances,
+  XLM,
+} from "@vigil/keeper/channels";
+import { ChainRpc } from "@vigil/soroban/rpc";
+import { startTestNode } from "@vigil/testing/localnet";
 import {
   auctionOf,
   events,
@@ -169,5 +178,52 @@ Deno.test("one keeper with channel accounts fills two auctions maturing in the s
   } finally {
     if (k) await stopKeeper(k);
     await w.close();
+  }
+});
+
+Deno.test("channel funding on a node: missing channels created in one transaction, a low one topped up to 10 XLM, nothing sent when all are funded", async () => {
+  await using node = await startTestNode({ ledgerMs: 100 });
+  const keeper = await node.newAccount(1_000n);
+  const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
+  try {
+    const keys = await deriveChannels(keeper, 2);
+    const ids = keys.map((k) => k.publicKey());
+    const pool = new ChannelPool(keys);
+    const first = await keepChannelsFunded(chain, keeper, pool);
+    assert.deepEqual(first.created, ids);
+    assert.equal(first.sent, 2n * CHANNEL_FUNDING);
+    assert.equal(pool.size, 2);
+    assert.deepEqual([...(await readBalances(chain, ids)).values()], [10n * XLM, 10n * XLM]);
+    // Nothing due: one read, nothing sent.
+    const idle = await keepChannelsFunded(chain, keeper, pool);
+    assert.deepEqual([idle.created, idle.toppedUp, idle.sent, idle.txHash], [
+      [],
+      [],
+      0n,
+      undefined,
+    ]);
+    // Channel 1 spends 7 XLM (as fees would): below 4 XLM, topped up back to 10.
+    const acc = await chain.server.getAccount(ids[1]);
+    const spend = new TransactionBuilder(acc, {
+      fee: "100",
+      networkPassphrase: node.networkPassphrase,
+    }).addOperation(Operation.payment({
+      destination: keeper.publicKey(),
+      asset: Asset.native(),
+      amount: "7",
+    })).setTimeout(60).build();
+    spend.sign(keys[1]);
+    assert.equal(
+      (await node.confirm((await node.server.sendTransaction(spend)).hash)).status,
+      "SUCCESS",
+    );
+    const low = (await readBalances(chain, ids)).get(ids[1])!;
+    assert.ok(low < 4n * XLM);
+    const topUp = await keepChannelsFunded(chain, keeper, pool);
+    assert.deepEqual(topUp.toppedUp, [ids[1]]);
+    assert.equal(topUp.sent, CHANNEL_FUNDING - low);
+    assert.equal((await readBalances(chain, ids)).get(ids[1]), CHANNEL_FUNDING);
+  } finally {
+    chain.close();
   }
 });
