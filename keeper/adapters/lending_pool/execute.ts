@@ -33,7 +33,8 @@
  *    amount, plan, response_time_ms)` simulates first and sends only when the simulated profit
  *    after fees is positive; the transaction lands in the first profitable block. The fill
  *    records how many ledgers after the first profitable block (from that block's prices) it
- *    landed (`ledgers_after_first_profitable`).
+ *    landed (`ledgers_after_first_profitable`). With channel accounts (CHANNEL_ACCOUNTS) the
+ *    wait and the send hold one channel, the flash's source: other fills run meanwhile.
  *
  * Failure handling: nothing is ever outstanding. A lost race (the auction is gone or was replaced
  * when our simulation or transaction fails) is outcome "lost_race"; an unprofitable simulation is
