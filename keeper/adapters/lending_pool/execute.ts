@@ -33,8 +33,8 @@
  *    amount, plan, response_time_ms)` simulates first and sends only when the simulated profit
  *    after fees is positive; the transaction lands in the first profitable block. The fill
  *    records how many ledgers after the first profitable block (from that block's prices) it
- *    landed (`ledgers_after_first_profitable`). With channel accounts (CHANNEL_ACCOUNTS) the
- *    wait and the send hold one channel, the flash's source: other fills run meanwhile.
+ *    landed (`ledgers_after_first_profitable`). With a channel account (`deps.channel`,
+ *    CHANNEL_ACCOUNTS) the flash is sent from it, so other fills run meanwhile.
  *
  * Failure handling: nothing is ever outstanding. A lost race (the auction is gone or was replaced
  * when our simulation or transaction fails) is outcome "lost_race"; an unprofitable simulation is
@@ -150,95 +150,84 @@ export async function executeLiquidation(
   const readings: Reading[] = [{ landing: next, state }];
   // The target may slide later with the prices, but not past what this cycle set out to wait for.
   const latestTarget = next + Math.ceil(deps.pollIntervalSec / spl) + 3;
-  // A channel account, held from here to the send, is this flash's source (its own sequence
-  // number): other fills wait and send in parallel from theirs.
-  const lease = await deps.channels?.acquire();
+  const waited = await awaitLanding(
+    chain,
+    deps.channel?.publicKey() ?? me,
+    { targetBlock: target.block, next, spl },
+    async (head) => {
+      const now = await loadPoolState(chain, deps.poolId, deps.cache);
+      readings.push({ landing: head + 1, state: now });
+      return revalue(now, user, auction, {
+        minProfit: deps.minProfit,
+        landing: head + 1,
+        latestTarget,
+      });
+    },
+    deps,
+  );
+  if ("skip" in waited) return skipped(waited.skip, user);
+  if ("wait" in waited) return noCapitalResult({ status: "waiting", reason: waited.wait });
+  const firstProfitable = firstProfitableSeen(readings, user, auction, deps.minProfit);
+  const planned = planLiquidation({
+    keeper: me,
+    user,
+    pool: deps.poolId,
+    liquidator: deps.liquidator,
+    usdc: deps.usdc,
+    percent,
+    amount,
+    need,
+    lotAssets,
+    legs,
+    buys,
+    reachedLedger: waited.reached,
+  });
+  const responseTimeMs = Math.round(performance.now() - t0);
+  let out: FlashOutcome;
   try {
-    return await waitAndSend(lease?.keypair);
-  } finally {
-    lease?.release();
-  }
-
-  async function waitAndSend(channel: Keypair | undefined): Promise<Result> {
-    const waited = await awaitLanding(
-      chain,
-      channel?.publicKey() ?? me,
-      { targetBlock: target.block, next, spl },
-      async (head) => {
-        const now = await loadPoolState(chain, deps.poolId, deps.cache);
-        readings.push({ landing: head + 1, state: now });
-        return revalue(now, user, auction, {
-          minProfit: deps.minProfit,
-          landing: head + 1,
-          latestTarget,
-        });
-      },
-      deps,
-    );
-    if ("skip" in waited) return skipped(waited.skip, user);
-    if ("wait" in waited) return noCapitalResult({ status: "waiting", reason: waited.wait });
-    const firstProfitable = firstProfitableSeen(readings, user, auction, deps.minProfit);
-    const planned = planLiquidation({
-      keeper: me,
-      user,
-      pool: deps.poolId,
-      liquidator: deps.liquidator,
-      usdc: deps.usdc,
-      percent,
+    out = await sendFlash(
+      vault,
+      deps.liquidator,
       amount,
-      need,
-      lotAssets,
-      legs,
-      buys,
-      reachedLedger: waited.reached,
-    });
-    const responseTimeMs = Math.round(performance.now() - t0);
-    let out: FlashOutcome;
-    try {
-      out = await sendFlash(
-        vault,
-        deps.liquidator,
-        amount,
-        planned,
-        responseTimeMs,
-        waited.account,
-        channel,
-      );
-    } catch (err) {
-      return await classifyFlashFailure(chain, err, {
-        user,
-        auction,
-        poolId: deps.poolId,
-        responseTimeMs,
-      });
-    }
-    deps.touched?.(user, me);
-    logBuys(deps.log, buys, out.txHash);
-    logSwaps(deps.log, legs, out.txHash);
-    const result = filledResult(out, {
-      user,
-      percent,
-      amount,
+      planned,
       responseTimeMs,
-      auctionBlock: auction.block,
-      target: waited.value,
-      swaps: legs.length,
-      firstProfitable,
+      waited.account,
+      deps.channel,
+    );
+  } catch (err) {
+    return await classifyFlashFailure(chain, err, {
+      user,
+      auction,
+      poolId: deps.poolId,
+      responseTimeMs,
     });
-    if (result.outcome.status === "filled") {
-      const late = result.outcome.ledgersAfterFirstProfitable;
-      deps.log("info", `fill landed ${late ?? "?"} ledger(s) after the first profitable block`, {
-        user,
-        fill_ledger: out.ledger,
-        first_profitable_block: firstProfitable,
-        ledgers_after_first_profitable: late,
-        ratio: result.outcome.ratio,
-        tx_hash: out.txHash,
-        ...(channel ? { channel: channel.publicKey() } : {}),
-      });
-    }
-    return result;
   }
+  deps.touched?.(user, me);
+  logBuys(deps.log, buys, out.txHash);
+  logSwaps(deps.log, legs, out.txHash);
+  const result = filledResult(out, {
+    user,
+    percent,
+    amount,
+    responseTimeMs,
+    auctionBlock: auction.block,
+    target: waited.value,
+    swaps: legs.length,
+    firstProfitable,
+  });
+  if (result.outcome.status === "filled") {
+    const late = result.outcome.ledgersAfterFirstProfitable;
+    deps.log("info", `fill landed ${late ?? "?"} ledger(s) after the first profitable block`, {
+      user,
+      fill_ledger: out.ledger,
+      first_profitable_block: firstProfitable,
+      ledgers_after_first_profitable: late,
+      ratio: result.outcome.ratio,
+      tx_hash: out.txHash,
+      channel: deps.channel?.publicKey(),
+    });
+  }
+  return result;
 }
 
 /** The keeper account receives every lot asset: a trustline for each classic one that lacks it. */

@@ -10,7 +10,7 @@ import type { InvokeOptions } from "@vigil/soroban/tx";
 import type { SwapClient } from "../../dex/swap_client.ts";
 import type { WaitReason } from "../outcome.ts";
 import type { PoolCache } from "./pool_state.ts";
-import type { ChannelPool } from "../../channels.ts";
+import type { Keypair } from "@stellar/stellar-sdk";
 
 /** What the lending-pool adapter needs to execute. */
 export interface ExecuteDeps {
@@ -41,11 +41,10 @@ export interface ExecuteDeps {
   touched?: (...users: string[]) => void;
   signal?: AbortSignal;
   /**
-   * The keeper's channel accounts (CHANNEL_ACCOUNTS): the flash is sent from one held for the
-   * wait and the send, so other fills run meanwhile. Undefined, or none ready: the keeper's
-   * account sends.
+   * The channel account (CHANNEL_ACCOUNTS) this liquidation holds: its flash's source, so other
+   * fills run meanwhile. Undefined: the keeper's account sends.
    */
-  channels?: ChannelPool;
+  channel?: Keypair;
   /**
    * Pooled keepers split the work (issue 26, `split.ts`): called once the first profitable block
    * `target` is known; a wait reason when this keeper is a backup whose turn has not come (it
