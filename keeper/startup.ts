@@ -274,7 +274,7 @@ export async function prepareChain(
 }
 
 /**
- * The keeper's channel pool (CHANNEL_ACCOUNTS > 0 and liquidations configured), its missing
+ * The keeper's channel pool (CHANNEL_ACCOUNTS > 0, lending pools and USDC_CONTRACT set), its missing
  * channels created and low ones topped up (one transaction, logged with its cost). Undefined
  * without channels; under DRY_RUN none is created (flashes are simulated from the keeper's own
  * account). A failed funding is logged and retried at the next cycle: until then only the
@@ -286,7 +286,10 @@ async function prepareChannels(
   invoke: InvokeOptions | undefined,
 ): Promise<ChannelPool | undefined> {
   const { config, log } = ctx;
-  if (config.channelAccounts === 0 || config.lendingPools.length === 0) return undefined;
+  // Only a keeper that can send flashes needs them (pools, and USDC to settle in).
+  if (config.channelAccounts === 0 || config.lendingPools.length === 0 || !config.usdcContract) {
+    return undefined;
+  }
   if (config.dryRun) {
     log.info(
       "DRY_RUN: no channel accounts are created; flashes are simulated from the keeper's account",
