@@ -70,6 +70,9 @@ export const DEFAULTS = {
   // charged Soroban inclusion fees) and never exceeds this ceiling.
   MAX_INCLUSION_FEE: 10_000,
   LOG_LEVEL: "info",
+  // Two flashes in flight at once (each from its own channel account): auctions maturing together
+  // are filled together, for 2 × 10 XLM held in the channels (keeper/README.md).
+  CHANNEL_ACCOUNTS: 2,
 } as const;
 
 /** Log levels accepted by LOG_LEVEL. */
@@ -138,6 +141,12 @@ export interface Config {
    * false = race every auction (only for tests of races: it wastes this keeper's own fees).
    */
   readonly splitWork: boolean;
+  /**
+   * CHANNEL_ACCOUNTS: source accounts for flashes (sequence numbers and fees; the keeper's key
+   * signs only their Soroban authorization), so this many fills run at once; 0 = the keeper's own
+   * account is every transaction's source, one fill at a time (`channels.ts`).
+   */
+  readonly channelAccounts: number;
   /** The same configuration without secrets, for logs and the API. */
   toJSON(): Record<string, unknown>;
 }
@@ -174,10 +183,14 @@ export const CONFIG_VARIABLES = [
   "NOTIFY_WEBHOOK_URL",
   "LOG_FORMAT",
   "SPLIT_WORK",
+  "CHANNEL_ACCOUNTS",
 ] as const;
 
 /** Most pools one keeper watches: each adds a constant number of RPC requests to every cycle. */
 export const MAX_LENDING_POOLS = 10;
+
+/** Most CHANNEL_ACCOUNTS (each holds 10 XLM and is one more fill in flight). */
+export const MAX_CHANNEL_ACCOUNTS = 16;
 
 /** Most WATCH_ADDRESSES entries (each is one Positions key read at start-up per pool). */
 export const MAX_WATCH_ADDRESSES = 100_000;
@@ -283,6 +296,10 @@ export function loadConfig(
   const dryRun = check(() => bool(get, "DRY_RUN", false), false);
   const notifyWebhookUrl = check(() => webhookUrl(get("NOTIFY_WEBHOOK_URL")), null);
   const splitWork = check(() => bool(get, "SPLIT_WORK", true), true);
+  const channelAccounts = check(
+    () => intIn(get, "CHANNEL_ACCOUNTS", DEFAULTS.CHANNEL_ACCOUNTS, 0, MAX_CHANNEL_ACCOUNTS),
+    0,
+  );
   if (problems.length > 0 || !keypair || !registryContract || !vaultContract) {
     throw ConfigError.of(problems);
   }
@@ -317,6 +334,7 @@ export function loadConfig(
     dryRun,
     notifyWebhookUrl,
     splitWork,
+    channelAccounts,
   };
   const cfg = { ...publicView } as Record<string | symbol, unknown>;
   // The Keypair holds the raw secret: keep it off every enumeration, JSON and inspection path.

@@ -61,6 +61,23 @@ Deno.test("loadConfig: defaults of every optional variable", () => {
   assert.deepEqual(c.knownDepositors, []);
   assert.equal(c.corsOrigins, null);
   assert.equal(c.logLevel, "info");
+  assert.equal(c.channelAccounts, 2);
+  assert.equal(c.channelAccounts, DEFAULTS.CHANNEL_ACCOUNTS);
+});
+
+Deno.test("loadConfig: CHANNEL_ACCOUNTS is an integer in [0, 16]; 0 = the keeper's account sends", () => {
+  assert.equal(loadConfig(env({ CHANNEL_ACCOUNTS: "0" })).channelAccounts, 0);
+  assert.equal(loadConfig(env({ CHANNEL_ACCOUNTS: "16" })).channelAccounts, 16);
+  assert.equal(loadConfig(env({ CHANNEL_ACCOUNTS: " " })).channelAccounts, 2, "blank = default");
+  for (const bad of ["17", "-1", "1.5", "two"]) {
+    const e = configError(env({ CHANNEL_ACCOUNTS: bad }));
+    assert.equal(e.variable, "CHANNEL_ACCOUNTS", bad);
+    assert.match(e.message, /^invalid CHANNEL_ACCOUNTS: .*(outside \[0, 16\]|not an integer)/);
+  }
+  // Reported with every other problem at once.
+  const all = configError(env({ POLL_INTERVAL: "2", CHANNEL_ACCOUNTS: "99" }));
+  assert.deepEqual(all.problems.map((p) => p.variable), ["POLL_INTERVAL", "CHANNEL_ACCOUNTS"]);
+  assert.equal(loadConfig(env({ CHANNEL_ACCOUNTS: "3" })).toJSON().channelAccounts, 3);
 });
 
 Deno.test("loadConfig: explicit values are parsed", () => {

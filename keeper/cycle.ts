@@ -4,7 +4,10 @@
  * 1. For each adapter in registration order (one per lending pool, then allocation): getTasks
  *    (error → log, next adapter: a failing pool never stops another), stable sort by priority
  *    (highest first), execute each task (error → log, next task), fold each result into the
- *    dashboard.
+ *    dashboard. Up to `concurrency` tasks run at once (issue 26: one per channel account, so
+ *    auctions maturing together are filled together), started in priority order; with 1 (no
+ *    channel accounts) one after the other, as the spec has it. Transactions from the keeper's
+ *    own account stay one at a time whatever runs (`withSourceLock`).
  * 2. Refresh the dashboard: positions, vault state, balances of KNOWN_DEPOSITORS.
  *
  * Issue 12 removed the spec's first step, `recoverStaleDraw`: vault capital leaves the vault only
@@ -58,6 +61,8 @@ export interface CycleDeps {
   hooks: CycleHooks;
   /** Stop at the next safe point (between tasks) when aborted. */
   signal?: AbortSignal;
+  /** Most tasks of one adapter running at once (default 1: one after the other). */
+  concurrency?: number;
 }
 
 /** What one cycle did. */
@@ -89,20 +94,26 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
       continue;
     }
     report.tasks += tasks.length;
-    for (const task of sortTasks(tasks)) {
-      if (deps.signal?.aborted) break;
-      const t0 = performance.now();
-      try {
-        const result = await adapter.execute(chain, keypair, task, client);
-        report.executed++;
-        hooks.result(adapter, task, result, performance.now() - t0);
-      } catch (err) {
-        if (err instanceof TaskError) {
-          hooks.result(adapter, task, err.result, performance.now() - t0);
+    const queue = sortTasks(tasks);
+    // A small worker pool: each worker takes the next task in priority order when it is free.
+    const worker = async () => {
+      for (let task = queue.shift(); task; task = queue.shift()) {
+        if (deps.signal?.aborted) break;
+        const t0 = performance.now();
+        try {
+          const result = await adapter.execute(chain, keypair, task, client);
+          report.executed++;
+          hooks.result(adapter, task, result, performance.now() - t0);
+        } catch (err) {
+          if (err instanceof TaskError) {
+            hooks.result(adapter, task, err.result, performance.now() - t0);
+          }
+          fail("execute", err, adapter);
         }
-        fail("execute", err, adapter);
       }
-    }
+    };
+    const workers = Math.max(1, Math.min(Math.floor(deps.concurrency ?? 1), queue.length));
+    await Promise.all(Array.from({ length: workers }, worker));
   }
 
   // 2. Dashboard refresh.

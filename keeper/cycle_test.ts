@@ -236,3 +236,54 @@ Deno.test("an aborted signal stops between tasks; refresh still runs", async () 
   assert.deepEqual(trace, ["getTasks a", "execute a:1"]);
   assert.equal(h.refreshed, 1);
 });
+
+Deno.test("concurrency: up to N tasks of an adapter run at once, started in priority order; 1 runs them one after the other", async () => {
+  const run = async (concurrency?: number) => {
+    const trace: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    const a = adapter({
+      name: "lending_pool",
+      tasks: [t("x", 1), t("y", 7), t("z", 10), t("w", 3)],
+      run: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise<void>((r) => gates.push(r));
+        inFlight--;
+        return noCapitalResult({ status: "skipped", reason: { kind: "own_position" } });
+      },
+    }, trace);
+    const h = hooks();
+    const done = runCycle({
+      chain,
+      keypair: kp,
+      vault: fakeVault(),
+      adapters: [a],
+      hooks: h,
+      concurrency,
+    });
+    // Release the tasks one at a time, as they queue up.
+    for (let released = 0; released < 4; released++) {
+      while (gates.length === 0) await new Promise((r) => setTimeout(r, 1));
+      gates.shift()!();
+    }
+    const r = await done;
+    assert.equal(r.executed, 4);
+    assert.equal(h.results.length, 4, "every result folded in");
+    return { most, order: trace.filter((l) => l.startsWith("execute")) };
+  };
+  const one = await run();
+  assert.equal(one.most, 1);
+  const two = await run(2);
+  assert.equal(two.most, 2, "two tasks in flight at once");
+  const order = [
+    "execute lending_pool:z",
+    "execute lending_pool:y",
+    "execute lending_pool:w",
+    "execute lending_pool:x",
+  ];
+  assert.deepEqual(one.order, order);
+  assert.deepEqual(two.order, order, "started in priority order");
+  assert.equal((await run(16)).most, 4, "never more workers than tasks");
+});

@@ -73,6 +73,10 @@ export const CONFIG_HELP: Readonly<Record<typeof CONFIG_VARIABLES[number], Varia
   DRY_RUN: { dflt: "false", rule: "true: simulate everything, send nothing" },
   NOTIFY_WEBHOOK_URL: { dflt: "empty", rule: "Slack/Discord webhook (a secret: never logged)" },
   SPLIT_WORK: { dflt: "true", rule: "false: race every auction, ignore the keepers' split" },
+  CHANNEL_ACCOUNTS: {
+    dflt: String(DEFAULTS.CHANNEL_ACCOUNTS),
+    rule: "fills in flight at once, 0–16 (10 XLM each; 0: the keeper account sends)",
+  },
 };
 
 /** Formats `[name, default, rule]` rows as aligned help lines. */

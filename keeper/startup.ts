@@ -60,6 +60,7 @@ import {
   type VaultConfigSnapshot,
 } from "./state.ts";
 import { nativeBalance } from "./token.ts";
+import { ChannelPool, deriveChannels, keepChannelsFunded, xlmString } from "./channels.ts";
 import { ensureRegistered, newRegistrationState, type RegistrationState } from "./registration.ts";
 import { checkRpc } from "./rpc_check.ts";
 import {
@@ -87,6 +88,10 @@ export interface ChainRuntime {
   keepAliveAt?: number;
   /** The queued flash policy last logged about (applies_at and warning), so it is logged once. */
   pendingPolicyLogged?: string;
+  /** CHANNEL_ACCOUNTS: the flashes' source accounts (undefined: the keeper's account sends). */
+  channels?: ChannelPool;
+  /** The transaction options every call uses (fee ceiling, refusals logged, DRY_RUN). */
+  invoke?: InvokeOptions;
 }
 
 /** Most registry records the dashboard reads per refresh (the registry has no cap). */
@@ -166,6 +171,9 @@ export async function prepareChain(
   const registration = newRegistrationState();
   await ensureRegistered(registration, registrationDeps(ctx, chain, registry), true);
 
+  // Channel accounts (issue 26): created now, from the keeper's XLM, so fills can run in parallel.
+  const channels = await prepareChannels(ctx, chain, opts.invoke);
+
   // 4. Adapters: one lending-pool adapter per pool, each with its own discovery.
   const adapters: Adapter[] = [];
   const lending: LendingPoolAdapter[] = [];
@@ -221,6 +229,7 @@ export async function prepareChain(
         keepers: config.splitWork
           ? () => registry.listKeepers().then((r) => r.addresses)
           : undefined,
+        channels,
       });
       lending.push(adapter);
       adapters.push(adapter);
@@ -250,7 +259,75 @@ export async function prepareChain(
     dex: dex ? dex.venues.map((v) => v.name) : null,
     dry_run: config.dryRun,
   });
-  return { chain, vault, registry, adapters, lending, dex, registration, liquidator };
+  return {
+    chain,
+    vault,
+    registry,
+    adapters,
+    lending,
+    dex,
+    registration,
+    liquidator,
+    channels,
+    invoke: opts.invoke,
+  };
+}
+
+/**
+ * The keeper's channel pool (CHANNEL_ACCOUNTS > 0, lending pools and USDC_CONTRACT set), its missing
+ * channels created and low ones topped up (one transaction, logged with its cost). Undefined
+ * without channels; under DRY_RUN none is created (flashes are simulated from the keeper's own
+ * account). A failed funding is logged and retried at the next cycle: until then only the
+ * channels that exist are used, or the keeper's own account.
+ */
+async function prepareChannels(
+  ctx: KeeperContext,
+  chain: ChainRpc,
+  invoke: InvokeOptions | undefined,
+): Promise<ChannelPool | undefined> {
+  const { config, log } = ctx;
+  // Only a keeper that can send flashes needs them (pools, and USDC to settle in).
+  if (config.channelAccounts === 0 || config.lendingPools.length === 0 || !config.usdcContract) {
+    return undefined;
+  }
+  if (config.dryRun) {
+    log.info(
+      "DRY_RUN: no channel accounts are created; flashes are simulated from the keeper's account",
+    );
+    return undefined;
+  }
+  const pool = new ChannelPool(await deriveChannels(config.keypair, config.channelAccounts));
+  await fundChannels(ctx, chain, pool, invoke);
+  return pool;
+}
+
+/** One funding pass over the channels ({@link keepChannelsFunded}), logged; never throws. */
+async function fundChannels(
+  ctx: KeeperContext,
+  chain: ChainRpc,
+  pool: ChannelPool,
+  invoke: InvokeOptions | undefined,
+): Promise<void> {
+  try {
+    const r = await keepChannelsFunded(chain, ctx.config.keypair, pool, invoke);
+    if (r.created.length > 0 || r.toppedUp.length > 0) {
+      const what = [
+        r.created.length > 0 ? `created ${r.created.length} channel account(s)` : "",
+        r.toppedUp.length > 0 ? `topped up ${r.toppedUp.length}` : "",
+      ].filter(Boolean).join(", ");
+      ctx.log.info(`${what}: ${xlmString(r.sent)} XLM sent from the keeper's account`, {
+        created: r.created,
+        topped_up: r.toppedUp,
+        xlm: xlmString(r.sent),
+        tx_hash: r.txHash,
+        channels: pool.size,
+      });
+    }
+  } catch (err) {
+    ctx.recordError("channels", err, {
+      msg: `channel accounts: ${describeError(err)} (${pool.size} ready; retried next cycle)`,
+    });
+  }
 }
 
 /**
@@ -434,6 +511,8 @@ export async function keeperCycle(
       return { errors: 1 };
     }
   }
+  // Channels spend fees: topped up before the cycle's fills (one read when nothing is due).
+  if (rt.channels) await fundChannels(ctx, rt.chain, rt.channels, rt.invoke);
   let liquidatingMs = 0;
   const report = await runCycle({
     chain: rt.chain,
@@ -441,6 +520,8 @@ export async function keeperCycle(
     vault: rt.vault,
     adapters: rt.adapters,
     signal: ctx.signal,
+    // One fill in flight per channel account (with none, one at a time from the keeper's).
+    concurrency: Math.max(1, rt.channels?.size ?? 0),
     hooks: {
       info: (m, f) => ctx.log.info(m, f),
       warn: (m, f) => ctx.log.warn(m, f),

@@ -141,8 +141,10 @@ export class VaultContract {
   /**
    * `flash(keeper, executor, amount, data, response_time_ms)` in one transaction signed by the
    * keeper (the source account, so its signature covers every nested call recorded for it:
-   * only those {@link flashAuthShape} allows are accepted). Sent only when the simulated profit
-   * reaches `minProfit` (default 1).
+   * only those {@link flashAuthShape} allows are accepted). With `opts.channel` the channel
+   * account is the source instead, and the keeper signs only the recorded authorization entries
+   * for its address, held to the same shape. Sent only when the simulated profit reaches
+   * `minProfit` (default 1).
    */
   async flash(
     executor: string,
@@ -171,6 +173,7 @@ export class VaultContract {
         ...this.#invoke,
         auth,
         account: opts.account,
+        source: opts.channel,
         beforeSend: (sim) => {
           const p = VAULT_CODEC.result("flash", sim.retval);
           if (p < min) throw new FlashUnprofitableError(p, min);

@@ -13,7 +13,12 @@
  *
  * Rules:
  * - every entry must carry source-account credentials: an address-credentials entry is an
- *   authorization for someone else (or one the keeper would have to sign separately);
+ *   authorization for someone else (or one the keeper would have to sign separately). With a
+ *   channel account as the transaction's source (issue 26) it is the other way round: every
+ *   entry must carry address credentials for the keeper's own address (the keeper signs exactly
+ *   those, with `authorizeEntry`), and a source-account entry is refused — the channel
+ *   authorizes nothing; the invocation trees are checked by the same rules below, so a
+ *   channel-account flash is held to exactly the same allow-list;
  * - every recorded invocation must match an allowed call at its place in the tree: the same
  *   contract and function, arguments accepted by the call's check, and its own
  *   sub-invocations allowed by the call's `subs`, recursively; an allowed call may occur at
@@ -256,11 +261,36 @@ interface Refusal {
 export function checkAuthEntries(
   entries: readonly xdr.SorobanAuthorizationEntry[],
   roots: readonly AuthCall[],
+  opts: {
+    /**
+     * The keeper's address when a channel account is the source: entries must then be address
+     * credentials for it (signed separately), never source-account ones.
+     */
+    signer?: string;
+  } = {},
 ): void {
   const invs: Inv[] = [];
   for (const e of entries) {
     const inv = decode(e.rootInvocation);
     const creds = e.credentials;
+    if (opts.signer !== undefined) {
+      const plain = creds.type === "sorobanCredentialsAddress" ||
+        creds.type === "sorobanCredentialsAddressV2";
+      const who = credentialsAddress(creds);
+      if (!plain || who !== opts.signer) {
+        throw refusalError({
+          reason: creds.type === "sorobanCredentialsSourceAccount"
+            ? "the entry's credentials are the channel account's (the transaction source), " +
+              "which authorizes nothing"
+            : `the entry's credentials (${creds.type.replace(/^sorobanCredentials/, "")}) are ` +
+              `for ${who ?? "?"}, not the keeper's address ${opts.signer}`,
+          inv,
+          path: label(inv),
+        });
+      }
+      invs.push(inv);
+      continue;
+    }
     if (creds.type !== "sorobanCredentialsSourceAccount") {
       const who = credentialsAddress(creds) ?? creds.type;
       throw refusalError({

@@ -31,6 +31,7 @@
  */
 import {
   Account,
+  authorizeEntry,
   Contract,
   type Keypair,
   Operation,
@@ -153,12 +154,27 @@ export interface CallOptions extends InvokeOptions {
    * records outside it is refused with {@link UnexpectedAuthError}, and nothing is signed.
    */
   auth: AuthShape;
+  /**
+   * A channel account (issue 26): the transaction's source — it holds the sequence number, pays
+   * the fees and signs the envelope — while `keypair` signs only the Soroban authorization
+   * entries recorded for its address (address credentials, `authorizeEntry`, expiring with the
+   * transaction's ledger bound). The recorded entries must all be for `keypair`'s address and fit
+   * `auth` exactly as a source-account call's would (`auth_guard.ts`); `account` is then the
+   * channel's. One signature is assumed (what recording-mode simulation budgets for): a keeper
+   * account that needs several signers must not use channels.
+   */
+  source?: Keypair;
 }
 
 /** Default ceiling of the inclusion fee, stroops (0.001 XLM). */
 export const DEFAULT_MAX_INCLUSION_FEE = 10_000;
 /** Default ledger bound: included within this many ledgers after the latest, or never. */
 export const DEFAULT_VALID_FOR_LEDGERS = 20;
+/**
+ * Through a channel account (`source`): the most ledgers after the latest that the keeper's
+ * signed authorization entries — and so the transaction — stay valid.
+ */
+export const SIGNED_AUTH_LEDGERS = 5;
 /** The network's minimum inclusion fee per operation. */
 const BASE_FEE = 100;
 const FEE_STATS_TTL_MS = 5_000;
@@ -257,7 +273,7 @@ export function invokeContract(
 ): Promise<InvokeResult> {
   return withSourceLock(
     chain,
-    keypair.publicKey(),
+    (opts.source ?? keypair).publicKey(),
     () => invokeLocked(chain, keypair, contractId, fn, args, opts),
   );
 }
@@ -271,21 +287,25 @@ async function invokeLocked(
   opts: CallOptions,
 ): Promise<InvokeResult> {
   const server = chain.server;
+  // The transaction's source: the keeper itself, or a channel account (then the keeper signs the
+  // authorization entries only).
+  const source = opts.source ?? keypair;
+  const channel = opts.source !== undefined && opts.source.publicKey() !== keypair.publicKey();
   const [account, fee] = await Promise.all([
-    opts.account ?? server.getAccount(keypair.publicKey()),
+    opts.account ?? server.getAccount(source.publicKey()),
     inclusionFeeFor(chain, opts),
   ]);
   const maxTime = ledgerNow(chain) + (opts.validForSec ?? 60);
   // TransactionBuilder bumps the Account's sequence number on build: each build starts from a
   // copy holding the sequence as read, so a rebuild (a higher bid) reuses the same number.
   const seq = account.sequenceNumber();
-  const build = (bid: number) =>
+  const build = (bid: number, auth?: xdr.SorobanAuthorizationEntry[]) =>
     new TransactionBuilder(new Account(account.accountId(), seq), {
       fee: String(bid),
       networkPassphrase: chain.networkPassphrase,
       timebounds: { minTime: 0, maxTime },
     })
-      .addOperation(new Contract(contractId).call(fn, ...args))
+      .addOperation(callOp(contractId, fn, args, auth))
       .build();
   let tx = build(fee);
   const sim = await server.simulateTransaction(tx);
@@ -298,7 +318,7 @@ async function invokeLocked(
   // `restorePreamble` instead: restore first (one RestoreFootprint transaction), then build
   // the call again on a fresh sequence number.
   if (rpc.Api.isSimulationRestore(sim)) {
-    const restoreTxHash = await restoreFromPreamble(chain, keypair, sim.restorePreamble, opts);
+    const restoreTxHash = await restoreFromPreamble(chain, source, sim.restorePreamble, opts);
     const r = await invokeLocked(chain, keypair, contractId, fn, args, {
       ...opts,
       account: undefined,
@@ -309,7 +329,7 @@ async function invokeLocked(
   // Every recorded entry with source-account credentials would be authorized by our signature:
   // check them against what we planned before anything else (a profit check included).
   const auth = okSim.result?.auth ?? [];
-  guardAuth(auth, contractId, fn, args, opts);
+  guardAuth(auth, contractId, fn, args, opts, channel ? keypair.publicKey() : undefined);
   const simOk: SimulationOk = {
     retval: okSim.result?.retval ?? xdr.ScVal.scvVoid(),
     latestLedger: okSim.latestLedger,
@@ -335,17 +355,27 @@ async function invokeLocked(
   }
   // Valid for a fixed number of ledgers after the one simulated against: past that bound the
   // transaction can never land, which is how polling knows when to stop.
-  const prepared = rpc.assembleTransaction(tx, sim)
-    .setLedgerbounds(
-      0,
-      okSim.latestLedger + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
-    )
-    .build();
-  // What gets signed is what was checked (assembling copies the simulation's entries).
-  if (!sameEntries(assembledAuth(prepared), auth)) {
+  // Through a channel the bound is at most SIGNED_AUTH_LEDGERS: the keeper's signed entries
+  // could be lifted from the transaction and sent by anyone until they expire (only as exactly
+  // this call, once), so they expire early, with the transaction.
+  const validFor = opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS;
+  const maxLedger = okSim.latestLedger + 1 +
+    (channel ? Math.min(validFor, SIGNED_AUTH_LEDGERS) : validFor);
+  // Through a channel, the keeper signs each checked entry (its signature expires with the
+  // transaction's bound: it is worth nothing after it), and the transaction carries those.
+  const signed = channel
+    ? await signEntries(auth, keypair, maxLedger, chain.networkPassphrase)
+    : auth;
+  const prepared = rpc.assembleTransaction(
+    signed === auth ? tx : build(bid, signed),
+    okSim,
+  ).setLedgerbounds(0, maxLedger).build();
+  // What gets signed is what was checked (assembling copies the simulation's entries, or keeps
+  // the keeper-signed ones, which differ from the checked ones only in their signature).
+  if (!sameEntries(assembledAuth(prepared), signed)) {
     throw new Error("assembled transaction's authorization differs from the checked one");
   }
-  prepared.sign(keypair);
+  prepared.sign(source);
   const sent = await sendAndConfirm(chain, prepared, opts);
   if (sent.failed) {
     throw new ContractCallError(
@@ -366,6 +396,40 @@ async function invokeLocked(
   };
 }
 
+/** `contractId.fn(args)` as an operation, carrying `auth` when given (keeper-signed entries). */
+function callOp(
+  contractId: string,
+  fn: string,
+  args: xdr.ScVal[],
+  auth?: xdr.SorobanAuthorizationEntry[],
+): xdr.Operation {
+  const op = new Contract(contractId).call(fn, ...args);
+  if (!auth) return op;
+  const body = op.body as xdr.OperationBody & { type: "invokeHostFunction" };
+  return Operation.invokeHostFunction({ func: body.invokeHostFunctionOp.hostFunction, auth });
+}
+
+/**
+ * The keeper's signatures of checked address-credential entries, valid until `untilLedger`;
+ * each signed entry must still hold the very invocation that was checked.
+ */
+async function signEntries(
+  entries: readonly xdr.SorobanAuthorizationEntry[],
+  keypair: Keypair,
+  untilLedger: number,
+  passphrase: string,
+): Promise<xdr.SorobanAuthorizationEntry[]> {
+  const signed = await Promise.all(
+    entries.map((e) => authorizeEntry(e, keypair, untilLedger, passphrase)),
+  );
+  signed.forEach((s, i) => {
+    if (s.rootInvocation.toXDR("base64") !== entries[i].rootInvocation.toXDR("base64")) {
+      throw new Error("a signed authorization entry differs from the checked one");
+    }
+  });
+  return signed;
+}
+
 /** Checks the recorded entries against `opts.auth`; refusals are reported, then thrown. */
 function guardAuth(
   entries: readonly xdr.SorobanAuthorizationEntry[],
@@ -373,9 +437,10 @@ function guardAuth(
   fn: string,
   args: readonly xdr.ScVal[],
   opts: CallOptions,
+  signer?: string,
 ): void {
   try {
-    checkAuthEntries(entries, [rootCall(contractId, fn, args, opts.auth)]);
+    checkAuthEntries(entries, [rootCall(contractId, fn, args, opts.auth)], { signer });
   } catch (err) {
     if (err instanceof UnexpectedAuthError) {
       err.txCall = `${fn} on ${contractId}`;

@@ -145,8 +145,17 @@ export interface FlashOptions {
   auth: AuthShape;
   /** Send only when the simulated profit is at least this (default 1 unit: strictly positive). */
   minProfit?: bigint;
-  /** The keeper account with its current sequence number (saves a read on a latency-critical path). */
+  /**
+   * The source account with its current sequence number (saves a read on a latency-critical
+   * path): the keeper's, or `channel`'s when one is given.
+   */
   account?: Account;
+  /**
+   * A channel account (CHANNEL_ACCOUNTS, `keeper/channels.ts`) to send from: it holds the
+   * sequence number and pays the fee; the keeper's key signs only the flash's Soroban
+   * authorization, checked exactly as strictly. Undefined: the keeper's account is the source.
+   */
+  channel?: Keypair;
   /**
    * The inclusion fee (stroops) worth bidding for a flash that books `profit` (7-decimal USDC),
    * from its simulation: the bid rises to it, never above MAX_INCLUSION_FEE. Undefined: the

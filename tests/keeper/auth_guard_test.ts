@@ -10,7 +10,16 @@
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
-import { Address, Asset, Keypair, StrKey, xdr } from "@stellar/stellar-sdk";
+import {
+  Address,
+  Asset,
+  Keypair,
+  rpc,
+  StrKey,
+  type Transaction,
+  TransactionBuilder,
+  xdr,
+} from "@stellar/stellar-sdk";
 import { deployFixture } from "@vigil/testing/contracts/mod";
 import {
   anyContract,
@@ -28,7 +37,7 @@ import {
 } from "@vigil/soroban/auth_guard";
 import { ChainRpc } from "@vigil/soroban/rpc";
 import { sv } from "@vigil/soroban/scval";
-import { invokeContract } from "@vigil/soroban/tx";
+import { invokeContract, SIGNED_AUTH_LEDGERS } from "@vigil/soroban/tx";
 import { liquidationAuth } from "@vigil/keeper/adapters/lending_pool/flash_auth";
 import { flashAuthShape } from "@vigil/keeper/vault_client";
 import { startTestNode } from "@vigil/testing/localnet";
@@ -184,6 +193,66 @@ Deno.test("auth guard: the review's attack — an extra transfer to a thief and 
     new RegExp(`argument \`spender\` is ${thief}, expected the liquidator ${liquidator}`),
   );
   assert.equal(underExec.path, "flash › exec › approve");
+});
+
+/** An entry with address credentials for `who` (v2, what stellar-sdk 17 records). */
+const addr = (root: xdr.SorobanAuthorizedInvocation, who = keeper, v2 = true) => {
+  const creds = new xdr.SorobanAddressCredentials({
+    address: new Address(who).toScAddress(),
+    nonce: 11n,
+    signatureExpirationLedger: 0,
+    signature: xdr.ScVal.scvVoid(),
+  });
+  return new xdr.SorobanAuthorizationEntry({
+    credentials: v2
+      ? xdr.SorobanCredentials.sorobanCredentialsAddressV2(creds)
+      : xdr.SorobanCredentials.sorobanCredentialsAddress(creds),
+    rootInvocation: root,
+  });
+};
+
+/** Checks `entries` as a channel-account transaction's (the keeper signs address entries). */
+function channelRefusal(entries: xdr.SorobanAuthorizationEntry[]): UnexpectedAuthError {
+  try {
+    checkAuthEntries(entries, expected, { signer: keeper });
+  } catch (err) {
+    assert.ok(err instanceof UnexpectedAuthError, String(err));
+    return err;
+  }
+  assert.fail(`not refused:\n${describeAuth(entries)}`);
+}
+
+Deno.test("auth guard, channel account as the source: the keeper's address entries are held to the same shape; the attacks are refused alike", () => {
+  // The honest flash, recorded for the keeper's address (v1 or v2 credentials), passes.
+  checkAuthEntries([addr(flashTree())], expected, { signer: keeper });
+  checkAuthEntries([addr(flashTree(), keeper, false)], expected, { signer: keeper });
+  // Attacker mindset: a hostile pool makes the keeper-signed tree steal through a channel flash.
+  const steal = channelRefusal([
+    addr(flashTree([transfer(usdc, keeper, pool, amount), transfer(xlm, keeper, thief, 9_000n)])),
+  ]);
+  assert.equal(steal.path, "flash › exec › submit › transfer");
+  assert.match(steal.reason, new RegExp(`unexpected call: only transfer on ${usdc} was planned`));
+  const allowance = channelRefusal([addr(flashTree(undefined, [approve(usdc, thief, 1n << 62n)]))]);
+  assert.match(allowance.reason, new RegExp(`argument \`spender\` is ${thief}`));
+  // A second root for the keeper's address: a separate authorization it would sign, refused.
+  const second = channelRefusal([addr(flashTree()), addr(transfer(xlm, keeper, thief, 9_000n))]);
+  assert.match(second.reason, new RegExp(`only flash on ${vault} was planned here`));
+  // Another root function entirely (the keeper's signature on something else than the flash).
+  const other = channelRefusal([addr(transfer(usdc, keeper, thief, amount))]);
+  assert.equal(other.fn, "transfer");
+  // An entry for someone else's address, or a source-account entry (the channel's authority:
+  // it authorizes nothing), is refused whatever its tree.
+  assert.match(
+    channelRefusal([addr(flashTree()), addr(transfer(usdc, borrower, thief, 1n), borrower)])
+      .reason,
+    new RegExp(`are for ${borrower}, not the keeper's address ${keeper}`),
+  );
+  assert.match(
+    channelRefusal([src(flashTree())]).reason,
+    /the channel account's \(the transaction source\), which authorizes nothing/,
+  );
+  // And without a channel, the keeper's own address entry stays refused (it is the source).
+  assert.match(refusal([addr(flashTree())]).reason, /not the keeper's source account/);
 });
 
 Deno.test("auth guard: unplanned asset, another contract, wrong function, amount above the plan, one call too many, an extra nested call", () => {
@@ -440,6 +509,66 @@ Deno.test("invokeContract: a call whose simulation records an unplanned authoriz
       auth: { subs: [sacTransfer(native, me.publicKey(), is.address(to), 5n)] },
     });
     assert.equal(await bal(), before + 5n);
+  } finally {
+    chain.close();
+  }
+});
+
+Deno.test("invokeContract through a channel account: the keeper signs only its checked authorization; an unplanned one is refused and nothing is signed or sent", async () => {
+  await using node = await startTestNode({ ledgerMs: 100 });
+  const native = await node.deployAsset(Asset.native());
+  const grab = await deployFixture(node, "grabber");
+  const me = await node.newAccount();
+  const channel = await node.newAccount(10n);
+  const to = (await node.newAccount()).publicKey();
+  const chain = new ChainRpc(node.rpcUrl, { networkPassphrase: node.networkPassphrase });
+  try {
+    const args = [sv.address(me.publicKey()), sv.address(native), sv.address(to), sv.i128(5n)];
+    const seqOf = async (k: Keypair) =>
+      (await chain.server.getAccount(k.publicKey())).sequenceNumber();
+    const [mine, channels] = [await seqOf(me), await seqOf(channel)];
+    const bal = () => node.view<bigint>(native, "balance", { id: to });
+    const before = await bal();
+    // The grabber's `take` also moves the keeper's XLM: through the channel, it is refused too.
+    await assert.rejects(
+      invokeContract(chain, me, grab, "take", args, { auth: ROOT_ONLY, source: channel }),
+      (err: unknown) => {
+        assert.ok(err instanceof UnexpectedAuthError);
+        assert.equal(err.path, "take › transfer");
+        return true;
+      },
+    );
+    await node.closeLedgers(2);
+    assert.equal(await seqOf(channel), channels, "nothing sent from the channel");
+    assert.equal(await bal(), before);
+    // Stated, it lands: the channel is the source (its sequence number moves), the keeper's
+    // account sends nothing (its own is unchanged) and only signs the authorization.
+    const r = await invokeContract(chain, me, grab, "take", args, {
+      auth: { subs: [sacTransfer(native, me.publicKey(), is.address(to), 5n)] },
+      source: channel,
+    });
+    assert.equal(await bal(), before + 5n);
+    assert.equal(await seqOf(me), mine, "the keeper's sequence number is untouched");
+    assert.equal(BigInt(await seqOf(channel)), BigInt(channels) + 1n);
+    const got = await node.server.getTransaction(r.hash);
+    assert.equal(got.status, "SUCCESS");
+    // The transaction's source is the channel; its one authorization entry is the keeper's
+    // address credentials, signed, expiring within SIGNED_AUTH_LEDGERS of the ledger before it.
+    const tx = TransactionBuilder.fromXDR(
+      (got as rpc.Api.GetSuccessfulTransactionResponse).envelopeXdr,
+      node.networkPassphrase,
+    ) as Transaction;
+    assert.equal(tx.source, channel.publicKey());
+    const entries = (tx.operations[0] as { auth?: xdr.SorobanAuthorizationEntry[] }).auth ?? [];
+    assert.equal(entries.length, 1);
+    const creds = entries[0].credentials;
+    const ac = creds.type === "sorobanCredentialsAddressV2"
+      ? creds.addressV2
+      : creds.type === "sorobanCredentialsAddress"
+      ? creds.address
+      : assert.fail(`address credentials expected, got ${creds.type}`);
+    assert.equal(Address.fromScAddress(ac.address).toString(), me.publicKey());
+    assert.ok(ac.signatureExpirationLedger <= r.ledger + SIGNED_AUTH_LEDGERS);
   } finally {
     chain.close();
   }

@@ -33,7 +33,8 @@
  *    amount, plan, response_time_ms)` simulates first and sends only when the simulated profit
  *    after fees is positive; the transaction lands in the first profitable block. The fill
  *    records how many ledgers after the first profitable block (from that block's prices) it
- *    landed (`ledgers_after_first_profitable`).
+ *    landed (`ledgers_after_first_profitable`). With a channel account (`deps.channel`,
+ *    CHANNEL_ACCOUNTS) the flash is sent from it, so other fills run meanwhile.
  *
  * Failure handling: nothing is ever outstanding. A lost race (the auction is gone or was replaced
  * when our simulation or transaction fails) is outcome "lost_race"; an unprofitable simulation is
@@ -151,7 +152,7 @@ export async function executeLiquidation(
   const latestTarget = next + Math.ceil(deps.pollIntervalSec / spl) + 3;
   const waited = await awaitLanding(
     chain,
-    me,
+    deps.channel?.publicKey() ?? me,
     { targetBlock: target.block, next, spl },
     async (head) => {
       const now = await loadPoolState(chain, deps.poolId, deps.cache);
@@ -184,7 +185,15 @@ export async function executeLiquidation(
   const responseTimeMs = Math.round(performance.now() - t0);
   let out: FlashOutcome;
   try {
-    out = await sendFlash(vault, deps.liquidator, amount, planned, responseTimeMs, waited.account);
+    out = await sendFlash(
+      vault,
+      deps.liquidator,
+      amount,
+      planned,
+      responseTimeMs,
+      waited.account,
+      deps.channel,
+    );
   } catch (err) {
     return await classifyFlashFailure(chain, err, {
       user,
@@ -215,6 +224,7 @@ export async function executeLiquidation(
       ledgers_after_first_profitable: late,
       ratio: result.outcome.ratio,
       tx_hash: out.txHash,
+      channel: deps.channel?.publicKey(),
     });
   }
   return result;

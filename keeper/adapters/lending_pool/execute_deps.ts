@@ -10,6 +10,7 @@ import type { InvokeOptions } from "@vigil/soroban/tx";
 import type { SwapClient } from "../../dex/swap_client.ts";
 import type { WaitReason } from "../outcome.ts";
 import type { PoolCache } from "./pool_state.ts";
+import type { Keypair } from "@stellar/stellar-sdk";
 
 /** What the lending-pool adapter needs to execute. */
 export interface ExecuteDeps {
@@ -39,6 +40,11 @@ export interface ExecuteDeps {
   /** Called when positions changed because of us (re-read next sync). */
   touched?: (...users: string[]) => void;
   signal?: AbortSignal;
+  /**
+   * The channel account (CHANNEL_ACCOUNTS) this liquidation holds: its flash's source, so other
+   * fills run meanwhile. Undefined: the keeper's account sends.
+   */
+  channel?: Keypair;
   /**
    * Pooled keepers split the work (issue 26, `split.ts`): called once the first profitable block
    * `target` is known; a wait reason when this keeper is a backup whose turn has not come (it

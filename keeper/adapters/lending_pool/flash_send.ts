@@ -8,7 +8,7 @@
  * @module
  */
 import type { AuctionData } from "@blend-capital/blend-sdk";
-import type { Account } from "@stellar/stellar-sdk";
+import type { Account, Keypair } from "@stellar/stellar-sdk";
 import { describeError, TxRejectedError, UnexpectedAuthError } from "@vigil/soroban/errors";
 import { waitForLedger } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
@@ -36,8 +36,8 @@ export interface Landing {
 }
 
 /**
- * Step 5a: reads the keeper's account (its sequence number, so the latency-critical flash needs
- * no read), then waits for the ledger before the target, and from {@link REVALUE_LEDGERS} before
+ * Step 5a: reads the source account `keeper` (the keeper's or its channel's: its sequence
+ * number, so the latency-critical flash needs no read), then waits for the ledger before the target, and from {@link REVALUE_LEDGERS} before
  * it calls `revalueAt(head)` at every new ledger: it re-reads the prices and reserves in force and
  * says send (the landing ledger `head + 1` clears MIN_PROFIT), a new target (earlier or later:
  * the wait goes on), or wait (out of reach: a later cycle decides). A skip when the chain did not
@@ -88,9 +88,11 @@ export async function awaitLanding(
 }
 
 /**
- * Step 5b, send: `vault.flash(liquidator, amount, plan, …)` with the prefetched account. When its
- * sequence number went stale (something else signed for this account: txBadSeq, nothing was
- * included) it is sent once more with a fresh one — not a retry of the flash.
+ * Step 5b, send: `vault.flash(liquidator, amount, plan, …)` with the prefetched account (the
+ * keeper's, or `channel`'s: then the channel is the source and the keeper signs only the
+ * authorization). When its sequence number went stale (something else signed for this account:
+ * txBadSeq, nothing was included) it is sent once more with a fresh one — not a retry of the
+ * flash.
  */
 export async function sendFlash(
   vault: VaultClient,
@@ -99,13 +101,14 @@ export async function sendFlash(
   planned: PlannedFlash,
   responseTimeMs: number,
   account: Account,
+  channel?: Keypair,
 ): Promise<FlashOutcome> {
   const { plan, auth } = planned;
   try {
-    return await vault.flash(liquidator, amount, plan, responseTimeMs, { account, auth });
+    return await vault.flash(liquidator, amount, plan, responseTimeMs, { account, auth, channel });
   } catch (err) {
     if (!(err instanceof TxRejectedError && err.txCode === "txBadSeq")) throw err;
-    return await vault.flash(liquidator, amount, plan, responseTimeMs, { auth });
+    return await vault.flash(liquidator, amount, plan, responseTimeMs, { auth, channel });
   }
 }
 

@@ -49,6 +49,7 @@ import { executeLiquidation, type LiquidationTask } from "./execute.ts";
 import { healthOf, priorityFor } from "./health.ts";
 import { loadPoolState, type PoolCache, type PoolState } from "./pool_state.ts";
 import { CREATION_BLOCK, creationReadyAt, turnOf } from "./split.ts";
+import type { ChannelLease, ChannelPool } from "../../channels.ts";
 
 export { BorrowerIndex } from "./discovery.ts";
 export type { BadDebtTask } from "./bad_debt.ts";
@@ -117,6 +118,8 @@ export interface LendingPoolOptions {
    * failed read: this keeper acts as the primary of every auction (no split).
    */
   keepers?: () => Promise<readonly string[]>;
+  /** The keeper's channel accounts (CHANNEL_ACCOUNTS): each flash is sent from one it holds. */
+  channels?: ChannelPool;
 }
 
 /** The Blend v2 lending-pool adapter. */
@@ -338,8 +341,11 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     const creating = await this.#creationTurn(rpc, keypair.publicKey(), task.data, policy);
     if (creating) return noCapitalResult({ status: "waiting", reason: creating });
     let result: Result;
+    // A channel account, held for the whole liquidation, is its flash's source: the cycle runs
+    // one liquidation per channel at once (none ready: the keeper's account sends).
+    const lease = await this.#opts.channels?.acquire();
     try {
-      result = await this.#execute(rpc, keypair, task, this.#feeBidding(vault), policy);
+      result = await this.#execute(rpc, keypair, task, this.#feeBidding(vault), policy, lease);
     } catch (err) {
       // DRY_RUN stopped the first transaction this liquidation would have sent (an auction, a
       // trustline or the flash): it was logged where it stopped, and the task ends here.
@@ -347,6 +353,8 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
         return skipped({ kind: "dry_run", action: err.action.call }, task.data.user);
       }
       throw err;
+    } finally {
+      lease?.release();
     }
     const o = result.outcome;
     if (
@@ -379,6 +387,7 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     task: Task<LiquidationTask>,
     vault: VaultClient,
     policy: FlashPolicy,
+    lease: ChannelLease | undefined,
   ): Promise<Result> {
     return executeLiquidation(rpc, keypair, task.data, vault, {
       minProfit: this.#opts.minProfit,
@@ -392,6 +401,7 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       invoke: this.#opts.invoke,
       availableCapital: this.#opts.availableCapital,
       signal: this.#opts.signal,
+      channel: lease?.keypair,
       log: (level, msg, fields) => this.#log(level, msg, fields),
       poolId: this.#opts.poolId,
       usdc: this.#opts.usdc!,
