@@ -126,7 +126,7 @@ Deno.test("the honest flash: its recorded authorization is the planned shape (lo
       path: [w.xlm, w.usdc],
       router: w.router,
     };
-    const plan = liquidationPlan(w.pool, requests, [leg], until);
+    const plan = liquidationPlan(w.pool, requests, [leg], until, [], 10200);
     const planned = {
       keeper: me,
       liquidator: w.liquidator,
@@ -176,7 +176,7 @@ Deno.test("the honest flash: its recorded authorization is the planned shape (lo
       /argument `expiration_ledger` is \d+, expected \d+/,
     );
     refused(
-      () => check(planned, liquidationPlan(w.pool, requests, [{ ...leg, minOut: 1n }], until)),
+      () => check(planned, liquidationPlan(w.pool, requests, [{ ...leg, minOut: 1n }], until, [], 10200)),
       /argument `data` is/,
     );
 

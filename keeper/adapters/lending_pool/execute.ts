@@ -180,6 +180,7 @@ export async function executeLiquidation(
     legs,
     buys,
     reachedLedger: waited.reached,
+    minProfit: deps.minProfit,
   });
   const responseTimeMs = Math.round(performance.now() - t0);
   let out: FlashOutcome;

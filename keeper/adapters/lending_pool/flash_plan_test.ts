@@ -34,6 +34,7 @@ Deno.test("planLiquidation: fill, repay, withdraw every lot asset; the allowance
     lotAssets: [XLM, USDC],
     legs: [],
     reachedLedger: 5000,
+    minProfit: 1.02,
   });
   assert.deepEqual(decoded(p.requests), [
     [6, USER, 59n],
@@ -42,7 +43,7 @@ Deno.test("planLiquidation: fill, repay, withdraw every lot asset; the allowance
     [3, USDC, 1n << 62n],
   ]);
   const plan = scValToNative(p.plan) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(plan), ["allowance_until", "buys", "pool", "requests", "swaps"]);
+  assert.deepEqual(Object.keys(plan), ["allowance_until", "buys", "min_ratio_bps", "pool", "requests", "swaps"]);
   assert.deepEqual(plan.buys, []);
   assert.equal(plan.allowance_until, 5000 + ALLOWANCE_LEDGERS);
   assert.equal(plan.pool, POOL);
@@ -64,6 +65,7 @@ Deno.test("planLiquidation: no Repay once the bid is free (block 400 on)", () =>
     lotAssets: [XLM],
     legs: [],
     reachedLedger: 7,
+    minProfit: 1.02,
   });
   assert.deepEqual(decoded(p.requests), [[6, USER, 100n], [3, XLM, 1n << 62n]]);
 });
@@ -85,6 +87,7 @@ Deno.test("planLiquidation: a non-USDC bid is bought first, repaid with the exac
     legs: [sell],
     buys: [buy],
     reachedLedger: 5000,
+    minProfit: 1.02,
   });
   assert.deepEqual(decoded(p.requests), [
     [6, USER, 100n],
@@ -118,6 +121,7 @@ Deno.test("planLiquidation: a non-USDC bid is bought first, repaid with the exac
     legs: [sell],
     buys: [buy],
     reachedLedger: 5000,
+    minProfit: 1.02,
   });
   assert.deepEqual(decoded(both.requests).slice(1, 3), [[5, USDC, 5_006n], [5, XLM, 100_500n]]);
 });

@@ -135,6 +135,7 @@ Deno.test("sendFlash: a stale sequence number is rebuilt once with a fresh one; 
     lotAssets: [USDC],
     legs: [],
     reachedLedger: 7,
+    minProfit: 1.02,
   });
   const account = new Account(KEEPER, "1");
   const ok = fakeVault([]);
