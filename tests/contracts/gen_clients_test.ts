@@ -110,7 +110,10 @@ Deno.test("the keeper's plan, through the generated encoder, is the layout the l
       router: sv.address(c(3)),
     })]),
   });
-  assert.equal(liquidationPlan(c(4), [req], legs, 77, [], 10200).toXDR("base64"), layout.toXDR("base64"));
+  assert.equal(
+    liquidationPlan(c(4), [req], legs, 77, [], 10200).toXDR("base64"),
+    layout.toXDR("base64"),
+  );
   assert.equal(
     requestScVal(req).toXDR("base64"),
     reqLayout.toXDR("base64"),

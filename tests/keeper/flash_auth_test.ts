@@ -176,7 +176,11 @@ Deno.test("the honest flash: its recorded authorization is the planned shape (lo
       /argument `expiration_ledger` is \d+, expected \d+/,
     );
     refused(
-      () => check(planned, liquidationPlan(w.pool, requests, [{ ...leg, minOut: 1n }], until, [], 10200)),
+      () =>
+        check(
+          planned,
+          liquidationPlan(w.pool, requests, [{ ...leg, minOut: 1n }], until, [], 10200),
+        ),
       /argument `data` is/,
     );
 
