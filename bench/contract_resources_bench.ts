@@ -173,7 +173,14 @@ try {
       vault,
       usdc,
       amount: 0n,
-      data: { allowance_until: 1_000_000, buys: [], min_ratio_bps: 0, pool, requests: [], swaps: [] },
+      data: {
+        allowance_until: 1_000_000,
+        buys: [],
+        min_ratio_bps: 0,
+        pool,
+        requests: [],
+        swaps: [],
+      },
       policy,
     }, TX),
   );

@@ -43,7 +43,14 @@ Deno.test("planLiquidation: fill, repay, withdraw every lot asset; the allowance
     [3, USDC, 1n << 62n],
   ]);
   const plan = scValToNative(p.plan) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(plan), ["allowance_until", "buys", "min_ratio_bps", "pool", "requests", "swaps"]);
+  assert.deepEqual(Object.keys(plan), [
+    "allowance_until",
+    "buys",
+    "min_ratio_bps",
+    "pool",
+    "requests",
+    "swaps",
+  ]);
   assert.deepEqual(plan.buys, []);
   assert.equal(plan.allowance_until, 5000 + ALLOWANCE_LEDGERS);
   assert.equal(plan.pool, POOL);
