@@ -60,7 +60,15 @@ import type { ExecuteDeps, LiquidationTask } from "./execute_deps.ts";
 import { sizeLiquidation } from "./flash_size.ts";
 import { planLegs, planLiquidation } from "./flash_plan.ts";
 import { valueAt } from "./auction.ts";
-import { awaitLanding, classifyFlashFailure, filledResult, sendFlash } from "./flash_send.ts";
+import {
+  awaitLanding,
+  BELOW_MIN_PROFIT_NOT_YET,
+  belowMinProfitStage,
+  classifyFlashFailure,
+  filledResult,
+  type Landing,
+  sendFlash,
+} from "./flash_send.ts";
 import { loadPoolState } from "./pool_state.ts";
 import { firstProfitableSeen, type Reading, revalue, targetBlock } from "./target_block.ts";
 
@@ -149,51 +157,61 @@ export async function executeLiquidation(
   const readings: Reading[] = [{ landing: next, state }];
   // The target may slide later with the prices, but not past what this cycle set out to wait for.
   const latestTarget = next + Math.ceil(deps.pollIntervalSec / spl) + 3;
-  const waited = await awaitLanding(
-    chain,
-    me,
-    { targetBlock: target.block, next, spl },
-    async (head) => {
-      const now = await loadPoolState(chain, deps.poolId, deps.cache);
-      readings.push({ landing: head + 1, state: now });
-      return revalue(now, user, auction, {
-        minProfit: deps.minProfit,
-        landing: head + 1,
-        latestTarget,
-      });
-    },
-    deps,
-  );
-  if ("skip" in waited) return skipped(waited.skip, user);
-  if ("wait" in waited) return noCapitalResult({ status: "waiting", reason: waited.wait });
-  const firstProfitable = firstProfitableSeen(readings, user, auction, deps.minProfit);
-  const planned = planLiquidation({
-    keeper: me,
-    user,
-    pool: deps.poolId,
-    liquidator: deps.liquidator,
-    usdc: deps.usdc,
-    percent,
-    amount,
-    need,
-    lotAssets,
-    legs,
-    buys,
-    reachedLedger: waited.reached,
-    minProfit: deps.minProfit,
-  });
-  const responseTimeMs = Math.round(performance.now() - t0);
-  let out: FlashOutcome;
-  try {
-    out = await sendFlash(vault, deps.liquidator, amount, planned, responseTimeMs, waited.account);
-  } catch (err) {
-    return await classifyFlashFailure(chain, err, {
-      user,
-      auction,
-      poolId: deps.poolId,
-      responseTimeMs,
+  const revalueAt = async (head: number) => {
+    const now = await loadPoolState(chain, deps.poolId, deps.cache);
+    readings.push({ landing: head + 1, state: now });
+    return revalue(now, user, auction, {
+      minProfit: deps.minProfit,
+      landing: head + 1,
+      latestTarget,
     });
+  };
+  let wait = { targetBlock: target.block, next };
+  let waited: Landing;
+  let out: FlashOutcome;
+  let responseTimeMs: number;
+  for (;;) {
+    const w = await awaitLanding(chain, me, { ...wait, spl }, revalueAt, deps);
+    if ("skip" in w) return skipped(w.skip, user);
+    if ("wait" in w) return noCapitalResult({ status: "waiting", reason: w.wait });
+    waited = w;
+    const planned = planLiquidation({
+      keeper: me,
+      user,
+      pool: deps.poolId,
+      liquidator: deps.liquidator,
+      usdc: deps.usdc,
+      percent,
+      amount,
+      need,
+      lotAssets,
+      legs,
+      buys,
+      reachedLedger: waited.reached,
+      minProfit: deps.minProfit,
+    });
+    responseTimeMs = Math.round(performance.now() - t0);
+    try {
+      out = await sendFlash(vault, deps.liquidator, amount, planned, responseTimeMs, w.account);
+      break;
+    } catch (err) {
+      // The liquidator's own MIN_PROFIT check refused the landing ledger in simulation (the
+      // keeper's reading and the contract's disagree, or the prices moved): not yet. Nothing was
+      // sent; re-value from the next ledger while this cycle's window lasts.
+      if (belowMinProfitStage(err) === "simulation" && w.reached + 2 <= latestTarget) {
+        deps.log("info", BELOW_MIN_PROFIT_NOT_YET, { user, landing: w.reached + 1 });
+        wait = { targetBlock: w.reached + 2, next: w.reached + 2 };
+        continue;
+      }
+      return await classifyFlashFailure(chain, err, {
+        user,
+        auction,
+        poolId: deps.poolId,
+        responseTimeMs,
+      }, deps.log);
+    }
   }
+  const firstProfitable = firstProfitableSeen(readings, user, auction, deps.minProfit);
   deps.touched?.(user, me);
   logBuys(deps.log, buys, out.txHash);
   logSwaps(deps.log, legs, out.txHash);

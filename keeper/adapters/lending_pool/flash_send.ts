@@ -9,7 +9,13 @@
  */
 import type { AuctionData } from "@blend-capital/blend-sdk";
 import type { Account } from "@stellar/stellar-sdk";
-import { describeError, TxRejectedError, UnexpectedAuthError } from "@vigil/soroban/errors";
+import {
+  ContractCallError,
+  describeError,
+  TxRejectedError,
+  UnexpectedAuthError,
+} from "@vigil/soroban/errors";
+import { LiquidatorError } from "@vigil/contracts/clients/liquidator";
 import { waitForLedger } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import {
@@ -20,7 +26,12 @@ import {
   skipped,
   type VaultClient,
 } from "../adapter.ts";
-import type { SkipReason, TaskOutcome, WaitReason } from "../outcome.ts";
+import {
+  MIN_PROFIT_REVERTED_TEXT,
+  type SkipReason,
+  type TaskOutcome,
+  type WaitReason,
+} from "../outcome.ts";
 import { type AuctionValue, readAuction } from "./auction.ts";
 import type { ExecuteDeps } from "./execute_deps.ts";
 import type { PlannedFlash } from "./flash_plan.ts";
@@ -156,7 +167,16 @@ export async function classifyFlashFailure(
   chain: ChainRpc,
   err: unknown,
   c: { user: string; auction: AuctionData; poolId: string; responseTimeMs: number },
+  log?: ExecuteDeps["log"],
 ): Promise<Result> {
+  const below = belowMinProfitResult(err, c.user);
+  if (below) {
+    const o = below.outcome;
+    if (o.status === "skipped" && o.reason.kind === "min_profit_reverted") {
+      log?.("info", MIN_PROFIT_REVERTED, { user: c.user, tx_hash: o.reason.txHash });
+    }
+    return below;
+  }
   const refused = refusedFlash(err);
   if (refused) return skipped(refused, c.user);
   let still: AuctionData | undefined;
@@ -172,6 +192,45 @@ export async function classifyFlashFailure(
     return noCapitalResult(outcome, { responseTimeMs: c.responseTimeMs });
   }
   throw err;
+}
+
+/** The log sentence of a flash the liquidator refused in simulation (BelowMinProfit). */
+export const BELOW_MIN_PROFIT_NOT_YET =
+  "the liquidator's check puts the landing ledger's oracle lot/bid below MIN_PROFIT (simulated, nothing sent): not yet, re-valuing";
+
+/** The log sentence of a flash that landed and reverted with BelowMinProfit. */
+export const MIN_PROFIT_REVERTED = MIN_PROFIT_REVERTED_TEXT;
+
+/**
+ * Where the liquidator's MIN_PROFIT check (`BelowMinProfit`) refused a flash (pure): in
+ * "simulation" (nothing sent) or in the "transaction" (it landed and reverted); undefined for
+ * any other error.
+ */
+export function belowMinProfitStage(err: unknown): "simulation" | "transaction" | undefined {
+  if (!(err instanceof ContractCallError)) return undefined;
+  return err.contractCode === LiquidatorError.BelowMinProfit ? err.stage : undefined;
+}
+
+/**
+ * The result of a flash refused by the liquidator's MIN_PROFIT check (pure), neither a failure
+ * nor an alarm: refused in simulation it is "waiting" (not yet: the ratio at the landing ledger
+ * is below MIN_PROFIT, a later ledger may clear it); landed and reverted it is the skip
+ * `min_profit_reverted` (a price write earlier in the landing ledger moved the ratio: nothing
+ * lent, the fee paid). Undefined for any other error.
+ */
+export function belowMinProfitResult(err: unknown, user: string): Result | undefined {
+  const stage = belowMinProfitStage(err);
+  if (stage === "simulation") {
+    return noCapitalResult({ status: "waiting", reason: { kind: "below_min_profit_at_landing" } });
+  }
+  if (stage === "transaction") {
+    const txHash = (err as ContractCallError).txHash ?? null;
+    return {
+      ...skipped({ kind: "min_profit_reverted", txHash }, user),
+      ...(txHash ? { txHash } : {}),
+    };
+  }
+  return undefined;
 }
 
 /**
