@@ -8,14 +8,23 @@
  *   race: vigil <n> competitor <m> share <p> % below_min_profit <k> median_ledgers_after_first_profitable <x>
  *
  * - who filled: the event's filler (Vigil's liquidator contract or the competitor's account);
- * - `below_min_profit`: Vigil fills whose oracle lot/bid ratio at the fill ledger, from that
- *   ledger's prices, is below MIN_PROFIT (1.02);
+ * - `below_min_profit`: Vigil fills whose oracle lot/bid ratio, at the prices in force when the
+ *   fill transaction executed, is below MIN_PROFIT (1.02);
  * - `median_ledgers_after_first_profitable`: over Vigil's fills, fill ledger minus the auction's
  *   first block whose ratio, at THAT block's prices, clears MIN_PROFIT.
  *
- * Prices per ledger are recorded in-process as each ledger closes (what a transaction landing in
- * it saw); the reserves' rates are read once at the end (they move by far less than the 2 % rule
- * over a few minutes).
+ * Prices in force when a fill executed (issue 26): the oracle's prices are replayed from its own
+ * `update` events (asset, price) in application order, starting from a reading taken before the
+ * market driver starts. Within the fill's ledger a price write counts when it applied before the
+ * fill: an oracle transaction earlier in the ledger's application order (getTransactions; the
+ * event ids carry the same order), or a direct write of the local node (the market driver's
+ * `invoke`, which is applied into the open ledger at once, so before every transaction of that
+ * ledger, although its event is listed after them; such an event's transaction hash is not among
+ * the ledger's transactions). A block's prices for the first profitable block are the prices at
+ * its close. As an independent cross-check the in-process readings taken as each ledger closed
+ * are compared with the replay (a reading can see the next ledger's direct write early: that is
+ * why they are no longer used to judge a fill). The reserves' rates are read once at the end
+ * (they move by far less than the 2 % rule over a few minutes).
  *
  * `deno task bench race [--minutes 4.5] [--seed 26] [--ledger-ms 1000]`
  *
@@ -105,14 +114,7 @@ try {
     if (seq === seen || reading) return;
     reading = true;
     try {
-      const m = new Map<string, bigint>();
-      for (const id of Object.values(tokens)) {
-        const p = await net.view<{ price: bigint } | undefined>(oracleId, "lastprice", {
-          asset: stellarAsset(id),
-        });
-        if (p) m.set(id, BigInt(p.price));
-      }
-      prices.set(seq, m);
+      prices.set(seq, await readPrices());
       seen = seq;
     } finally {
       reading = false;
@@ -134,6 +136,9 @@ try {
     minProfit: MIN_PROFIT,
     log: (l) => keep(`[competitor] ${l}`),
   });
+  // The replay's starting point: the prices before the driver writes any (nothing else does).
+  const seedLedger = net.latestLedger().sequence;
+  const seedPrices = await readPrices();
   const driver = startMarketDriver(net, market!, { seed, log: (l) => keep(`[market] ${l}`) });
   const startLedger = net.latestLedger().sequence;
   say(`race: running from ledger ${startLedger}…`);
@@ -148,7 +153,7 @@ try {
     `race: market ${driver.stats.shocks} shocks ${driver.stats.borrowers} borrowers; ` +
       `competitor sent ${competitor.stats.sent} filled ${competitor.stats.filled}`,
   );
-  await report(startLedger, comp.publicKey());
+  await report(startLedger, comp.publicKey(), { ledger: seedLedger, prices: seedPrices });
 } finally {
   clearInterval(recorder);
   await Promise.all(keepers.map((k) => k.stop()));
@@ -158,33 +163,35 @@ try {
   await Deno.remove(outPath).catch(() => {});
 }
 
-async function report(startLedger: number, competitorId: string): Promise<void> {
+async function report(
+  startLedger: number,
+  competitorId: string,
+  seedAt: { ledger: number; prices: Map<string, bigint> },
+): Promise<void> {
   const server = new rpc.Server(out.rpcUrl, { allowHttp: true });
-  const evs: { name: string; ledger: number; topics: unknown[]; value: unknown }[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < 100; i++) {
-    const filters = [{ type: "contract" as const, contractIds: [pool] }];
-    const r = cursor
-      ? await server.getEvents({ filters, cursor, limit: 1000 })
-      : await server.getEvents({ filters, startLedger, limit: 1000 });
-    for (const e of r.events) {
-      const topics = e.topic.map((t) => scValToNative(t));
-      evs.push({
-        name: String(topics[0]),
-        ledger: e.ledger,
-        topics,
-        value: scValToNative(e.value),
-      });
-    }
-    if (r.events.length === 0 || r.cursor === cursor) break;
-    cursor = r.cursor;
-  }
+  const evs = await contractEvents(server, [pool], startLedger);
+  const replay = await priceReplay(server, seedAt);
   const state = await loadPoolState(chain, pool, {});
-  const ratioAt = (user: string, data: AuctionData, block: number): number => {
-    const at = pricedState(state, block);
-    return at ? valueAt(at, user, data, block).ratio : Number.NaN;
+  const withPrices = (m: Map<string, bigint>): PoolState => {
+    const map = new Map<string, { price: bigint; timestamp: number }>();
+    for (const [a, p] of m) map.set(a, { price: p, timestamp: 0 });
+    return { ...state, oracle: new PoolOracle(oracleId, map, state.oracle.decimals, 0) };
   };
-  const lastLedger = Math.max(...prices.keys());
+  // A block's prices: those at its close (first profitable block).
+  const ratioAt = (user: string, data: AuctionData, block: number): number =>
+    valueAt(withPrices(replay.atClose(block)), user, data, block).ratio;
+  const lastLedger = Math.max(net.latestLedger().sequence, ...prices.keys());
+  // The independent cross-check: in-process readings as each ledger closed vs the replay.
+  let compared = 0, differ = 0;
+  for (const [seq, m] of prices) {
+    if (seq <= seedAt.ledger) continue;
+    compared++;
+    const r = replay.atClose(seq);
+    if ([...m].some(([a, p]) => r.get(a) !== p)) differ++;
+  }
+  say(
+    `race: price replay vs in-process readings at ledger close: ${compared} ledgers, ${differ} differ`,
+  );
   const vigilFillers = new Set([
     vigil.liquidator,
     ...keeperNames.map((n) => out.accounts[n].public),
@@ -209,7 +216,10 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
       keep(`[race] fill of ${user} in ${e.ledger} by ${who}: auction created before the start`);
       continue;
     }
-    const ratio = ratioAt(user, data, e.ledger);
+    // The prices in force when the fill transaction executed.
+    const inForce = await replay.beforeEvent(e);
+    const ratio = valueAt(withPrices(inForce), user, data, e.ledger).ratio;
+    const closeRatio = ratioAt(user, data, e.ledger);
     let first: number | undefined;
     for (let b = data.block; b <= lastLedger; b++) {
       if (ratioAt(user, data, b) >= MIN_PROFIT) {
@@ -221,9 +231,9 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
     say(
       `race: ${who.padEnd(10)} filled ${percent}% of ${
         user.slice(0, 6)
-      }… in ledger ${e.ledger}: ratio ${ratio.toFixed(4)}, first profitable ${
-        first ?? "-"
-      }, ledgers after ${x ?? "-"}`,
+      }… in ledger ${e.ledger}: ratio ${ratio.toFixed(4)} (at close ${
+        closeRatio.toFixed(4)
+      }), first profitable ${first ?? "-"}, ledgers after ${x ?? "-"}`,
     );
     if (who === "vigil") {
       vigilFills++;
@@ -249,14 +259,116 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
   );
 }
 
-/** The pool state with the oracle prices in force in `ledger` (the latest recorded at or before it). */
-function pricedState(state: PoolState, ledger: number): PoolState | undefined {
-  let m: Map<string, bigint> | undefined;
-  for (let l = ledger; l >= ledger - 30 && !m; l--) m = prices.get(l);
-  if (!m) return undefined;
-  const map = new Map<string, { price: bigint; timestamp: number }>();
-  for (const [a, p] of m) map.set(a, { price: p, timestamp: 0 });
-  return { ...state, oracle: new PoolOracle(oracleId, map, state.oracle.decimals, 0) };
+/** The oracle's prices of the three tokens now (in-process). */
+async function readPrices(): Promise<Map<string, bigint>> {
+  const m = new Map<string, bigint>();
+  for (const id of Object.values(tokens)) {
+    const p = await net.view<{ price: bigint } | undefined>(oracleId, "lastprice", {
+      asset: stellarAsset(id),
+    });
+    if (p) m.set(id, BigInt(p.price));
+  }
+  return m;
+}
+
+/** One contract event as the report reads it. */
+interface Ev {
+  id: string;
+  name: string;
+  ledger: number;
+  txHash: string;
+  topics: unknown[];
+  value: unknown;
+}
+
+/** Every event of `contractIds` from `startLedger` on, in id (application) order. */
+async function contractEvents(
+  server: rpc.Server,
+  contractIds: string[],
+  startLedger: number,
+): Promise<Ev[]> {
+  const evs: Ev[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 1000; i++) {
+    const filters = [{ type: "contract" as const, contractIds }];
+    const r = cursor
+      ? await server.getEvents({ filters, cursor, limit: 1000 })
+      : await server.getEvents({ filters, startLedger, limit: 1000 });
+    for (const e of r.events) {
+      const topics = e.topic.map((t) => scValToNative(t));
+      evs.push({
+        id: e.id,
+        name: String(topics[0]),
+        ledger: e.ledger,
+        txHash: e.txHash,
+        topics,
+        value: scValToNative(e.value),
+      });
+    }
+    if (r.events.length === 0 || r.cursor === cursor) break;
+    cursor = r.cursor;
+  }
+  return evs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The TOID transaction index (application order within the ledger) of an event id. */
+function txIndexOf(id: string): number {
+  return Number((BigInt(id.split("-")[0]) >> 12n) & 0xfffffn);
+}
+
+/**
+ * The oracle's prices replayed from its `update` events (see the module doc): at a ledger's
+ * close, and in force when a given event's transaction executed.
+ */
+async function priceReplay(
+  server: rpc.Server,
+  seedAt: { ledger: number; prices: Map<string, bigint> },
+) {
+  const updates = (await contractEvents(server, [oracleId], seedAt.ledger + 1))
+    .filter((e) => e.name === "REFLECTOR" && e.topics[1] === "update")
+    .map((e) => {
+      const [asset, price] = e.value as [[string, string], bigint];
+      return { ev: e, token: String(asset[1]), price: BigInt(price) };
+    });
+  const txsOf = new Map<number, Set<string>>();
+  /** The hashes of the transactions of `ledger` (getTransactions). */
+  const ledgerTxs = async (ledger: number): Promise<Set<string>> => {
+    let set = txsOf.get(ledger);
+    if (set) return set;
+    set = new Set();
+    let cursor: string | undefined;
+    for (let i = 0; i < 100; i++) {
+      const r = cursor
+        ? await server.getTransactions({ pagination: { cursor, limit: 200 } })
+        : await server.getTransactions({ startLedger: ledger, pagination: { limit: 200 } });
+      let past = r.transactions.length === 0;
+      for (const t of r.transactions) {
+        if (t.ledger === ledger) set.add(t.txHash);
+        else if (t.ledger > ledger) past = true;
+      }
+      if (past || r.cursor === cursor) break;
+      cursor = r.cursor;
+    }
+    txsOf.set(ledger, set);
+    return set;
+  };
+  const upTo = (keep: (u: (typeof updates)[number]) => boolean) => {
+    const m = new Map(seedAt.prices);
+    for (const u of updates) if (keep(u)) m.set(u.token, u.price);
+    return m;
+  };
+  return {
+    atClose: (ledger: number) => upTo((u) => u.ev.ledger <= ledger),
+    async beforeEvent(e: Ev): Promise<Map<string, bigint>> {
+      const txs = await ledgerTxs(e.ledger);
+      const at = txIndexOf(e.id);
+      const sameLedgerBefore = (u: (typeof updates)[number]) =>
+        !txs.has(u.ev.txHash) || txIndexOf(u.ev.id) < at;
+      return upTo((u) =>
+        u.ev.ledger < e.ledger || (u.ev.ledger === e.ledger && sameLedgerBefore(u))
+      );
+    },
+  };
 }
 
 function auctionData(v: unknown): AuctionData {
