@@ -113,6 +113,14 @@ Deno.test("liquidator min_ratio_bps (real Blend auction): at the measured ratio 
     await openAuction(w);
     const before = await snap();
     const t0 = await threshold();
+    // What the check costs (simulated resources of the same fill, without and with it).
+    for (const bps of [0, t0]) {
+      const sim = (await flash(bps)).simulation as rpc.Api.SimulateTransactionSuccessResponse;
+      const r = sim.transactionData.build().resources;
+      console.log(
+        `  min_ratio_bps ${bps}: ${r.instructions} instructions, read ${r.diskReadBytes} B, write ${r.writeBytes} B, footprint ${r.footprint.readOnly.length} ro + ${r.footprint.readWrite.length} rw, fee ${sim.minResourceFee}`,
+      );
+    }
     console.log(`measured lot/bid at the oracle: ${t0} bps`);
     assert.ok(t0 > 10_200, `the auction 300 blocks in clears MIN_PROFIT (${t0})`);
     expectErr(await flash(t0 + 1), "BelowMinProfit");
