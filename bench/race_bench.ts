@@ -13,8 +13,8 @@
  * - `median_ledgers_after_first_profitable`: over Vigil's fills, fill ledger minus the auction's
  *   first block whose ratio, at THAT block's prices, clears MIN_PROFIT.
  *
- * Prices in force when a fill executed (issue 26): the oracle's prices are replayed from its own
- * `update` events (asset, price) in application order, starting from a reading taken before the
+ * Prices in force when a fill executed (issue 26, `price_replay.ts`): the oracle's prices are
+ * replayed from its own `update` events (asset, price) in application order, starting from a reading taken before the
  * market driver starts. Within the fill's ledger a price write counts when it applied before the
  * fill: an oracle transaction earlier in the ledger's application order (getTransactions; the
  * event ids carry the same order), or a direct write of the local node (the market driver's
@@ -22,8 +22,9 @@
  * ledger, although its event is listed after them; such an event's transaction hash is not among
  * the ledger's transactions). A block's prices for the first profitable block are the prices at
  * its close. As an independent cross-check the in-process readings taken as each ledger closed
- * are compared with the replay (a reading can see the next ledger's direct write early: that is
- * why they are no longer used to judge a fill). The reserves' rates are read once at the end
+ * are compared with the replay and the number of ledgers that differ is printed (they agreed on
+ * all 127 ledgers of a 2-minute run; the readings cannot order writes inside a ledger, so they no
+ * longer judge a fill). The reserves' rates are read once at the end
  * (they move by far less than the 2 % rule over a few minutes).
  *
  * `deno task bench race [--minutes 4.5] [--seed 26] [--ledger-ms 1000]`
@@ -31,7 +32,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { Asset, Keypair, rpc, scValToNative } from "@stellar/stellar-sdk";
+import { Asset, Keypair, rpc } from "@stellar/stellar-sdk";
 import { AuctionData, PoolOracle } from "@blend-capital/blend-sdk";
 import { DEMO_VIGIL_CONFIG, startDevNetwork, writeOutFile } from "@vigil/demo/dev_network";
 import { startMarketDriver } from "@vigil/demo/market_driver";
@@ -43,6 +44,7 @@ import { ChainRpc } from "@vigil/soroban/rpc";
 import { valueAt } from "@vigil/keeper/adapters/lending_pool/auction";
 import { loadPoolState, type PoolState } from "@vigil/keeper/adapters/lending_pool/pool_state";
 import { startCompetitor } from "./race_competitor.ts";
+import { contractEvents, priceReplay } from "./price_replay.ts";
 
 const MIN_PROFIT = 1.02;
 const E7 = 10_000_000n;
@@ -170,7 +172,7 @@ async function report(
 ): Promise<void> {
   const server = new rpc.Server(out.rpcUrl, { allowHttp: true });
   const evs = await contractEvents(server, [pool], startLedger);
-  const replay = await priceReplay(server, seedAt);
+  const replay = await priceReplay(server, oracleId, seedAt);
   const state = await loadPoolState(chain, pool, {});
   const withPrices = (m: Map<string, bigint>): PoolState => {
     const map = new Map<string, { price: bigint; timestamp: number }>();
@@ -269,106 +271,6 @@ async function readPrices(): Promise<Map<string, bigint>> {
     if (p) m.set(id, BigInt(p.price));
   }
   return m;
-}
-
-/** One contract event as the report reads it. */
-interface Ev {
-  id: string;
-  name: string;
-  ledger: number;
-  txHash: string;
-  topics: unknown[];
-  value: unknown;
-}
-
-/** Every event of `contractIds` from `startLedger` on, in id (application) order. */
-async function contractEvents(
-  server: rpc.Server,
-  contractIds: string[],
-  startLedger: number,
-): Promise<Ev[]> {
-  const evs: Ev[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < 1000; i++) {
-    const filters = [{ type: "contract" as const, contractIds }];
-    const r = cursor
-      ? await server.getEvents({ filters, cursor, limit: 1000 })
-      : await server.getEvents({ filters, startLedger, limit: 1000 });
-    for (const e of r.events) {
-      const topics = e.topic.map((t) => scValToNative(t));
-      evs.push({
-        id: e.id,
-        name: String(topics[0]),
-        ledger: e.ledger,
-        txHash: e.txHash,
-        topics,
-        value: scValToNative(e.value),
-      });
-    }
-    if (r.events.length === 0 || r.cursor === cursor) break;
-    cursor = r.cursor;
-  }
-  return evs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-/** The TOID transaction index (application order within the ledger) of an event id. */
-function txIndexOf(id: string): number {
-  return Number((BigInt(id.split("-")[0]) >> 12n) & 0xfffffn);
-}
-
-/**
- * The oracle's prices replayed from its `update` events (see the module doc): at a ledger's
- * close, and in force when a given event's transaction executed.
- */
-async function priceReplay(
-  server: rpc.Server,
-  seedAt: { ledger: number; prices: Map<string, bigint> },
-) {
-  const updates = (await contractEvents(server, [oracleId], seedAt.ledger + 1))
-    .filter((e) => e.name === "REFLECTOR" && e.topics[1] === "update")
-    .map((e) => {
-      const [asset, price] = e.value as [[string, string], bigint];
-      return { ev: e, token: String(asset[1]), price: BigInt(price) };
-    });
-  const txsOf = new Map<number, Set<string>>();
-  /** The hashes of the transactions of `ledger` (getTransactions). */
-  const ledgerTxs = async (ledger: number): Promise<Set<string>> => {
-    let set = txsOf.get(ledger);
-    if (set) return set;
-    set = new Set();
-    let cursor: string | undefined;
-    for (let i = 0; i < 100; i++) {
-      const r = cursor
-        ? await server.getTransactions({ pagination: { cursor, limit: 200 } })
-        : await server.getTransactions({ startLedger: ledger, pagination: { limit: 200 } });
-      let past = r.transactions.length === 0;
-      for (const t of r.transactions) {
-        if (t.ledger === ledger) set.add(t.txHash);
-        else if (t.ledger > ledger) past = true;
-      }
-      if (past || r.cursor === cursor) break;
-      cursor = r.cursor;
-    }
-    txsOf.set(ledger, set);
-    return set;
-  };
-  const upTo = (keep: (u: (typeof updates)[number]) => boolean) => {
-    const m = new Map(seedAt.prices);
-    for (const u of updates) if (keep(u)) m.set(u.token, u.price);
-    return m;
-  };
-  return {
-    atClose: (ledger: number) => upTo((u) => u.ev.ledger <= ledger),
-    async beforeEvent(e: Ev): Promise<Map<string, bigint>> {
-      const txs = await ledgerTxs(e.ledger);
-      const at = txIndexOf(e.id);
-      const sameLedgerBefore = (u: (typeof updates)[number]) =>
-        !txs.has(u.ev.txHash) || txIndexOf(u.ev.id) < at;
-      return upTo((u) =>
-        u.ev.ledger < e.ledger || (u.ev.ledger === e.ledger && sameLedgerBefore(u))
-      );
-    },
-  };
 }
 
 function auctionData(v: unknown): AuctionData {
