@@ -25,15 +25,18 @@
  *    before the wait, buys first: they run first); with buys, both legs are priced and the
  *    liquidation skipped when it no longer clears MIN_PROFIT after them; and the authorization
  *    shape the keeper may sign. The flash amount covers the USDC bid and every buy's `max_in`.
- * 5. send (`flash_send.ts`: `awaitLanding`, `sendFlash`, `classifyFlashFailure`): wait for the
- *    block before the target; from a few ledgers before it (`REVALUE_LEDGERS`), at every new
- *    ledger re-read the reserves and oracle prices in force and re-value (`target_block.ts`:
- *    `revalue`): the target follows the prices both ways, and the flash goes only when the
- *    landing ledger (the next one) clears MIN_PROFIT. Then `vault.flash(keeper, liquidator,
- *    amount, plan, response_time_ms)` simulates first and sends only when the simulated profit
- *    after fees is positive; the transaction lands in the first profitable block. The fill
- *    records how many ledgers after the first profitable block (from that block's prices) it
- *    landed (`ledgers_after_first_profitable`).
+ * 5. send (`flash_send.ts`: `landAndSend`, `awaitLanding`, `sendFlash`, `classifyFlashFailure`):
+ *    wait for the block before the target; from a few ledgers before it (`REVALUE_LEDGERS`), at
+ *    every new ledger re-read the reserves and oracle prices in force and re-value
+ *    (`target_block.ts`: `revalue`): the target follows the prices both ways, and the flash goes
+ *    only when the landing ledger (the next one) clears MIN_PROFIT. Then `vault.flash(keeper,
+ *    liquidator, amount, plan, response_time_ms)` simulates first and sends only when the
+ *    simulated profit after fees is positive; the transaction lands in the first profitable
+ *    block. The plan carries MIN_PROFIT (`min_ratio_bps`): the liquidator refuses a fill below
+ *    it at the prices in force when it executes (issue 26); refused in simulation that is "not
+ *    yet" and the wait resumes from the next ledger (`landAndSend`). The fill records how many
+ *    ledgers after the first profitable block (from that block's prices) it landed
+ *    (`ledgers_after_first_profitable`).
  *
  * Failure handling: nothing is ever outstanding. A lost race (the auction is gone or was replaced
  * when our simulation or transaction fails) is outcome "lost_race"; an unprofitable simulation is
@@ -48,13 +51,7 @@ import { latestLedger } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import type { PlannedBuy, PlannedLeg } from "../../dex/swap_client.ts";
 import { ensureTrustline } from "../../token.ts";
-import {
-  type FlashOutcome,
-  noCapitalResult,
-  type Result,
-  skipped,
-  type VaultClient,
-} from "../adapter.ts";
+import { noCapitalResult, type Result, skipped, type VaultClient } from "../adapter.ts";
 import { ensureAuction } from "./auction_create.ts";
 import type { ExecuteDeps, LiquidationTask } from "./execute_deps.ts";
 import { sizeLiquidation } from "./flash_size.ts";
@@ -62,11 +59,9 @@ import { planLegs, planLiquidation } from "./flash_plan.ts";
 import { valueAt } from "./auction.ts";
 import {
   awaitLanding,
-  BELOW_MIN_PROFIT_NOT_YET,
-  belowMinProfitStage,
   classifyFlashFailure,
   filledResult,
-  type Landing,
+  landAndSend,
   sendFlash,
 } from "./flash_send.ts";
 import { loadPoolState } from "./pool_state.ts";
@@ -166,51 +161,44 @@ export async function executeLiquidation(
       latestTarget,
     });
   };
-  let wait = { targetBlock: target.block, next };
-  let waited: Landing;
-  let out: FlashOutcome;
-  let responseTimeMs: number;
-  for (;;) {
-    const w = await awaitLanding(chain, me, { ...wait, spl }, revalueAt, deps);
-    if ("skip" in w) return skipped(w.skip, user);
-    if ("wait" in w) return noCapitalResult({ status: "waiting", reason: w.wait });
-    waited = w;
-    const planned = planLiquidation({
-      keeper: me,
-      user,
-      pool: deps.poolId,
-      liquidator: deps.liquidator,
-      usdc: deps.usdc,
-      percent,
-      amount,
-      need,
-      lotAssets,
-      legs,
-      buys,
-      reachedLedger: waited.reached,
-      minProfit: deps.minProfit,
-    });
-    responseTimeMs = Math.round(performance.now() - t0);
-    try {
-      out = await sendFlash(vault, deps.liquidator, amount, planned, responseTimeMs, w.account);
-      break;
-    } catch (err) {
-      // The liquidator's own MIN_PROFIT check refused the landing ledger in simulation (the
-      // keeper's reading and the contract's disagree, or the prices moved): not yet. Nothing was
-      // sent; re-value from the next ledger while this cycle's window lasts.
-      if (belowMinProfitStage(err) === "simulation" && w.reached + 2 <= latestTarget) {
-        deps.log("info", BELOW_MIN_PROFIT_NOT_YET, { user, landing: w.reached + 1 });
-        wait = { targetBlock: w.reached + 2, next: w.reached + 2 };
-        continue;
-      }
-      return await classifyFlashFailure(chain, err, {
+  let responseTimeMs = 0;
+  const sent = await landAndSend(
+    { targetBlock: target.block, next },
+    latestTarget,
+    (at) => awaitLanding(chain, me, { ...at, spl }, revalueAt, deps),
+    (landing) => {
+      const planned = planLiquidation({
+        keeper: me,
         user,
-        auction,
-        poolId: deps.poolId,
-        responseTimeMs,
-      }, deps.log);
-    }
+        pool: deps.poolId,
+        liquidator: deps.liquidator,
+        usdc: deps.usdc,
+        percent,
+        amount,
+        need,
+        lotAssets,
+        legs,
+        buys,
+        reachedLedger: landing.reached,
+        minProfit: deps.minProfit,
+      });
+      responseTimeMs = Math.round(performance.now() - t0);
+      return sendFlash(vault, deps.liquidator, amount, planned, responseTimeMs, landing.account);
+    },
+    deps.log,
+    user,
+  );
+  if ("skip" in sent) return skipped(sent.skip, user);
+  if ("wait" in sent) return noCapitalResult({ status: "waiting", reason: sent.wait });
+  if ("error" in sent) {
+    return await classifyFlashFailure(chain, sent.error, {
+      user,
+      auction,
+      poolId: deps.poolId,
+      responseTimeMs,
+    }, deps.log);
   }
+  const { out, landing: waited } = sent;
   const firstProfitable = firstProfitableSeen(readings, user, auction, deps.minProfit);
   deps.touched?.(user, me);
   logBuys(deps.log, buys, out.txHash);

@@ -98,6 +98,46 @@ export async function awaitLanding(
   }
 }
 
+/** How {@link landAndSend} ended: sent and settled, an early outcome, or the send's error. */
+export type LandAndSend =
+  | { out: FlashOutcome; landing: Landing }
+  | { skip: SkipReason }
+  | { wait: WaitReason }
+  | { error: unknown };
+
+/**
+ * Steps 5a and 5b together: wait for the landing ledger (`wait`: {@link awaitLanding}), then send
+ * (`send`: plan and {@link sendFlash} for that landing). A flash the liquidator's MIN_PROFIT check
+ * refuses in simulation (BelowMinProfit: nothing was sent) is "not yet": the wait resumes from
+ * the next ledger, re-valuing at each, as long as the landing ledger stays within
+ * `latestTarget`; any other error (or a refusal past the window) is returned for
+ * {@link classifyFlashFailure}.
+ */
+export async function landAndSend(
+  first: { targetBlock: number; next: number },
+  latestTarget: number,
+  wait: (
+    at: { targetBlock: number; next: number },
+  ) => Promise<Landing | { skip: SkipReason } | { wait: WaitReason }>,
+  send: (landing: Landing) => Promise<FlashOutcome>,
+  log: (level: "info", msg: string, fields: Record<string, unknown>) => void,
+  user: string,
+): Promise<LandAndSend> {
+  let at = first;
+  for (;;) {
+    const landing = await wait(at);
+    if (!("account" in landing)) return landing;
+    try {
+      return { out: await send(landing), landing };
+    } catch (error) {
+      const again = landing.reached + 2;
+      if (belowMinProfitStage(error) !== "simulation" || again > latestTarget) return { error };
+      log("info", BELOW_MIN_PROFIT_NOT_YET, { user, landing: landing.reached + 1 });
+      at = { targetBlock: again, next: again };
+    }
+  }
+}
+
 /**
  * Step 5b, send: `vault.flash(liquidator, amount, plan, …)` with the prefetched account. When its
  * sequence number went stale (something else signed for this account: txBadSeq, nothing was

@@ -18,6 +18,7 @@ import {
   belowMinProfitStage,
   classifyFlashFailure,
   filledResult,
+  landAndSend,
   raceLost,
   refusedFlash,
   sendFlash,
@@ -348,4 +349,93 @@ Deno.test("classifyFlashFailure: BelowMinProfit is classified before any read, w
   );
   assert.equal(sim.outcome.status, "waiting");
   assert.equal(lines.length, 1, "a simulated refusal logs nothing here (execute logs 'not yet')");
+});
+
+Deno.test("landAndSend: BelowMinProfit in simulation waits for the next ledger and sends there; other errors, an on-chain revert and the end of the window are returned", async () => {
+  const account = new Account(Keypair.random().publicKey(), "1");
+  const landingAt = (reached: number) => ({
+    account,
+    reached,
+    value: { block: reached + 1, ratio: 1.03 } as AuctionValue,
+  });
+  const waits: { targetBlock: number; next: number }[] = [];
+  const wait = (at: { targetBlock: number; next: number }) => {
+    waits.push(at);
+    return Promise.resolve(landingAt(at.targetBlock - 1));
+  };
+  const logged: string[] = [];
+  const log = (_: "info", msg: string) => void logged.push(msg);
+  const outcome = { profit: 5n, txHash: "tx", ledger: 103 };
+  // Refused in simulation twice (the ratio at the landing ledger), then clears.
+  let sends = 0;
+  const r = await landAndSend(
+    { targetBlock: 101, next: 100 },
+    110,
+    wait,
+    (l) => {
+      sends++;
+      if (l.reached < 102) {
+        return Promise.reject(contractError(LiquidatorError.BelowMinProfit, "simulation"));
+      }
+      return Promise.resolve(outcome);
+    },
+    log,
+    "GUSER",
+  );
+  assert.deepEqual(waits, [
+    { targetBlock: 101, next: 100 },
+    { targetBlock: 102, next: 102 },
+    { targetBlock: 103, next: 103 },
+  ]);
+  assert.equal(sends, 3);
+  assert.ok("out" in r && r.out === outcome && r.landing.reached === 102);
+  assert.equal(logged.length, 2);
+  assert.match(logged[0], /not yet/);
+
+  // Past the window: the refusal is returned (classified as waiting by classifyFlashFailure).
+  waits.length = 0;
+  const refusal = contractError(LiquidatorError.BelowMinProfit, "simulation");
+  const late = await landAndSend(
+    { targetBlock: 101, next: 100 },
+    102,
+    wait,
+    () => Promise.reject(refusal),
+    log,
+    "GUSER",
+  );
+  assert.deepEqual(late, { error: refusal });
+  assert.equal(waits.length, 2, "one more ledger (102 ≤ the window), not two");
+
+  // An on-chain revert and any other error: returned at once, never re-sent.
+  for (
+    const err of [
+      contractError(LiquidatorError.BelowMinProfit, "transaction"),
+      contractError(LiquidatorError.LiquidationShortfall, "simulation"),
+    ]
+  ) {
+    waits.length = 0;
+    const once = await landAndSend(
+      { targetBlock: 101, next: 100 },
+      200,
+      wait,
+      () => Promise.reject(err),
+      log,
+      "GUSER",
+    );
+    assert.deepEqual(once, { error: err });
+    assert.equal(waits.length, 1);
+  }
+  // A skip or wait from the wait itself is returned as it is.
+  const skip = { skip: { kind: "target_not_reached", shutdown: true, targetBlock: 1, latest: 0 } };
+  assert.deepEqual(
+    await landAndSend(
+      { targetBlock: 101, next: 100 },
+      200,
+      () => Promise.resolve(skip as never),
+      () => Promise.reject(new Error("not sent")),
+      log,
+      "GUSER",
+    ),
+    skip,
+  );
 });
