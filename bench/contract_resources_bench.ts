@@ -110,6 +110,7 @@ try {
       val: xdr.ScVal.scvU32(1_000_000),
     }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("buys"), val: xdr.ScVal.scvVec([]) }),
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("min_ratio_bps"), val: xdr.ScVal.scvU32(0) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(pool).toScVal() }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("requests"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("swaps"), val: xdr.ScVal.scvVec([]) }),
@@ -172,7 +173,14 @@ try {
       vault,
       usdc,
       amount: 0n,
-      data: { allowance_until: 1_000_000, buys: [], pool, requests: [], swaps: [] },
+      data: {
+        allowance_until: 1_000_000,
+        buys: [],
+        min_ratio_bps: 0,
+        pool,
+        requests: [],
+        swaps: [],
+      },
       policy,
     }, TX),
   );
@@ -226,6 +234,7 @@ try {
       val: xdr.ScVal.scvU32(1_000_000),
     }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("buys"), val: xdr.ScVal.scvVec([]) }),
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("min_ratio_bps"), val: xdr.ScVal.scvU32(0) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(pool).toScVal() }),
     new xdr.ScMapEntry({
       key: xdr.ScVal.scvSymbol("requests"),

@@ -8,21 +8,31 @@
  *   race: vigil <n> competitor <m> share <p> % below_min_profit <k> median_ledgers_after_first_profitable <x>
  *
  * - who filled: the event's filler (Vigil's liquidator contract or the competitor's account);
- * - `below_min_profit`: Vigil fills whose oracle lot/bid ratio at the fill ledger, from that
- *   ledger's prices, is below MIN_PROFIT (1.02);
+ * - `below_min_profit`: Vigil fills whose oracle lot/bid ratio, at the prices in force when the
+ *   fill transaction executed, is below MIN_PROFIT (1.02);
  * - `median_ledgers_after_first_profitable`: over Vigil's fills, fill ledger minus the auction's
  *   first block whose ratio, at THAT block's prices, clears MIN_PROFIT.
  *
- * Prices per ledger are recorded in-process as each ledger closes (what a transaction landing in
- * it saw); the reserves' rates are read once at the end (they move by far less than the 2 % rule
- * over a few minutes).
+ * Prices in force when a fill executed (issue 26, `price_replay.ts`): the oracle's prices are
+ * replayed from its own `update` events (asset, price) in application order, starting from a reading taken before the
+ * market driver starts. Within the fill's ledger a price write counts when it applied before the
+ * fill: an oracle transaction earlier in the ledger's application order (getTransactions; the
+ * event ids carry the same order), or a direct write of the local node (the market driver's
+ * `invoke`, which is applied into the open ledger at once, so before every transaction of that
+ * ledger, although its event is listed after them; such an event's transaction hash is not among
+ * the ledger's transactions). A block's prices for the first profitable block are the prices at
+ * its close. As an independent cross-check the in-process readings taken as each ledger closed
+ * are compared with the replay and the number of ledgers that differ is printed (they agreed on
+ * all 127 ledgers of a 2-minute run; the readings cannot order writes inside a ledger, so they no
+ * longer judge a fill). The reserves' rates are read once at the end
+ * (they move by far less than the 2 % rule over a few minutes).
  *
  * `deno task bench race [--minutes 4.5] [--seed 26] [--ledger-ms 1000]`
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { Asset, Keypair, rpc, scValToNative } from "@stellar/stellar-sdk";
+import { Asset, Keypair, rpc } from "@stellar/stellar-sdk";
 import { AuctionData, PoolOracle } from "@blend-capital/blend-sdk";
 import { DEMO_VIGIL_CONFIG, startDevNetwork, writeOutFile } from "@vigil/demo/dev_network";
 import { startMarketDriver } from "@vigil/demo/market_driver";
@@ -34,6 +44,7 @@ import { ChainRpc } from "@vigil/soroban/rpc";
 import { valueAt } from "@vigil/keeper/adapters/lending_pool/auction";
 import { loadPoolState, type PoolState } from "@vigil/keeper/adapters/lending_pool/pool_state";
 import { startCompetitor } from "./race_competitor.ts";
+import { contractEvents, priceReplay } from "./price_replay.ts";
 
 const MIN_PROFIT = 1.02;
 const E7 = 10_000_000n;
@@ -105,14 +116,7 @@ try {
     if (seq === seen || reading) return;
     reading = true;
     try {
-      const m = new Map<string, bigint>();
-      for (const id of Object.values(tokens)) {
-        const p = await net.view<{ price: bigint } | undefined>(oracleId, "lastprice", {
-          asset: stellarAsset(id),
-        });
-        if (p) m.set(id, BigInt(p.price));
-      }
-      prices.set(seq, m);
+      prices.set(seq, await readPrices());
       seen = seq;
     } finally {
       reading = false;
@@ -134,6 +138,9 @@ try {
     minProfit: MIN_PROFIT,
     log: (l) => keep(`[competitor] ${l}`),
   });
+  // The replay's starting point: the prices before the driver writes any (nothing else does).
+  const seedLedger = net.latestLedger().sequence;
+  const seedPrices = await readPrices();
   const driver = startMarketDriver(net, market!, { seed, log: (l) => keep(`[market] ${l}`) });
   const startLedger = net.latestLedger().sequence;
   say(`race: running from ledger ${startLedger}…`);
@@ -148,7 +155,7 @@ try {
     `race: market ${driver.stats.shocks} shocks ${driver.stats.borrowers} borrowers; ` +
       `competitor sent ${competitor.stats.sent} filled ${competitor.stats.filled}`,
   );
-  await report(startLedger, comp.publicKey());
+  await report(startLedger, comp.publicKey(), { ledger: seedLedger, prices: seedPrices });
 } finally {
   clearInterval(recorder);
   await Promise.all(keepers.map((k) => k.stop()));
@@ -158,33 +165,35 @@ try {
   await Deno.remove(outPath).catch(() => {});
 }
 
-async function report(startLedger: number, competitorId: string): Promise<void> {
+async function report(
+  startLedger: number,
+  competitorId: string,
+  seedAt: { ledger: number; prices: Map<string, bigint> },
+): Promise<void> {
   const server = new rpc.Server(out.rpcUrl, { allowHttp: true });
-  const evs: { name: string; ledger: number; topics: unknown[]; value: unknown }[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < 100; i++) {
-    const filters = [{ type: "contract" as const, contractIds: [pool] }];
-    const r = cursor
-      ? await server.getEvents({ filters, cursor, limit: 1000 })
-      : await server.getEvents({ filters, startLedger, limit: 1000 });
-    for (const e of r.events) {
-      const topics = e.topic.map((t) => scValToNative(t));
-      evs.push({
-        name: String(topics[0]),
-        ledger: e.ledger,
-        topics,
-        value: scValToNative(e.value),
-      });
-    }
-    if (r.events.length === 0 || r.cursor === cursor) break;
-    cursor = r.cursor;
-  }
+  const evs = await contractEvents(server, [pool], startLedger);
+  const replay = await priceReplay(server, oracleId, seedAt);
   const state = await loadPoolState(chain, pool, {});
-  const ratioAt = (user: string, data: AuctionData, block: number): number => {
-    const at = pricedState(state, block);
-    return at ? valueAt(at, user, data, block).ratio : Number.NaN;
+  const withPrices = (m: Map<string, bigint>): PoolState => {
+    const map = new Map<string, { price: bigint; timestamp: number }>();
+    for (const [a, p] of m) map.set(a, { price: p, timestamp: 0 });
+    return { ...state, oracle: new PoolOracle(oracleId, map, state.oracle.decimals, 0) };
   };
-  const lastLedger = Math.max(...prices.keys());
+  // A block's prices: those at its close (first profitable block).
+  const ratioAt = (user: string, data: AuctionData, block: number): number =>
+    valueAt(withPrices(replay.atClose(block)), user, data, block).ratio;
+  const lastLedger = Math.max(net.latestLedger().sequence, ...prices.keys());
+  // The independent cross-check: in-process readings as each ledger closed vs the replay.
+  let compared = 0, differ = 0;
+  for (const [seq, m] of prices) {
+    if (seq <= seedAt.ledger) continue;
+    compared++;
+    const r = replay.atClose(seq);
+    if ([...m].some(([a, p]) => r.get(a) !== p)) differ++;
+  }
+  say(
+    `race: price replay vs in-process readings at ledger close: ${compared} ledgers, ${differ} differ`,
+  );
   const vigilFillers = new Set([
     vigil.liquidator,
     ...keeperNames.map((n) => out.accounts[n].public),
@@ -209,7 +218,10 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
       keep(`[race] fill of ${user} in ${e.ledger} by ${who}: auction created before the start`);
       continue;
     }
-    const ratio = ratioAt(user, data, e.ledger);
+    // The prices in force when the fill transaction executed.
+    const inForce = await replay.beforeEvent(e);
+    const ratio = valueAt(withPrices(inForce), user, data, e.ledger).ratio;
+    const closeRatio = ratioAt(user, data, e.ledger);
     let first: number | undefined;
     for (let b = data.block; b <= lastLedger; b++) {
       if (ratioAt(user, data, b) >= MIN_PROFIT) {
@@ -221,9 +233,9 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
     say(
       `race: ${who.padEnd(10)} filled ${percent}% of ${
         user.slice(0, 6)
-      }… in ledger ${e.ledger}: ratio ${ratio.toFixed(4)}, first profitable ${
-        first ?? "-"
-      }, ledgers after ${x ?? "-"}`,
+      }… in ledger ${e.ledger}: ratio ${ratio.toFixed(4)} (at close ${
+        closeRatio.toFixed(4)
+      }), first profitable ${first ?? "-"}, ledgers after ${x ?? "-"}`,
     );
     if (who === "vigil") {
       vigilFills++;
@@ -249,14 +261,16 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
   );
 }
 
-/** The pool state with the oracle prices in force in `ledger` (the latest recorded at or before it). */
-function pricedState(state: PoolState, ledger: number): PoolState | undefined {
-  let m: Map<string, bigint> | undefined;
-  for (let l = ledger; l >= ledger - 30 && !m; l--) m = prices.get(l);
-  if (!m) return undefined;
-  const map = new Map<string, { price: bigint; timestamp: number }>();
-  for (const [a, p] of m) map.set(a, { price: p, timestamp: 0 });
-  return { ...state, oracle: new PoolOracle(oracleId, map, state.oracle.decimals, 0) };
+/** The oracle's prices of the three tokens now (in-process). */
+async function readPrices(): Promise<Map<string, bigint>> {
+  const m = new Map<string, bigint>();
+  for (const id of Object.values(tokens)) {
+    const p = await net.view<{ price: bigint } | undefined>(oracleId, "lastprice", {
+      asset: stellarAsset(id),
+    });
+    if (p) m.set(id, BigInt(p.price));
+  }
+  return m;
 }
 
 function auctionData(v: unknown): AuctionData {

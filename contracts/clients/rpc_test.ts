@@ -109,6 +109,7 @@ const SAMPLES: [SpecCodec<unknown>, string, unknown][] = [
     {
       allowance_until: 4_294_967_295,
       buys: [buy],
+      min_ratio_bps: 4_294_967_295,
       pool: C,
       requests: [request],
       swaps: [swap, swap],

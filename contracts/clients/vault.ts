@@ -185,6 +185,11 @@ export const VaultError = {
    * the oracle value of amount_out plus max_slippage_bps)
    */
   SwapAboveCeiling: 166,
+  /**
+   * the oracle value of the lot the fill moved is below min_ratio_bps of the bid it paid, at the
+   * prices in force when the flash executed
+   */
+  BelowMinProfit: 167,
 } as const;
 
 /** A case name of {@link VaultError}. */

@@ -41,7 +41,7 @@ export const LIQUIDATOR_SPEC_DEF: SpecDef = {
     {
       name: "exec",
       doc:
-        "Keeper auth. Checks the plan against the vault's policy (pool, routers, path hop tokens listed, else NotAllowed; only fill/repay/withdraw-collateral requests, one buy leg USDC -> asset per non-USDC repaid asset, one Soroswap leg to USDC per non-USDC lot or bought asset, else InvalidPlan). Runs each buy first: the router's exact-input quote, refused above min(max_in, oracle value of amount_out + max_slippage_bps) (SwapAboveCeiling), pulled from the keeper and swapped for at least amount_out (SwapBelowFloor), handed to the keeper. Submits the Blend requests (the keeper's positions must not change: PositionsChanged), swaps ALL of each lot or bought asset the keeper gained to USDC at no less than the oracle value minus max_slippage_bps (PriceUnavailable without a price), then pays the vault amount + the keeper's USDC gain (negative: LiquidationShortfall) plus all swap proceeds. Returns the amount repaid.",
+        "Keeper auth. Checks the plan against the vault's policy (pool, routers, path hops listed, else NotAllowed; only fill/repay/withdraw-collateral requests, one buy leg USDC -> asset per non-USDC repaid asset, one Soroswap leg to USDC per non-USDC lot or bought asset, else InvalidPlan). Runs each buy first: refused above min(max_in, oracle value of amount_out + max_slippage_bps) (SwapAboveCeiling), bought for at least amount_out (SwapBelowFloor). Submits the requests (positions unchanged, else PositionsChanged); with min_ratio_bps > 0 it submits fill+repays, then withdrawals, and the oracle value of what each moved (paid = bid, received = lot) must give lot * 10000 >= bid * min_ratio_bps (BelowMinProfit). Swaps ALL of each lot or bought asset gained to USDC at no less than the oracle value minus max_slippage_bps (PriceUnavailable without a price), pays the vault amount + the keeper's USDC gain (negative: LiquidationShortfall) plus all swap proceeds. Returns the amount repaid.",
       inputs: [
         ["keeper", A],
         ["vault", A],
@@ -89,6 +89,11 @@ export const LIQUIDATOR_SPEC_DEF: SpecDef = {
         "buys",
         T.vec(T.udt("BuyLeg")),
         "One per non-USDC asset the requests repay, run before `submit` (empty for USDC debt).",
+      ],
+      [
+        "min_ratio_bps",
+        T.u32,
+        "The least oracle lot/bid ratio of what the fill moves, in basis points (10200 = MIN_PROFIT 1.02), valued at the prices in force when the flash executes (else BelowMinProfit). Non-zero: two submits (fill + repays, then withdrawals); 0: one submit, no check.",
       ],
       ["pool", A, "Blend pool."],
       [

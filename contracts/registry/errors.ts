@@ -55,6 +55,7 @@ export const VigilError = {
   PriceUnavailable: 164,
   SwapBelowFloor: 165,
   SwapAboveCeiling: 166,
+  BelowMinProfit: 167,
 } as const;
 
 /**
@@ -113,6 +114,8 @@ const MESSAGES: Record<VigilErrorName, string> = {
     "a swap returned less USDC to the liquidator than its floor (oracle value less max_slippage_bps, or the keeper's min_out), or a buy delivered less than its amount_out",
   SwapAboveCeiling:
     "a buy of a non-USDC bid asset would cost more USDC than its ceiling (the keeper's max_in, or the oracle value of amount_out plus max_slippage_bps)",
+  BelowMinProfit:
+    "the oracle value of the lot the fill moved is below min_ratio_bps of the bid it paid, at the prices in force when the flash executed",
 };
 
 /** The error table in `SpecDef.errors` form (shared by both contracts' specs). */

@@ -73,6 +73,12 @@ export type SkipReason =
   }
   /** The flash's simulated profit was not positive. */
   | { kind: "unprofitable"; simulatedProfit: bigint }
+  /**
+   * The flash landed and the liquidator refused it (BelowMinProfit, issue 26): an oracle price
+   * written earlier in the landing ledger put the lot/bid ratio under MIN_PROFIT. It reverted as
+   * a whole: nothing lent, only the fee paid. Not a failure.
+   */
+  | { kind: "min_profit_reverted"; txHash: string | null }
   /** The simulation asked for an authorization the keeper did not plan: nothing was signed. */
   | { kind: "auth_refused"; refusal: string; invocation: string; path: string }
   /** The keeper lacks a contract it needs to execute. */
@@ -87,10 +93,19 @@ export type SkipReason =
    */
   | { kind: "bad_debt_refused"; error: string };
 
+/** The text of a flash that landed and reverted with the liquidator's BelowMinProfit. */
+export const MIN_PROFIT_REVERTED_TEXT =
+  "the oracle prices moved in the landing ledger; the flash reverted, nothing lent; fee only";
+
 /** Why a task waits for a later cycle (nothing done). */
 export type WaitReason =
   /** The auction never clears MIN_PROFIT on its curve (or the oracle does not price it). */
   | { kind: "never_profitable"; ratioNow: number | null }
+  /**
+   * The liquidator's MIN_PROFIT check (BelowMinProfit) refused the flash in simulation at the
+   * landing ledger, and this cycle's window ended: nothing sent; a later cycle re-values.
+   */
+  | { kind: "below_min_profit_at_landing" }
   /** The first profitable block is more than one poll interval away. */
   | {
     kind: "too_early";
@@ -198,6 +213,8 @@ export function skipReasonText(r: SkipReason): string {
         : "profitable block not reached in time";
     case "unprofitable":
       return "simulated flash profit not positive";
+    case "min_profit_reverted":
+      return MIN_PROFIT_REVERTED_TEXT;
     case "auth_refused":
       return `refused to sign: ${r.refusal}`;
     case "not_configured":
@@ -232,6 +249,8 @@ function skipFields(r: SkipReason): Record<string, FieldValue> {
       return { target_block: r.targetBlock, latest: r.latest };
     case "unprofitable":
       return { simulated_profit: String(r.simulatedProfit) };
+    case "min_profit_reverted":
+      return { reverted_tx: r.txHash };
     case "auth_refused":
       return { refused_invocation: r.invocation, refused_path: r.path };
     default:
@@ -286,6 +305,11 @@ function waitFields(r: WaitReason): Record<string, FieldValue> {
   switch (r.kind) {
     case "never_profitable":
       return { reason: "never clears MIN_PROFIT (or unpriced)", ratio_now: r.ratioNow };
+    case "below_min_profit_at_landing":
+      return {
+        reason:
+          "the liquidator's check puts the landing ledger's oracle lot/bid below MIN_PROFIT: not yet",
+      };
     case "too_early":
       return {
         auction_block: r.auctionBlock,

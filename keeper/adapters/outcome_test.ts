@@ -154,6 +154,16 @@ Deno.test("every skip reason renders as the text and fields logged before", () =
       { user: U, reason: "ErrSlippageExceeded" },
     ],
     [
+      { kind: "min_profit_reverted", txHash: "ab" },
+      U,
+      {
+        user: U,
+        reason:
+          "the oracle prices moved in the landing ledger; the flash reverted, nothing lent; fee only",
+        reverted_tx: "ab",
+      },
+    ],
+    [
       { kind: "target_not_reached", shutdown: false, targetBlock: 229, latest: 200 },
       U,
       { user: U, reason: "profitable block not reached in time", target_block: 229, latest: 200 },

@@ -57,6 +57,7 @@ export function nativePlan(
   swaps: PlanLeg[],
   allowanceUntil = 1_000_000,
   buys: PlanBuy[] = [],
+  minRatioBps = 0,
 ) {
   return {
     allowance_until: allowanceUntil,
@@ -66,6 +67,7 @@ export function nativePlan(
       path: b.path,
       router: b.router,
     })),
+    min_ratio_bps: minRatioBps,
     pool,
     requests: requests.map((r) => ({
       address: r.address,
@@ -104,6 +106,7 @@ export function planScVal(
   swaps: PlanLeg[],
   allowanceUntil = 1_000_000,
   buys: PlanBuy[] = [],
+  minRatioBps = 0,
 ): xdr.ScVal {
   const map = scMap;
   return map([
@@ -119,6 +122,7 @@ export function planScVal(
         ])
       )),
     ],
+    ["min_ratio_bps", u32(minRatioBps)],
     ["pool", addr(pool)],
     ["requests", requestsScVal(requests)],
     [

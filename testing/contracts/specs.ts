@@ -13,6 +13,7 @@ import { GIFT_EXECUTOR_SPEC } from "./gift_executor/spec.ts";
 import { GRABBER_SPEC } from "./grabber/spec.ts";
 import { HOSTILE_TOKEN_SPEC } from "./hostile_token/spec.ts";
 import { PAYER_SPEC } from "./payer/spec.ts";
+import { PRICED_POOL_SPEC } from "./priced_pool/spec.ts";
 import { PRICELESS_POOL_SPEC } from "./priceless_pool/spec.ts";
 import { PROBE_SPEC } from "./probe/spec.ts";
 import { SCRIPTED_EXECUTOR_SPEC } from "./scripted_executor/spec.ts";
@@ -30,6 +31,7 @@ export const TEST_CONTRACT_SPECS = {
   grabber: GRABBER_SPEC,
   hostile_token: HOSTILE_TOKEN_SPEC,
   payer: PAYER_SPEC,
+  priced_pool: PRICED_POOL_SPEC,
   priceless_pool: PRICELESS_POOL_SPEC,
   probe: PROBE_SPEC,
   scripted_executor: SCRIPTED_EXECUTOR_SPEC,

@@ -99,6 +99,7 @@ Deno.test("the keeper's plan, through the generated encoder, is the layout the l
   const layout = sv.struct({
     allowance_until: sv.u32(77),
     buys: sv.vec([]),
+    min_ratio_bps: sv.u32(10200),
     pool: sv.address(c(4)),
     requests: sv.vec([reqLayout]),
     swaps: sv.vec([sv.struct({
@@ -109,7 +110,10 @@ Deno.test("the keeper's plan, through the generated encoder, is the layout the l
       router: sv.address(c(3)),
     })]),
   });
-  assert.equal(liquidationPlan(c(4), [req], legs, 77).toXDR("base64"), layout.toXDR("base64"));
+  assert.equal(
+    liquidationPlan(c(4), [req], legs, 77, [], 10200).toXDR("base64"),
+    layout.toXDR("base64"),
+  );
   assert.equal(
     requestScVal(req).toXDR("base64"),
     reqLayout.toXDR("base64"),
@@ -119,6 +123,7 @@ Deno.test("the keeper's plan, through the generated encoder, is the layout the l
     liquidationPlanScVal({
       allowance_until: 77,
       buys: [],
+      min_ratio_bps: 10200,
       pool: c(4),
       requests: [{ ...req, amount: "ten" as never }],
       swaps: [],

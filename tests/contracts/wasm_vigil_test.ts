@@ -132,6 +132,7 @@ const emptyPlan = (pool: string): xdr.ScVal =>
       val: xdr.ScVal.scvU32(1_000_000),
     }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("buys"), val: xdr.ScVal.scvVec([]) }),
+    new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("min_ratio_bps"), val: xdr.ScVal.scvU32(0) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("pool"), val: new Address(pool).toScVal() }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("requests"), val: xdr.ScVal.scvVec([]) }),
     new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("swaps"), val: xdr.ScVal.scvVec([]) }),
@@ -396,6 +397,7 @@ Deno.test("Wasm vault flash: profit is booked for depositors; an executor that k
         data: {
           allowance_until: 1_000_000,
           buys: [],
+          min_ratio_bps: 0,
           pool: d.contracts.registry,
           requests: [],
           swaps: [{ amount_in: 1n, kind: 9, min_out: 0n, path: [w.usdc, w.usdc], router: w.usdc }],

@@ -126,7 +126,7 @@ Deno.test("the honest flash: its recorded authorization is the planned shape (lo
       path: [w.xlm, w.usdc],
       router: w.router,
     };
-    const plan = liquidationPlan(w.pool, requests, [leg], until);
+    const plan = liquidationPlan(w.pool, requests, [leg], until, [], 10200);
     const planned = {
       keeper: me,
       liquidator: w.liquidator,
@@ -136,6 +136,7 @@ Deno.test("the honest flash: its recorded authorization is the planned shape (lo
       repay: new Map([[w.usdc, amount]]),
       lotAssets: [w.xlm],
       allowanceUntil: until,
+      minRatioBps: 10200,
     };
     const args = [sv.address(me), sv.address(w.liquidator), sv.i128(amount), plan, sv.u64(5)];
     const entries = await recorded(chain, w.eve, w.vault, "flash", args);
@@ -143,7 +144,9 @@ Deno.test("the honest flash: its recorded authorization is the planned shape (lo
     assert.deepEqual(treeOf(entries, names(w)), [
       ["vault.flash", [
         ["liquidator.exec", [
+          // Issue 26 (min_ratio_bps set): the fill and the repayment, then the withdrawal.
           ["pool.submit", [["usdc.transfer", []]]],
+          ["pool.submit", []],
           ["xlm.approve", []],
           ["xlm.approve", []],
           ["usdc.approve", []],
@@ -157,6 +160,8 @@ Deno.test("the honest flash: its recorded authorization is the planned shape (lo
         rootCall(w.vault, "flash", args, flashAuthShape({ ...flash, data }, liquidationAuth(p))),
       ]);
     check(planned); // the plan's own shape passes
+    // Planned without the ratio check (one submit), the two-submit tree is refused.
+    refused(() => check({ ...planned, minRatioBps: 0 }), /pool|submit|unexpected|argument/);
 
     // Had the keeper planned otherwise, the same recorded tree would be refused.
     refused(
@@ -176,7 +181,11 @@ Deno.test("the honest flash: its recorded authorization is the planned shape (lo
       /argument `expiration_ledger` is \d+, expected \d+/,
     );
     refused(
-      () => check(planned, liquidationPlan(w.pool, requests, [{ ...leg, minOut: 1n }], until)),
+      () =>
+        check(
+          planned,
+          liquidationPlan(w.pool, requests, [{ ...leg, minOut: 1n }], until, [], 10200),
+        ),
       /argument `data` is/,
     );
 

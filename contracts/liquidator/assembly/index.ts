@@ -21,6 +21,14 @@
 // from the keeper, buys under its own authority and hands the keeper what arrived. Blend refunds a
 // Repay above the debt to the keeper, so a bought asset is treated like a lot asset: it needs
 // exactly one sell leg, and everything the keeper gained of it since before the buy is sold back.
+//
+// Issue 26: the keeper's MIN_PROFIT rule checked where it can be guaranteed, inside the fill. With
+// `min_ratio_bps` > 0 the liquidator submits in two steps (the fill and the repayments, then the
+// withdrawals), measures what each moved in the keeper's wallet per asset (paid: the bid after
+// Blend's refund of an over-repay; received: the lot), values both at the pool oracle's
+// `lastprice` in force when the transaction executes, and refuses (BelowMinProfit) when
+// lot × 10,000 < bid × min_ratio_bps. Prices written earlier in the same ledger are the ones
+// read; nothing the keeper computed before sending is trusted.
 import {
   authorizeAsCurrentContract, currentContract, expectAddress, expectTag, extendInstanceTtl, fail,
   fromU64, I128, invoke, ledgerTimestamp, mapGet, requireAuth, Schema, symbol, TAG_U32, TAG_VOID,
@@ -41,23 +49,26 @@ const KIND_SOROSWAP: u32 = 0;
  * that the world and fixture Wasm (whose source hash covers common/assembly) stay byte-identical.
  */
 const SwapAboveCeiling: u32 = 166;
+/** contracts/registry/errors.ts's `BelowMinProfit` (kept here for the same reason). */
+const BelowMinProfit: u32 = 167;
 
 /** Blend request types a liquidation may use. */
 const REQ_WITHDRAW_COLLATERAL: u32 = 3;
 const REQ_REPAY: u32 = 5;
 const REQ_FILL_USER_LIQUIDATION: u32 = 6;
 
-// LiquidationPlan { allowance_until, buys, pool, requests, swaps }
+// LiquidationPlan { allowance_until, buys, min_ratio_bps, pool, requests, swaps }
 let PLAN: Schema | null = null;
 function planSchema(): Schema {
-  if (PLAN == null) PLAN = new Schema("allowance_until,buys,pool,requests,swaps");
+  if (PLAN == null) PLAN = new Schema("allowance_until,buys,min_ratio_bps,pool,requests,swaps");
   return PLAN!;
 }
 const P_UNTIL = 0;
 const P_BUYS = 1;
-const P_POOL = 2;
-const P_REQUESTS = 3;
-const P_SWAPS = 4;
+const P_MIN_RATIO = 2;
+const P_POOL = 3;
+const P_REQUESTS = 4;
+const P_SWAPS = 5;
 
 // BuyLeg { amount_out, max_in, path, router }
 let BUY: Schema | null = null;
@@ -256,14 +267,107 @@ function poolOracle(pool: u64): u64 {
   return expectAddress(mapGet(cfg, symbol("oracle")));
 }
 
+// Prices already read in this invocation: nothing writes the oracle between two reads inside one
+// `exec`, so an asset valued by both the ratio check and its sell leg costs one `lastprice`.
+// (Created on first use: the builder allows no start-time allocation.)
+let PRICED: Array<u64> | null = null;
+let PRICES: Array<I128> | null = null;
+
 /** `lastprice(Asset::Stellar(token)).price` from the pool's oracle (PriceUnavailable on None). */
 function oraclePrice(oracle: u64, token: u64): I128 {
+  if (PRICED == null) {
+    PRICED = new Array<u64>();
+    PRICES = new Array<I128>();
+  }
+  const known = PRICED!;
+  for (let i = 0; i < known.length; i++) if (valEq(known[i], token)) return PRICES![i];
   const asset = vec2(symbol("Stellar"), token);
   const r = invoke(oracle, "lastprice", vec1(asset));
   if (tagOf(r) == TAG_VOID) fail(E.PriceUnavailable);
   const price = I128.fromVal(mapGet(r, symbol("price")));
   if (!price.isPos()) fail(E.PriceUnavailable);
+  known.push(token);
+  PRICES!.push(price);
   return price;
+}
+
+/** The distinct assets the requests repay or withdraw (what `submit` moves in the wallet). */
+function requestAssets(requests: u64): Array<u64> {
+  const assets = new Array<u64>();
+  const n = vecLen(requests);
+  for (let i: u32 = 0; i < n; i++) {
+    const r = requestSchema().decode(vecGet(requests, i));
+    if (toU32(r[2]) == REQ_FILL_USER_LIQUIDATION) continue;
+    const asset = expectAddress(r[0]);
+    if (!contains(assets, asset)) assets.push(asset);
+  }
+  return assets;
+}
+
+/** The requests of one kind (`withdrawals`: WithdrawCollateral; else the others), in order. */
+function requestsOf(requests: u64, withdrawals: bool): u64 {
+  let out = env.vec_new();
+  const n = vecLen(requests);
+  for (let i: u32 = 0; i < n; i++) {
+    const r = vecGet(requests, i);
+    const w = toU32(requestSchema().decode(r)[2]) == REQ_WITHDRAW_COLLATERAL;
+    if (w == withdrawals) out = env.vec_push_back(out, r);
+  }
+  return out;
+}
+
+/** `pool.submit(keeper, keeper, keeper, requests)`, skipped when there are none. */
+function submit(pool: u64, keeper: u64, requests: u64): void {
+  if (vecLen(requests) == 0) return;
+  const a: StaticArray<u64> = [keeper, keeper, keeper, requests];
+  invoke(pool, "submit", vecOf(a));
+}
+
+/** The keeper's balance of each asset. */
+function balances(keeper: u64, assets: Array<u64>): Array<I128> {
+  const out = new Array<I128>();
+  for (let i = 0; i < assets.length; i++) out.push(tokenBalance(assets[i], keeper));
+  return out;
+}
+
+/** Oracle-valued lot (what the keeper gained) and bid (what it paid) of the measured phases. */
+class Moved {
+  lot: I128 = I128.zero();
+  bid: I128 = I128.zero();
+}
+
+/**
+ * Adds one phase's balance changes (`before` → `after`, per asset) to `moved`, valued at the
+ * oracle price: a gain is lot, a loss is bid. Exact integers (a product past i128 refuses with
+ * MathOverflow).
+ */
+function addMoved(
+  moved: Moved,
+  oracle: u64,
+  assets: Array<u64>,
+  before: Array<I128>,
+  after: Array<I128>,
+): void {
+  const one = I128.of(1);
+  for (let i = 0; i < assets.length; i++) {
+    const delta = sub(after[i], before[i]);
+    if (delta.isZero()) continue;
+    const price = oraclePrice(oracle, assets[i]);
+    if (delta.isPos()) moved.lot = add(moved.lot, mulDiv(delta, price, one));
+    else moved.bid = add(moved.bid, mulDiv(sub(I128.zero(), delta), price, one));
+  }
+}
+
+/**
+ * The MIN_PROFIT rule on what the fill moved: lot × 10,000 ≥ bid × `minRatioBps`, else
+ * BelowMinProfit. Nothing is rounded (oracle decimals cancel in the ratio; token decimals are
+ * taken as equal, as the swap floors take them).
+ */
+function checkMinRatio(moved: Moved, minRatioBps: u32): void {
+  const one = I128.of(1);
+  if (mulDiv(moved.lot, I128.of(BPS), one).lt(mulDiv(moved.bid, I128.of(minRatioBps as i64), one))) {
+    fail(BelowMinProfit);
+  }
 }
 
 /**
@@ -377,6 +481,7 @@ export function exec(
   const plan = planSchema().decode(data);
   const pol = policySchema().decode(policy);
   const until = expectTag(plan[P_UNTIL], TAG_U32);
+  const minRatioBps = toU32(plan[P_MIN_RATIO]);
   const slippageBps = toU32(pol[F_SLIPPAGE]);
   if (slippageBps > MAX_SLIPPAGE_BPS) fail(E.InvalidPlan);
   const checked = checkPlan(plan, pol, usdc);
@@ -404,9 +509,24 @@ export function exec(
   }
 
   const requests = plan[P_REQUESTS];
-  if (vecLen(requests) > 0) {
-    const a: StaticArray<u64> = [keeper, keeper, keeper, requests];
-    invoke(pool, "submit", vecOf(a));
+  if (minRatioBps == 0) {
+    submit(pool, keeper, requests);
+  } else {
+    // Two submits, so that what was paid and what was received are measured apart (gross) even
+    // for an asset both in the bid and the lot: first the fill and the repayments (the keeper
+    // then holds the lot as collateral and no debt), then the withdrawals. Measured after the
+    // buys: a bought asset counts only as far as Repay takes it, after Blend's refund.
+    const assets = requestAssets(requests);
+    const before = balances(keeper, assets);
+    submit(pool, keeper, requestsOf(requests, false));
+    const paid = balances(keeper, assets);
+    submit(pool, keeper, requestsOf(requests, true));
+    const received = balances(keeper, assets);
+    if (oracle == 0) oracle = poolOracle(pool);
+    const moved = new Moved();
+    addMoved(moved, oracle, assets, before, paid);
+    addMoved(moved, oracle, assets, paid, received);
+    checkMinRatio(moved, minRatioBps);
   }
   // Collateral left in the keeper's position (or a borrow) would be value the vault never sees.
   if (!valEq(invoke(pool, "get_positions", vec1(keeper)), positionsBefore)) {
@@ -419,7 +539,7 @@ export function exec(
     if (!got.isPos()) continue;
     pullFromKeeper(leg.asset, keeper, self, got, until);
     if (usdcPrice == null) {
-      oracle = poolOracle(pool);
+      if (oracle == 0) oracle = poolOracle(pool);
       usdcPrice = oraclePrice(oracle, usdc);
     }
     swap(self, usdc, leg, got, minOutFor(leg, got, oracle, usdcPrice!, slippageBps));

@@ -25,15 +25,18 @@
  *    before the wait, buys first: they run first); with buys, both legs are priced and the
  *    liquidation skipped when it no longer clears MIN_PROFIT after them; and the authorization
  *    shape the keeper may sign. The flash amount covers the USDC bid and every buy's `max_in`.
- * 5. send (`flash_send.ts`: `awaitLanding`, `sendFlash`, `classifyFlashFailure`): wait for the
- *    block before the target; from a few ledgers before it (`REVALUE_LEDGERS`), at every new
- *    ledger re-read the reserves and oracle prices in force and re-value (`target_block.ts`:
- *    `revalue`): the target follows the prices both ways, and the flash goes only when the
- *    landing ledger (the next one) clears MIN_PROFIT. Then `vault.flash(keeper, liquidator,
- *    amount, plan, response_time_ms)` simulates first and sends only when the simulated profit
- *    after fees is positive; the transaction lands in the first profitable block. The fill
- *    records how many ledgers after the first profitable block (from that block's prices) it
- *    landed (`ledgers_after_first_profitable`). With a channel account (`deps.channel`,
+ * 5. send (`flash_send.ts`: `landAndSend`, `awaitLanding`, `sendFlash`, `classifyFlashFailure`):
+ *    wait for the block before the target; from a few ledgers before it (`REVALUE_LEDGERS`), at
+ *    every new ledger re-read the reserves and oracle prices in force and re-value
+ *    (`target_block.ts`: `revalue`): the target follows the prices both ways, and the flash goes
+ *    only when the landing ledger (the next one) clears MIN_PROFIT. Then `vault.flash(keeper,
+ *    liquidator, amount, plan, response_time_ms)` simulates first and sends only when the
+ *    simulated profit after fees is positive; the transaction lands in the first profitable
+ *    block. The plan carries MIN_PROFIT (`min_ratio_bps`): the liquidator refuses a fill below
+ *    it at the prices in force when it executes (issue 26); refused in simulation that is "not
+ *    yet" and the wait resumes from the next ledger (`landAndSend`). The fill records how many
+ *    ledgers after the first profitable block (from that block's prices) it landed
+ *    (`ledgers_after_first_profitable`). With a channel account (`deps.channel`,
  *    CHANNEL_ACCOUNTS) the flash is sent from it, so other fills run meanwhile.
  *
  * Failure handling: nothing is ever outstanding. A lost race (the auction is gone or was replaced
@@ -49,19 +52,19 @@ import { latestLedger } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import type { PlannedBuy, PlannedLeg } from "../../dex/swap_client.ts";
 import { ensureTrustline } from "../../token.ts";
-import {
-  type FlashOutcome,
-  noCapitalResult,
-  type Result,
-  skipped,
-  type VaultClient,
-} from "../adapter.ts";
+import { noCapitalResult, type Result, skipped, type VaultClient } from "../adapter.ts";
 import { ensureAuction } from "./auction_create.ts";
 import type { ExecuteDeps, LiquidationTask } from "./execute_deps.ts";
 import { sizeLiquidation } from "./flash_size.ts";
 import { planLegs, planLiquidation } from "./flash_plan.ts";
 import { valueAt } from "./auction.ts";
-import { awaitLanding, classifyFlashFailure, filledResult, sendFlash } from "./flash_send.ts";
+import {
+  awaitLanding,
+  classifyFlashFailure,
+  filledResult,
+  landAndSend,
+  sendFlash,
+} from "./flash_send.ts";
 import { loadPoolState } from "./pool_state.ts";
 import { firstProfitableSeen, type Reading, revalue, targetBlock } from "./target_block.ts";
 
@@ -150,58 +153,62 @@ export async function executeLiquidation(
   const readings: Reading[] = [{ landing: next, state }];
   // The target may slide later with the prices, but not past what this cycle set out to wait for.
   const latestTarget = next + Math.ceil(deps.pollIntervalSec / spl) + 3;
-  const waited = await awaitLanding(
-    chain,
-    deps.channel?.publicKey() ?? me,
-    { targetBlock: target.block, next, spl },
-    async (head) => {
-      const now = await loadPoolState(chain, deps.poolId, deps.cache);
-      readings.push({ landing: head + 1, state: now });
-      return revalue(now, user, auction, {
+  const revalueAt = async (head: number) => {
+    const now = await loadPoolState(chain, deps.poolId, deps.cache);
+    readings.push({ landing: head + 1, state: now });
+    return revalue(now, user, auction, {
+      minProfit: deps.minProfit,
+      landing: head + 1,
+      latestTarget,
+    });
+  };
+  let responseTimeMs = 0;
+  const sent = await landAndSend(
+    { targetBlock: target.block, next },
+    latestTarget,
+    (at) => awaitLanding(chain, deps.channel?.publicKey() ?? me, { ...at, spl }, revalueAt, deps),
+    (landing) => {
+      const planned = planLiquidation({
+        keeper: me,
+        user,
+        pool: deps.poolId,
+        liquidator: deps.liquidator,
+        usdc: deps.usdc,
+        percent,
+        amount,
+        need,
+        lotAssets,
+        legs,
+        buys,
+        reachedLedger: landing.reached,
         minProfit: deps.minProfit,
-        landing: head + 1,
-        latestTarget,
       });
+      responseTimeMs = Math.round(performance.now() - t0);
+      return sendFlash(
+        vault,
+        deps.liquidator,
+        amount,
+        planned,
+        responseTimeMs,
+        landing.account,
+        deps.channel,
+      );
     },
-    deps,
-  );
-  if ("skip" in waited) return skipped(waited.skip, user);
-  if ("wait" in waited) return noCapitalResult({ status: "waiting", reason: waited.wait });
-  const firstProfitable = firstProfitableSeen(readings, user, auction, deps.minProfit);
-  const planned = planLiquidation({
-    keeper: me,
+    deps.log,
     user,
-    pool: deps.poolId,
-    liquidator: deps.liquidator,
-    usdc: deps.usdc,
-    percent,
-    amount,
-    need,
-    lotAssets,
-    legs,
-    buys,
-    reachedLedger: waited.reached,
-  });
-  const responseTimeMs = Math.round(performance.now() - t0);
-  let out: FlashOutcome;
-  try {
-    out = await sendFlash(
-      vault,
-      deps.liquidator,
-      amount,
-      planned,
-      responseTimeMs,
-      waited.account,
-      deps.channel,
-    );
-  } catch (err) {
-    return await classifyFlashFailure(chain, err, {
+  );
+  if ("skip" in sent) return skipped(sent.skip, user);
+  if ("wait" in sent) return noCapitalResult({ status: "waiting", reason: sent.wait });
+  if ("error" in sent) {
+    return await classifyFlashFailure(chain, sent.error, {
       user,
       auction,
       poolId: deps.poolId,
       responseTimeMs,
-    });
+    }, deps.log);
   }
+  const { out, landing: waited } = sent;
+  const firstProfitable = firstProfitableSeen(readings, user, auction, deps.minProfit);
   deps.touched?.(user, me);
   logBuys(deps.log, buys, out.txHash);
   logSwaps(deps.log, legs, out.txHash);

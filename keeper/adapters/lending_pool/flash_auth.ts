@@ -6,7 +6,8 @@
  * - `pool.submit(keeper, keeper, keeper, requests)` — the planned pool, the planned requests;
  *   beneath it the pool pulls the bid from the keeper: `asset.transfer(keeper, pool, x)` per
  *   planned repay asset, x at most the planned amount (Blend pulls the whole repay amount and
- *   refunds the excess);
+ *   refunds the excess). With a `min_ratio_bps` (issue 26) the requests go in two submits, in
+ *   plan order: the fill and the repayments (with the pulls beneath), then the withdrawals;
  * - for each lot or bought asset it swaps, for USDC once per buy leg (issue 24: the buy's USDC is
  *   pulled from the keeper before `submit`) and for USDC at the end, an allowance set and cleared
  *   inside the invocation: `asset.approve(keeper, liquidator, i64::MAX, allowance_until)` then
@@ -19,7 +20,7 @@
  *
  * @module
  */
-import type { xdr } from "@stellar/stellar-sdk";
+import { scValToNative, type xdr } from "@stellar/stellar-sdk";
 import {
   argsOf,
   type AuthCall,
@@ -48,6 +49,17 @@ export interface PlannedLiquidation {
   allowanceUntil: number;
   /** The bid assets its buy legs buy, one per leg (issue 24; none for a USDC bid). */
   bought?: readonly string[];
+  /** The plan's `min_ratio_bps` (issue 26; non-zero: two submits). */
+  minRatioBps?: number;
+}
+
+/** Blend's `RequestType.WithdrawCollateral`. */
+const WITHDRAW_COLLATERAL = 3;
+
+/** A request ScVal's `request_type` (Blend's `Request { address, amount, request_type }`). */
+function requestType(r: xdr.ScVal): number | undefined {
+  const v = scValToNative(r) as { request_type?: unknown } | undefined;
+  return typeof v?.request_type === "number" ? v.request_type : undefined;
 }
 
 /** The {@link AuthShape} beneath `liquidator.exec` for a planned liquidation (module doc). */
@@ -57,17 +69,27 @@ export function liquidationAuth(p: PlannedLiquidation): AuthShape {
   const liquidator = is.address(p.liquidator, "the liquidator");
   const until = is.value(sv.u32(p.allowanceUntil));
   const pulls = [...p.repay].map(([asset, max]) => sacTransfer(asset, p.keeper, pool, max));
-  const submit = call(
-    p.pool,
-    "submit",
-    argsOf(
-      ["from", keeper],
-      ["spender", keeper],
-      ["to", keeper],
-      ["requests", is.value(sv.vec([...p.requests]))],
-    ),
-    { subs: pulls },
-  );
+  const submitOf = (requests: readonly xdr.ScVal[], subs: AuthCall[]) =>
+    call(
+      p.pool,
+      "submit",
+      argsOf(
+        ["from", keeper],
+        ["spender", keeper],
+        ["to", keeper],
+        ["requests", is.value(sv.vec([...requests]))],
+      ),
+      { subs },
+    );
+  const submits: AuthCall[] = [];
+  if ((p.minRatioBps ?? 0) > 0) {
+    const withdraws = p.requests.filter((r) => requestType(r) === WITHDRAW_COLLATERAL);
+    const others = p.requests.filter((r) => requestType(r) !== WITHDRAW_COLLATERAL);
+    if (others.length > 0) submits.push(submitOf(others, pulls));
+    if (withdraws.length > 0) submits.push(submitOf(withdraws, []));
+  } else {
+    submits.push(submitOf(p.requests, pulls));
+  }
   const bought = p.bought ?? [];
   const approvals: AuthCall[] = [];
   for (const asset of new Set([...p.lotAssets, ...bought, p.usdc])) {
@@ -77,5 +99,5 @@ export function liquidationAuth(p: PlannedLiquidation): AuthShape {
       approvals.push(sacApprove(asset, p.keeper, liquidator, [amount], until, times));
     }
   }
-  return { subs: [submit, ...approvals] };
+  return { subs: [...submits, ...approvals] };
 }

@@ -264,6 +264,11 @@ export interface LiquidationFacts {
   buys?: readonly Pick<PlannedBuy, "amountOut" | "maxIn" | "path" | "router">[];
   /** The ledger the wait reached (the repayment allowance is counted from it). */
   reachedLedger: number;
+  /**
+   * MIN_PROFIT: the liquidator refuses the fill (BelowMinProfit) when the oracle lot/bid ratio of
+   * what it moved, at the prices in force when it executes, is below this ({@link minRatioBps}).
+   */
+  minProfit: number;
 }
 
 /** A planned liquidation flash: the Blend requests, the liquidator's plan and what may be signed. */
@@ -297,12 +302,14 @@ export function planLiquidation(f: LiquidationFacts): PlannedFlash {
   // The repayment allowance the liquidator sets and clears inside the flash must name a ledger
   // the flash cannot outlive: far beyond the transaction's own validity window.
   const allowanceUntil = f.reachedLedger + ALLOWANCE_LEDGERS;
+  const minRatio = minRatioBps(f.minProfit);
   const plan = liquidationPlan(
     f.pool,
     requests,
     f.legs,
     allowanceUntil,
     buys.map((b) => ({ amount_out: b.amountOut, max_in: b.maxIn, path: b.path, router: b.router })),
+    minRatio,
   );
   const requestVals = requests.map(requestScVal);
   const repay = new Map<string, bigint>(repays ? [[f.usdc, usdcRepay]] : []);
@@ -317,12 +324,24 @@ export function planLiquidation(f: LiquidationFacts): PlannedFlash {
     lotAssets: f.lotAssets,
     allowanceUntil,
     bought,
+    minRatioBps: minRatio,
   });
   return { requests: requestVals, plan, auth };
 }
 
 /** Ledgers ahead the liquidator's in-invocation repayment allowance may live (see the contract). */
 export const ALLOWANCE_LEDGERS = 10_000;
+
+/**
+ * MIN_PROFIT as the plan's `min_ratio_bps`: rounded up to a whole basis point, so the contract's
+ * check is never looser than the keeper's rule (1.02 → 10200; the epsilon absorbs float noise
+ * such as 1.02 × 10000 = 10200.000000000002). Capped at u32; at least 1, since 0 turns the
+ * check off.
+ */
+export function minRatioBps(minProfit: number): number {
+  const bps = Math.ceil(minProfit * 10_000 - 1e-6);
+  return Math.min(0xffff_ffff, Math.max(1, bps));
+}
 
 /**
  * The liquidator's `LiquidationPlan` as the ScVal `vault.flash` forwards: the generated type,
@@ -333,11 +352,13 @@ export function liquidationPlan(
   requests: readonly Request[],
   legs: Pick<PlannedLeg, "amountIn" | "kind" | "minOut" | "path" | "router">[],
   allowanceUntil: number,
-  buys: readonly BuyLeg[] = [],
+  buys: readonly BuyLeg[],
+  minRatioBps: number,
 ): xdr.ScVal {
   const plan: LiquidationPlan = {
     allowance_until: allowanceUntil,
     buys: [...buys],
+    min_ratio_bps: minRatioBps,
     pool,
     requests: [...requests],
     swaps: legs.map((l) => ({

@@ -1,7 +1,7 @@
 /** The liquidation plan, alone: the Blend requests, the liquidator's plan, what may be signed. */
 import assert from "node:assert/strict";
 import { Keypair, scValToNative, StrKey } from "@stellar/stellar-sdk";
-import { ALLOWANCE_LEDGERS, planLiquidation, priceSwaps } from "./flash_plan.ts";
+import { ALLOWANCE_LEDGERS, minRatioBps, planLiquidation, priceSwaps } from "./flash_plan.ts";
 import type { AuctionValue } from "./auction.ts";
 import type { PoolState } from "./pool_state.ts";
 
@@ -34,6 +34,7 @@ Deno.test("planLiquidation: fill, repay, withdraw every lot asset; the allowance
     lotAssets: [XLM, USDC],
     legs: [],
     reachedLedger: 5000,
+    minProfit: 1.02,
   });
   assert.deepEqual(decoded(p.requests), [
     [6, USER, 59n],
@@ -42,13 +43,43 @@ Deno.test("planLiquidation: fill, repay, withdraw every lot asset; the allowance
     [3, USDC, 1n << 62n],
   ]);
   const plan = scValToNative(p.plan) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(plan), ["allowance_until", "buys", "pool", "requests", "swaps"]);
+  assert.deepEqual(Object.keys(plan), [
+    "allowance_until",
+    "buys",
+    "min_ratio_bps",
+    "pool",
+    "requests",
+    "swaps",
+  ]);
   assert.deepEqual(plan.buys, []);
   assert.equal(plan.allowance_until, 5000 + ALLOWANCE_LEDGERS);
   assert.equal(plan.pool, POOL);
-  // The keeper may sign the pool's submit (with the pool's pull of at most the repayment
-  // beneath it) and the liquidator's allowances: set and cleared per lot asset and USDC.
-  assert.equal(p.auth.subs?.length, 1 + 2 * 2);
+  assert.equal(plan.min_ratio_bps, 10_200, "MIN_PROFIT 1.02 for the liquidator's check");
+  // The keeper may sign the pool's two submits (issue 26: the fill and the repayment, with the
+  // pool's pull of at most the repayment beneath it; then the withdrawals) and the liquidator's
+  // allowances: set and cleared per lot asset and USDC.
+  assert.equal(p.auth.subs?.length, 2 + 2 * 2);
+  const submits = p.auth.subs!.filter((c) => c.fn === "submit");
+  assert.equal(submits.length, 2);
+  assert.equal(submits[0].subs?.length, 1, "the pull beneath the first");
+  assert.equal(submits[1].subs?.length, 0, "nothing beneath the withdrawals");
+});
+
+Deno.test("minRatioBps: MIN_PROFIT in whole basis points, rounded up, never 0 (0 turns the check off)", () => {
+  assert.equal(minRatioBps(1.02), 10_200);
+  assert.equal(minRatioBps(1), 10_000);
+  assert.equal(minRatioBps(1.05), 10_500);
+  assert.equal(minRatioBps(1.02345), 10_235);
+  assert.equal(minRatioBps(1.000001), 10_001);
+  assert.equal(minRatioBps(0.5), 5_000);
+  assert.equal(minRatioBps(1e-9), 1);
+  assert.equal(minRatioBps(1e9), 0xffff_ffff);
+  // Never looser than the rule: bps / 10,000 ≥ MIN_PROFIT (up to float noise of 1e-10).
+  for (let i = 0; i < 1000; i++) {
+    const m = 0.5 + Math.random() * 2;
+    assert.ok(minRatioBps(m) / 10_000 >= m - 1e-10, String(m));
+    assert.ok(minRatioBps(m) / 10_000 < m + 1e-4, String(m));
+  }
 });
 
 Deno.test("planLiquidation: no Repay once the bid is free (block 400 on)", () => {
@@ -64,6 +95,7 @@ Deno.test("planLiquidation: no Repay once the bid is free (block 400 on)", () =>
     lotAssets: [XLM],
     legs: [],
     reachedLedger: 7,
+    minProfit: 1.02,
   });
   assert.deepEqual(decoded(p.requests), [[6, USER, 100n], [3, XLM, 1n << 62n]]);
 });
@@ -85,6 +117,7 @@ Deno.test("planLiquidation: a non-USDC bid is bought first, repaid with the exac
     legs: [sell],
     buys: [buy],
     reachedLedger: 5000,
+    minProfit: 1.02,
   });
   assert.deepEqual(decoded(p.requests), [
     [6, USER, 100n],
@@ -99,9 +132,10 @@ Deno.test("planLiquidation: a non-USDC bid is bought first, repaid with the exac
     router: ROUTER,
   }]);
   assert.equal((plan.swaps as unknown[]).length, 1);
-  // The submit (pulling at most the exact output of XLM), and the liquidator's allowances: set
-  // and cleared for XLM (the leftover) and USDC (twice: the buy's input, the repayment).
-  assert.equal(p.auth.subs?.length, 1 + 2 * 2);
+  // The two submits (the first pulling at most the exact output of XLM), and the liquidator's
+  // allowances: set and cleared for XLM (the leftover) and USDC (twice: the buy's input, the
+  // repayment).
+  assert.equal(p.auth.subs?.length, 2 + 2 * 2);
   const usdcApprovals = p.auth.subs!.filter((c) => c.contract === USDC);
   assert.deepEqual(usdcApprovals.map((c) => c.max), [2, 2]);
   // With a USDC bid as well: its Repay is the flash amount less the buys' max_in.
@@ -118,6 +152,7 @@ Deno.test("planLiquidation: a non-USDC bid is bought first, repaid with the exac
     legs: [sell],
     buys: [buy],
     reachedLedger: 5000,
+    minProfit: 1.02,
   });
   assert.deepEqual(decoded(both.requests).slice(1, 3), [[5, USDC, 5_006n], [5, XLM, 100_500n]]);
 });

@@ -9,7 +9,13 @@
  */
 import type { AuctionData } from "@blend-capital/blend-sdk";
 import type { Account, Keypair } from "@stellar/stellar-sdk";
-import { describeError, TxRejectedError, UnexpectedAuthError } from "@vigil/soroban/errors";
+import {
+  ContractCallError,
+  describeError,
+  TxRejectedError,
+  UnexpectedAuthError,
+} from "@vigil/soroban/errors";
+import { LiquidatorError } from "@vigil/contracts/clients/liquidator";
 import { waitForLedger } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import {
@@ -20,7 +26,12 @@ import {
   skipped,
   type VaultClient,
 } from "../adapter.ts";
-import type { SkipReason, TaskOutcome, WaitReason } from "../outcome.ts";
+import {
+  MIN_PROFIT_REVERTED_TEXT,
+  type SkipReason,
+  type TaskOutcome,
+  type WaitReason,
+} from "../outcome.ts";
 import { type AuctionValue, readAuction } from "./auction.ts";
 import type { ExecuteDeps } from "./execute_deps.ts";
 import type { PlannedFlash } from "./flash_plan.ts";
@@ -84,6 +95,46 @@ export async function awaitLanding(
     if ("wait" in r) return { wait: r.wait };
     if (r.target.block > target) deadline = deadlineFor(r.target.block);
     target = r.target.block;
+  }
+}
+
+/** How {@link landAndSend} ended: sent and settled, an early outcome, or the send's error. */
+export type LandAndSend =
+  | { out: FlashOutcome; landing: Landing }
+  | { skip: SkipReason }
+  | { wait: WaitReason }
+  | { error: unknown };
+
+/**
+ * Steps 5a and 5b together: wait for the landing ledger (`wait`: {@link awaitLanding}), then send
+ * (`send`: plan and {@link sendFlash} for that landing). A flash the liquidator's MIN_PROFIT check
+ * refuses in simulation (BelowMinProfit: nothing was sent) is "not yet": the wait resumes from
+ * the next ledger, re-valuing at each, as long as the landing ledger stays within
+ * `latestTarget`; any other error (or a refusal past the window) is returned for
+ * {@link classifyFlashFailure}.
+ */
+export async function landAndSend(
+  first: { targetBlock: number; next: number },
+  latestTarget: number,
+  wait: (
+    at: { targetBlock: number; next: number },
+  ) => Promise<Landing | { skip: SkipReason } | { wait: WaitReason }>,
+  send: (landing: Landing) => Promise<FlashOutcome>,
+  log: (level: "info", msg: string, fields: Record<string, unknown>) => void,
+  user: string,
+): Promise<LandAndSend> {
+  let at = first;
+  for (;;) {
+    const landing = await wait(at);
+    if (!("account" in landing)) return landing;
+    try {
+      return { out: await send(landing), landing };
+    } catch (error) {
+      const again = landing.reached + 2;
+      if (belowMinProfitStage(error) !== "simulation" || again > latestTarget) return { error };
+      log("info", BELOW_MIN_PROFIT_NOT_YET, { user, landing: landing.reached + 1 });
+      at = { targetBlock: again, next: again };
+    }
   }
 }
 
@@ -159,7 +210,16 @@ export async function classifyFlashFailure(
   chain: ChainRpc,
   err: unknown,
   c: { user: string; auction: AuctionData; poolId: string; responseTimeMs: number },
+  log?: ExecuteDeps["log"],
 ): Promise<Result> {
+  const below = belowMinProfitResult(err, c.user);
+  if (below) {
+    const o = below.outcome;
+    if (o.status === "skipped" && o.reason.kind === "min_profit_reverted") {
+      log?.("info", MIN_PROFIT_REVERTED, { user: c.user, tx_hash: o.reason.txHash });
+    }
+    return below;
+  }
   const refused = refusedFlash(err);
   if (refused) return skipped(refused, c.user);
   let still: AuctionData | undefined;
@@ -175,6 +235,45 @@ export async function classifyFlashFailure(
     return noCapitalResult(outcome, { responseTimeMs: c.responseTimeMs });
   }
   throw err;
+}
+
+/** The log sentence of a flash the liquidator refused in simulation (BelowMinProfit). */
+export const BELOW_MIN_PROFIT_NOT_YET =
+  "the liquidator's check puts the landing ledger's oracle lot/bid below MIN_PROFIT (simulated, nothing sent): not yet, re-valuing";
+
+/** The log sentence of a flash that landed and reverted with BelowMinProfit. */
+export const MIN_PROFIT_REVERTED = MIN_PROFIT_REVERTED_TEXT;
+
+/**
+ * Where the liquidator's MIN_PROFIT check (`BelowMinProfit`) refused a flash (pure): in
+ * "simulation" (nothing sent) or in the "transaction" (it landed and reverted); undefined for
+ * any other error.
+ */
+export function belowMinProfitStage(err: unknown): "simulation" | "transaction" | undefined {
+  if (!(err instanceof ContractCallError)) return undefined;
+  return err.contractCode === LiquidatorError.BelowMinProfit ? err.stage : undefined;
+}
+
+/**
+ * The result of a flash refused by the liquidator's MIN_PROFIT check (pure), neither a failure
+ * nor an alarm: refused in simulation it is "waiting" (not yet: the ratio at the landing ledger
+ * is below MIN_PROFIT, a later ledger may clear it); landed and reverted it is the skip
+ * `min_profit_reverted` (a price write earlier in the landing ledger moved the ratio: nothing
+ * lent, the fee paid). Undefined for any other error.
+ */
+export function belowMinProfitResult(err: unknown, user: string): Result | undefined {
+  const stage = belowMinProfitStage(err);
+  if (stage === "simulation") {
+    return noCapitalResult({ status: "waiting", reason: { kind: "below_min_profit_at_landing" } });
+  }
+  if (stage === "transaction") {
+    const txHash = (err as ContractCallError).txHash ?? null;
+    return {
+      ...skipped({ kind: "min_profit_reverted", txHash }, user),
+      ...(txHash ? { txHash } : {}),
+    };
+  }
+  return undefined;
 }
 
 /**

@@ -4,14 +4,25 @@
  */
 import assert from "node:assert/strict";
 import { Account, Keypair, StrKey } from "@stellar/stellar-sdk";
-import { TxRejectedError, UnexpectedAuthError } from "@vigil/soroban/errors";
+import { ContractCallError, TxRejectedError, UnexpectedAuthError } from "@vigil/soroban/errors";
+import { LiquidatorError } from "@vigil/contracts/clients/liquidator";
 import { type FlashOptions, FlashUnprofitableError, type VaultClient } from "../adapter.ts";
 import { outcomeFields } from "../outcome.ts";
 import { planLiquidation } from "./flash_plan.ts";
 import { LedgerClock } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import type { AuctionValue } from "./auction.ts";
-import { awaitLanding, filledResult, raceLost, refusedFlash, sendFlash } from "./flash_send.ts";
+import {
+  awaitLanding,
+  belowMinProfitResult,
+  belowMinProfitStage,
+  classifyFlashFailure,
+  filledResult,
+  landAndSend,
+  raceLost,
+  refusedFlash,
+  sendFlash,
+} from "./flash_send.ts";
 import { type Revaluation, REVALUE_LEDGERS } from "./target_block.ts";
 
 const contract = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)));
@@ -135,6 +146,7 @@ Deno.test("sendFlash: a stale sequence number is rebuilt once with a fresh one; 
     lotAssets: [USDC],
     legs: [],
     reachedLedger: 7,
+    minProfit: 1.02,
   });
   const account = new Account(KEEPER, "1");
   const ok = fakeVault([]);
@@ -240,4 +252,190 @@ Deno.test("filledResult: ledgers after the first profitable block, in the outcom
   assert.equal(outcomeFields(onTime).ledgers_after_first_profitable, 0);
   const late = fill(1188);
   assert.equal(outcomeFields(late).ledgers_after_first_profitable, 2);
+});
+
+/** A contract error as `soroban/tx.ts` throws it, at a stage. */
+function contractError(code: number, stage: "simulation" | "transaction"): ContractCallError {
+  const tx = stage === "transaction" ? "ab".repeat(32) : undefined;
+  return new ContractCallError(
+    "C".padEnd(56, "A"),
+    "flash",
+    { type: "Contract", code },
+    `Error(Contract, #${code})`,
+    stage,
+    tx,
+  );
+}
+
+Deno.test("BelowMinProfit in simulation is 'not yet' (waiting, nothing sent), never a failure", () => {
+  const err = contractError(LiquidatorError.BelowMinProfit, "simulation");
+  assert.equal(belowMinProfitStage(err), "simulation");
+  const r = belowMinProfitResult(err, "GUSER")!;
+  assert.deepEqual(r.outcome, {
+    status: "waiting",
+    reason: { kind: "below_min_profit_at_landing" },
+  });
+  assert.equal(r.drew, 0n);
+  assert.equal(r.txHash, undefined);
+  assert.match(String(outcomeFields(r.outcome).reason), /below MIN_PROFIT: not yet/);
+});
+
+Deno.test("BelowMinProfit on chain is its own skip: nothing lent, fee only, the reverted tx named", () => {
+  const err = contractError(LiquidatorError.BelowMinProfit, "transaction");
+  assert.equal(belowMinProfitStage(err), "transaction");
+  const r = belowMinProfitResult(err, "GUSER")!;
+  assert.deepEqual(r.outcome, {
+    status: "skipped",
+    user: "GUSER",
+    reason: { kind: "min_profit_reverted", txHash: "ab".repeat(32) },
+  });
+  assert.equal(r.drew, 0n);
+  assert.equal(r.profit, 0n);
+  assert.equal(r.txHash, "ab".repeat(32));
+  assert.deepEqual(outcomeFields(r.outcome), {
+    user: "GUSER",
+    reason:
+      "the oracle prices moved in the landing ledger; the flash reverted, nothing lent; fee only",
+    reverted_tx: "ab".repeat(32),
+  });
+});
+
+Deno.test("belowMinProfitStage: other contract errors, host errors and plain errors are not it", () => {
+  for (
+    const err of [
+      contractError(LiquidatorError.SwapAboveCeiling, "transaction"),
+      contractError(LiquidatorError.LiquidationShortfall, "simulation"),
+      new ContractCallError(
+        "C",
+        "flash",
+        { type: "Budget", code: "ExceededLimit" },
+        "",
+        "simulation",
+      ),
+      new Error("Error(Contract, #167)"),
+      new FlashUnprofitableError(0n, 1n),
+    ]
+  ) {
+    assert.equal(belowMinProfitStage(err), undefined, String(err));
+    assert.equal(belowMinProfitResult(err, "GUSER"), undefined);
+  }
+});
+
+Deno.test("classifyFlashFailure: BelowMinProfit is classified before any read, with the log sentence for a landed revert", async () => {
+  const lines: [string, string, Record<string, unknown> | undefined][] = [];
+  const log = (level: string, msg: string, f?: Record<string, unknown>) => {
+    lines.push([level, msg, f]);
+  };
+  // A chain that must not be read: the classification needs no auction read.
+  const chain = {} as ChainRpc;
+  const c = { user: "GUSER", auction: { block: 5 } as never, poolId: "CPOOL", responseTimeMs: 7 };
+  const landed = await classifyFlashFailure(
+    chain,
+    contractError(LiquidatorError.BelowMinProfit, "transaction"),
+    c,
+    log,
+  );
+  assert.equal(landed.outcome.status, "skipped");
+  assert.deepEqual(lines, [[
+    "info",
+    "the oracle prices moved in the landing ledger; the flash reverted, nothing lent; fee only",
+    { user: "GUSER", tx_hash: "ab".repeat(32) },
+  ]]);
+  const sim = await classifyFlashFailure(
+    chain,
+    contractError(LiquidatorError.BelowMinProfit, "simulation"),
+    c,
+    log,
+  );
+  assert.equal(sim.outcome.status, "waiting");
+  assert.equal(lines.length, 1, "a simulated refusal logs nothing here (execute logs 'not yet')");
+});
+
+Deno.test("landAndSend: BelowMinProfit in simulation waits for the next ledger and sends there; other errors, an on-chain revert and the end of the window are returned", async () => {
+  const account = new Account(Keypair.random().publicKey(), "1");
+  const landingAt = (reached: number) => ({
+    account,
+    reached,
+    value: { block: reached + 1, ratio: 1.03 } as AuctionValue,
+  });
+  const waits: { targetBlock: number; next: number }[] = [];
+  const wait = (at: { targetBlock: number; next: number }) => {
+    waits.push(at);
+    return Promise.resolve(landingAt(at.targetBlock - 1));
+  };
+  const logged: string[] = [];
+  const log = (_: "info", msg: string) => void logged.push(msg);
+  const outcome = { profit: 5n, txHash: "tx", ledger: 103 };
+  // Refused in simulation twice (the ratio at the landing ledger), then clears.
+  let sends = 0;
+  const r = await landAndSend(
+    { targetBlock: 101, next: 100 },
+    110,
+    wait,
+    (l) => {
+      sends++;
+      if (l.reached < 102) {
+        return Promise.reject(contractError(LiquidatorError.BelowMinProfit, "simulation"));
+      }
+      return Promise.resolve(outcome);
+    },
+    log,
+    "GUSER",
+  );
+  assert.deepEqual(waits, [
+    { targetBlock: 101, next: 100 },
+    { targetBlock: 102, next: 102 },
+    { targetBlock: 103, next: 103 },
+  ]);
+  assert.equal(sends, 3);
+  assert.ok("out" in r && r.out === outcome && r.landing.reached === 102);
+  assert.equal(logged.length, 2);
+  assert.match(logged[0], /not yet/);
+
+  // Past the window: the refusal is returned (classified as waiting by classifyFlashFailure).
+  waits.length = 0;
+  const refusal = contractError(LiquidatorError.BelowMinProfit, "simulation");
+  const late = await landAndSend(
+    { targetBlock: 101, next: 100 },
+    102,
+    wait,
+    () => Promise.reject(refusal),
+    log,
+    "GUSER",
+  );
+  assert.deepEqual(late, { error: refusal });
+  assert.equal(waits.length, 2, "one more ledger (102 ≤ the window), not two");
+
+  // An on-chain revert and any other error: returned at once, never re-sent.
+  for (
+    const err of [
+      contractError(LiquidatorError.BelowMinProfit, "transaction"),
+      contractError(LiquidatorError.LiquidationShortfall, "simulation"),
+    ]
+  ) {
+    waits.length = 0;
+    const once = await landAndSend(
+      { targetBlock: 101, next: 100 },
+      200,
+      wait,
+      () => Promise.reject(err),
+      log,
+      "GUSER",
+    );
+    assert.deepEqual(once, { error: err });
+    assert.equal(waits.length, 1);
+  }
+  // A skip or wait from the wait itself is returned as it is.
+  const skip = { skip: { kind: "target_not_reached", shutdown: true, targetBlock: 1, latest: 0 } };
+  assert.deepEqual(
+    await landAndSend(
+      { targetBlock: 101, next: 100 },
+      200,
+      () => Promise.resolve(skip as never),
+      () => Promise.reject(new Error("not sent")),
+      log,
+      "GUSER",
+    ),
+    skip,
+  );
 });
