@@ -18,13 +18,14 @@
  * arbitrageurs keep Soroswap near the CEX price, and without them every Vigil fill's sale pushes
  * the pairs away from the oracle until, after some minutes, a lot's DEX value no longer covers a
  * flash and the bench measures that drift (44 % in 10 min) instead of the race.
- * `--no-arbitrage` runs without it.
+ * `--no-arbitrage` runs without it, `--arbitrage-band-bps <n>` with another band.
  *
  * Prices per ledger are recorded in-process as each ledger closes (what a transaction landing in
  * it saw); the reserves' rates are read once at the end (they move by far less than the 2 % rule
  * over a few minutes).
  *
- * `deno task bench race [--minutes 4.5] [--seed 26] [--ledger-ms 1000] [--no-arbitrage]`
+ * `deno task bench race [--minutes 4.5] [--seed 26] [--ledger-ms 1000] [--no-arbitrage]
+ * [--arbitrage-band-bps 50]`
  *
  * @module
  */
@@ -54,11 +55,13 @@ const { values } = parseArgs({
     "ledger-ms": { type: "string", default: "1000" },
     logs: { type: "string" },
     "no-arbitrage": { type: "boolean", default: false },
+    "arbitrage-band-bps": { type: "string", default: String(DEFAULT_BAND_BPS) },
   },
 });
 const minutes = Number(values.minutes);
 const seed = Number(values.seed);
 const ledgerMs = Number(values["ledger-ms"]);
+const bandBps = Number(values["arbitrage-band-bps"]);
 const say = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
 const logFile = values.logs ?? await Deno.makeTempFile({ prefix: "race_", suffix: ".log" });
 const logOut = await Deno.open(logFile, { write: true, create: true, truncate: true });
@@ -67,7 +70,7 @@ const keep = (line: string) => logOut.writeSync(enc.encode(line + "\n"));
 
 const arbNote = values["no-arbitrage"]
   ? "no arbitrageur"
-  : `DEX kept within ${DEFAULT_BAND_BPS / 100}% of the oracle`;
+  : `DEX kept within ${bandBps / 100}% of the oracle`;
 say(`race: ${minutes} min, seed ${seed}, ${ledgerMs} ms ledgers, ${arbNote}; logs in ${logFile}`);
 const keeperNames = ["keeper1", "keeper2"];
 const network = await startDevNetwork({
@@ -149,7 +152,7 @@ try {
   const driver = startMarketDriver(net, market!, { seed, log: (l) => keep(`[market] ${l}`) });
   const arb = values["no-arbitrage"]
     ? undefined
-    : startArbitrageur(net, market!, { log: (l) => keep(`[arb] ${l}`) });
+    : startArbitrageur(net, market!, { bandBps, log: (l) => keep(`[arb] ${l}`) });
   const startLedger = net.latestLedger().sequence;
   say(`race: running from ledger ${startLedger}…`);
   await new Promise((r) => setTimeout(r, minutes * 60_000));
