@@ -51,6 +51,11 @@ export interface ArbitrageurOptions {
   venues?: ArbVenue[];
   /** Where it reports each arbitrage (one human line each). */
   log?: (line: string) => void;
+  /**
+   * Report only arbitrages that corrected a pair by at least this many bps (default 0: all).
+   * The driver's walk keeps a pair at the band's edge, so small ones come about once a second.
+   */
+  logMinBps?: number;
 }
 
 /** A running arbitrageur. */
@@ -244,6 +249,7 @@ export function startArbitrageur(
     stats.swaps++;
     const after = deviationBps(rIn + amountIn, rOut - out, pIn, pOut);
     const bought = w.names[iOut].toUpperCase();
+    if (after - before < (opts.logMinBps ?? 0)) return;
     log(
       `arbitrage: ${label} valued ${bought} ${fmtBps(before)} vs the oracle → paid ` +
         `${fmt7(amountIn)} ${w.names[iIn].toUpperCase()} for ${fmt7(out)} ${bought}, ` +

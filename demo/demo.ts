@@ -269,7 +269,12 @@ export async function runDemo(argv: string[]): Promise<number> {
     });
     // As arbitrageurs do on a real network: without it the keepers' sales drift the pairs away
     // from the oracle until flashes stop paying (docs/demo.md).
-    arb = startArbitrageur(net, market!, { log: (line) => say(`[market] ${line}`) });
+    // Only the arbitrages that moved a pair by 1 % or more are printed (after shocks and big
+    // sales); the walk's routine ones would be a line a second.
+    arb = startArbitrageur(net, market!, {
+      log: (line) => say(`[market] ${line}`),
+      logMinBps: 100,
+    });
 
     say(`demo: web pages      http://127.0.0.1:${opts.port}/`);
     for (const k of keepers) say(`demo: ${k.name} API     http://127.0.0.1:${k.port}/api/state`);
