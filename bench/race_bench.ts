@@ -34,7 +34,8 @@ import { Asset, Keypair, rpc, scValToNative } from "@stellar/stellar-sdk";
 import { AuctionData, PoolOracle } from "@blend-capital/blend-sdk";
 import { DEMO_VIGIL_CONFIG, startDevNetwork, writeOutFile } from "@vigil/demo/dev_network";
 import { startMarketDriver } from "@vigil/demo/market_driver";
-import { DEFAULT_BAND_BPS, startArbitrageur } from "@vigil/demo/arbitrageur";
+import { DEFAULT_BAND_BPS, deviationBps, startArbitrageur } from "@vigil/demo/arbitrageur";
+import { sortTokens } from "@vigil/localnet/protocols/dex/math";
 import { type KeeperProcess, spawnKeepersInTurn } from "@vigil/demo/keepers";
 import { demoKeeperEnv } from "@vigil/demo/demo";
 import { seedTrustline } from "@vigil/localnet/dev_setup";
@@ -170,6 +171,7 @@ try {
         : "no arbitrageur; ") +
       `competitor sent ${competitor.stats.sent} filled ${competitor.stats.filled}`,
   );
+  say(`race: primary DEX vs oracle at the end: ${await dexVsOracle()}`);
   await report(startLedger, comp.publicKey());
 } finally {
   clearInterval(recorder);
@@ -269,6 +271,30 @@ async function report(startLedger: number, competitorId: string): Promise<void> 
       share.toFixed(0)
     } % below_min_profit ${below} median_ledgers_after_first_profitable ${median}`,
   );
+}
+
+/** Each primary pair's price of its first token (in the second) against the oracle's. */
+async function dexVsOracle(): Promise<string> {
+  const c = market!.contracts;
+  const parts: string[] = [];
+  for (const [b, a] of [["xlm", "usdc"], ["weth", "usdc"], ["weth", "xlm"]]) {
+    const pair = await net.view<string>(c.soroswap_factory, "get_pair", {
+      token_a: c[a],
+      token_b: c[b],
+    });
+    const [r0, r1] = await net.view<[bigint, bigint]>(pair, "get_reserves", []);
+    const [ra, rb] = sortTokens(c[a], c[b])[0] === c[a] ? [r0, r1] : [r1, r0];
+    const price = async (n: string) =>
+      BigInt(
+        (await net.view<{ price: bigint }>(oracleId, "lastprice", { asset: stellarAsset(c[n]) }))
+          .price,
+      );
+    const dev = deviationBps(ra, rb, await price(a), await price(b));
+    parts.push(
+      `${b.toUpperCase()}/${a.toUpperCase()} ${dev >= 0 ? "+" : ""}${(dev / 100).toFixed(2)}%`,
+    );
+  }
+  return parts.join(", ");
 }
 
 /** The pool state with the oracle prices in force in `ledger` (the latest recorded at or before it). */
