@@ -206,6 +206,14 @@ export function startArbitrageur(
     const [p0, p1] = [prices[w.names[0]], prices[w.names[1]]];
     if (p0 === undefined || p1 === undefined) return;
     const [r0, r1] = await net.view<[bigint, bigint]>(w.pair, "get_reserves", []);
+    const key = `${w.venue}:${w.pair}`;
+    const label = `${w.venue} ${w.names[0].toUpperCase()}/${w.names[1].toUpperCase()}`;
+    if (r0 <= 0n || r1 <= 0n) {
+      // An emptied pair has no price to correct.
+      if (!quiet.has(key)) log(`arbitrage: ${label} has no liquidity; leaving it`);
+      quiet.add(key);
+      return;
+    }
     // At most one direction is outside the band.
     let side = 0;
     let amountIn = arbitrageAmount(r0, r1, p0, p1, band); // token_1 cheap: pay token_0
@@ -213,11 +221,9 @@ export function startArbitrageur(
       side = 1;
       amountIn = arbitrageAmount(r1, r0, p1, p0, band); // token_0 cheap: pay token_1
     }
-    const key = `${w.venue}:${w.pair}`;
     const [iIn, iOut] = side === 0 ? [0, 1] : [1, 0];
     const [rIn, rOut] = side === 0 ? [r0, r1] : [r1, r0];
     const [pIn, pOut] = side === 0 ? [p0, p1] : [p1, p0];
-    const label = `${w.venue} ${w.names[0].toUpperCase()}/${w.names[1].toUpperCase()}`;
     if (amountIn === 0n) {
       // How much cheaper than the oracle the pair values its cheaper token. A pair just traded
       // sits at the band's edge (within a unit's rounding): only a bp beyond it is news.
