@@ -27,7 +27,17 @@
  * longer judge a fill). The reserves' rates are read once at the end
  * (they move by far less than the 2 % rule over a few minutes).
  *
- * `deno task bench race [--minutes 4.5] [--seed 26] [--ledger-ms 1000]`
+ * The DEX pairs stay within ±0.5 % of the oracle (`demo/arbitrageur.ts`, the band is the pair's
+ * 0.3 % fee plus a 0.2 % margin for a CEX arbitrageur's other leg): on a real network
+ * arbitrageurs keep Soroswap near the CEX price, and without them every Vigil fill's sale pushes
+ * the pairs away from the oracle until, after some minutes, a lot's DEX value no longer covers a
+ * flash and the bench measures that drift (44 % in 10 min) instead of the race.
+ * `--no-arbitrage` runs without it, `--arbitrage-band-bps <n>` with another band. Seed 26, 8 min
+ * (2026-11-28, 2 shared cores): without it the primary pairs ended 2.4–2.5 % below the oracle and
+ * Vigil took 7 fills to 15 (32 %); with it 10 to 12 (45 %), the pairs within 0.5 %.
+ *
+ * `deno task bench race [--minutes 4.5] [--seed 26] [--ledger-ms 1000] [--no-arbitrage]
+ * [--arbitrage-band-bps 50]`
  *
  * @module
  */
@@ -36,6 +46,8 @@ import { Asset, Keypair, rpc } from "@stellar/stellar-sdk";
 import { AuctionData, PoolOracle } from "@blend-capital/blend-sdk";
 import { DEMO_VIGIL_CONFIG, startDevNetwork, writeOutFile } from "@vigil/demo/dev_network";
 import { startMarketDriver } from "@vigil/demo/market_driver";
+import { DEFAULT_BAND_BPS, deviationBps, startArbitrageur } from "@vigil/demo/arbitrageur";
+import { sortTokens } from "@vigil/localnet/protocols/dex/math";
 import { type KeeperProcess, spawnKeepersInTurn } from "@vigil/demo/keepers";
 import { demoKeeperEnv } from "@vigil/demo/demo";
 import { seedTrustline } from "@vigil/localnet/dev_setup";
@@ -56,18 +68,24 @@ const { values } = parseArgs({
     seed: { type: "string", default: "26" },
     "ledger-ms": { type: "string", default: "1000" },
     logs: { type: "string" },
+    "no-arbitrage": { type: "boolean", default: false },
+    "arbitrage-band-bps": { type: "string", default: String(DEFAULT_BAND_BPS) },
   },
 });
 const minutes = Number(values.minutes);
 const seed = Number(values.seed);
 const ledgerMs = Number(values["ledger-ms"]);
+const bandBps = Number(values["arbitrage-band-bps"]);
 const say = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
 const logFile = values.logs ?? await Deno.makeTempFile({ prefix: "race_", suffix: ".log" });
 const logOut = await Deno.open(logFile, { write: true, create: true, truncate: true });
 const enc = new TextEncoder();
 const keep = (line: string) => logOut.writeSync(enc.encode(line + "\n"));
 
-say(`race: ${minutes} min, seed ${seed}, ${ledgerMs} ms ledgers; logs in ${logFile}`);
+const arbNote = values["no-arbitrage"]
+  ? "no arbitrageur"
+  : `DEX kept within ${bandBps / 100}% of the oracle`;
+say(`race: ${minutes} min, seed ${seed}, ${ledgerMs} ms ledgers, ${arbNote}; logs in ${logFile}`);
 const keeperNames = ["keeper1", "keeper2"];
 const network = await startDevNetwork({
   port: 0,
@@ -142,10 +160,14 @@ try {
   const seedLedger = net.latestLedger().sequence;
   const seedPrices = await readPrices();
   const driver = startMarketDriver(net, market!, { seed, log: (l) => keep(`[market] ${l}`) });
+  const arb = values["no-arbitrage"]
+    ? undefined
+    : startArbitrageur(net, market!, { bandBps, log: (l) => keep(`[arb] ${l}`) });
   const startLedger = net.latestLedger().sequence;
   say(`race: running from ledger ${startLedger}…`);
   await new Promise((r) => setTimeout(r, minutes * 60_000));
   await driver.stop();
+  await arb?.stop();
   await competitor.stop();
   // Transactions in flight land (or expire) before the count.
   await new Promise((r) => setTimeout(r, 3 * ledgerMs));
@@ -153,8 +175,12 @@ try {
   clearInterval(recorder);
   say(
     `race: market ${driver.stats.shocks} shocks ${driver.stats.borrowers} borrowers; ` +
+      (arb
+        ? `arbitrageur ${arb.stats.swaps} swaps ${arb.stats.errors} errors; `
+        : "no arbitrageur; ") +
       `competitor sent ${competitor.stats.sent} filled ${competitor.stats.filled}`,
   );
+  say(`race: primary DEX vs oracle at the end: ${await dexVsOracle()}`);
   await report(startLedger, comp.publicKey(), { ledger: seedLedger, prices: seedPrices });
 } finally {
   clearInterval(recorder);
@@ -271,6 +297,30 @@ async function readPrices(): Promise<Map<string, bigint>> {
     if (p) m.set(id, BigInt(p.price));
   }
   return m;
+}
+
+/** Each primary pair's price of its first token (in the second) against the oracle's. */
+async function dexVsOracle(): Promise<string> {
+  const c = market!.contracts;
+  const parts: string[] = [];
+  for (const [b, a] of [["xlm", "usdc"], ["weth", "usdc"], ["weth", "xlm"]]) {
+    const pair = await net.view<string>(c.soroswap_factory, "get_pair", {
+      token_a: c[a],
+      token_b: c[b],
+    });
+    const [r0, r1] = await net.view<[bigint, bigint]>(pair, "get_reserves", []);
+    const [ra, rb] = sortTokens(c[a], c[b])[0] === c[a] ? [r0, r1] : [r1, r0];
+    const price = async (n: string) =>
+      BigInt(
+        (await net.view<{ price: bigint }>(oracleId, "lastprice", { asset: stellarAsset(c[n]) }))
+          .price,
+      );
+    const dev = deviationBps(ra, rb, await price(a), await price(b));
+    parts.push(
+      `${b.toUpperCase()}/${a.toUpperCase()} ${dev >= 0 ? "+" : ""}${(dev / 100).toFixed(2)}%`,
+    );
+  }
+  return parts.join(", ");
 }
 
 function auctionData(v: unknown): AuctionData {

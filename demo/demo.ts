@@ -1,8 +1,8 @@
 /**
  * `main.ts demo` (what `npm start` runs): the whole service on one machine with nothing to
  * configure — the local node with the liquidation market, Vigil's contracts, depositors, N keeper
- * processes racing for liquidations, the web pages, and a market driver that keeps pushing
- * borrowers underwater. Ctrl-C (or SIGTERM) stops everything and frees the ports.
+ * processes racing for liquidations, the web pages, a market driver that keeps pushing
+ * borrowers underwater, and an arbitrageur that keeps the DEX pairs near the oracle price. Ctrl-C (or SIGTERM) stops everything and frees the ports.
  *
  * @module
  */
@@ -15,6 +15,7 @@ import {
   writeOutFile,
 } from "./dev_network.ts";
 import { type MarketDriver, startMarketDriver } from "./market_driver.ts";
+import { type Arbitrageur, DEFAULT_BAND_BPS, startArbitrageur } from "./arbitrageur.ts";
 import { type KeeperProcess, spawnKeepersInTurn } from "./keepers.ts";
 import { type DexWasm, loadDexWasm } from "@vigil/localnet/protocols/dex/deploy";
 import { blendPoolName } from "@vigil/localnet/protocols/blend/deploy";
@@ -25,7 +26,8 @@ const E7 = 10_000_000n;
 export const DEMO_HELP = `Usage: main.ts demo [options]
 
 Runs the local node with the liquidation market, Vigil's vault and registry, depositors,
-keeper processes racing for liquidations, and the web pages. Ctrl-C stops everything.
+keeper processes racing for liquidations, a market driver, an arbitrageur that keeps the DEX
+pairs within 0.5% of the oracle, and the web pages. Ctrl-C stops everything.
 
 Options:
   --rpc-port <n>         local node JSON-RPC port (default 8000)
@@ -227,6 +229,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   }
   const { net, market, out, vigil } = network;
   let driver: MarketDriver | undefined;
+  let arb: Arbitrageur | undefined;
   const keepers: KeeperProcess[] = [];
   let exitCode = 0;
   let priceTimer: ReturnType<typeof setInterval> | undefined;
@@ -264,6 +267,14 @@ export async function runDemo(argv: string[]): Promise<number> {
       seed: opts.seed,
       log: (line) => say(`[market] ${line}`),
     });
+    // As arbitrageurs do on a real network: without it the keepers' sales drift the pairs away
+    // from the oracle until flashes stop paying (docs/demo.md).
+    // Only the arbitrages that moved a pair by 1 % or more are printed (after shocks and big
+    // sales); the walk's routine ones would be a line a second.
+    arb = startArbitrageur(net, market!, {
+      log: (line) => say(`[market] ${line}`),
+      logMinBps: 100,
+    });
 
     say(`demo: web pages      http://127.0.0.1:${opts.port}/`);
     for (const k of keepers) say(`demo: ${k.name} API     http://127.0.0.1:${k.port}/api/state`);
@@ -281,6 +292,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     say(
       `demo: a flash's profit enters the share price over ${DEMO_VIGIL_CONFIG.profit_unlock_secs} s of ledger time (about a minute here)`,
     );
+    say(`demo: an arbitrageur keeps the DEX pairs within ${DEFAULT_BAND_BPS / 100}% of the oracle`);
     say("demo: Ctrl-C stops everything");
     priceTimer = reportSharePrice(net, vigil.vault, say);
 
@@ -292,6 +304,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     say("demo: stopping…");
     clearInterval(priceTimer);
     await driver?.stop();
+    await arb?.stop();
     const statuses = await Promise.all(keepers.map((k) => k.stop()));
     for (const [i, s] of statuses.entries()) {
       say(`demo: ${keepers[i].name} exited with ${s.signal ?? s.code}`);
