@@ -171,10 +171,15 @@ export function demoKeeperEnv(
     KNOWN_DEPOSITORS: Object.keys(DEPOSITS).map((n) => out.accounts[n].public).join(","),
     // Every keeper variable is set (empty = unset), so an operator's .env in the working
     // directory cannot leak into the demo's keepers (the environment wins over .env).
-    SLIPPAGE_BPS: "100",
+    // The demo's pairs are shallow for its lots (a $5–8k lot moves a pair 0.5–0.7 %) and the
+    // arbitrageur leaves them up to 0.5 % off the oracle: fee + band + impact reach ~1.5 %, so the
+    // default 1 % floor would skip most lots the 2 % MIN_PROFIT margin still pays for. 150 keeps
+    // ≥ 0.5 % of that margin and stays under the vault's max_slippage_bps (300).
+    SLIPPAGE_BPS: "150",
     ALLOCATION_DRIFT_BPS: "500",
     MIN_PROFIT: "1.02",
     SPLIT_WORK: "true",
+    CHANNEL_ACCOUNTS: "2",
     // Only the first keeper holds the allocation vault's rebalance role.
     ALLOCATION_VAULT: k.first && c.allocation_vault ? c.allocation_vault : "",
     // The pages' local-only development wallet signs for the dev accounts in this file.

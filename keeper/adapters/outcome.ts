@@ -79,6 +79,12 @@ export type SkipReason =
    * a whole: nothing lent, only the fee paid. Not a failure.
    */
   | { kind: "min_profit_reverted"; txHash: string | null }
+  /**
+   * A swap of the flash got less than its minimum out (Soroswap's router error #507): the pair
+   * moved between the keeper's quote and the flash — in the landing ledger ("transaction": fee
+   * only) or already at simulation (nothing sent). It reverted as a whole: nothing lent.
+   */
+  | { kind: "dex_moved"; stage: "simulation" | "transaction"; txHash: string | null }
   /** The simulation asked for an authorization the keeper did not plan: nothing was signed. */
   | { kind: "auth_refused"; refusal: string; invocation: string; path: string }
   /** The keeper lacks a contract it needs to execute. */
@@ -215,6 +221,10 @@ export function skipReasonText(r: SkipReason): string {
       return "simulated flash profit not positive";
     case "min_profit_reverted":
       return MIN_PROFIT_REVERTED_TEXT;
+    case "dex_moved":
+      return r.stage === "transaction"
+        ? "the DEX pair moved in the landing ledger: a swap got less than its minimum; the flash reverted, nothing lent; fee only"
+        : "the DEX pair moved since the quote: a swap would get less than its minimum (simulated, nothing sent)";
     case "auth_refused":
       return `refused to sign: ${r.refusal}`;
     case "not_configured":
@@ -251,6 +261,8 @@ function skipFields(r: SkipReason): Record<string, FieldValue> {
       return { simulated_profit: String(r.simulatedProfit) };
     case "min_profit_reverted":
       return { reverted_tx: r.txHash };
+    case "dex_moved":
+      return { stage: r.stage, ...(r.txHash ? { reverted_tx: r.txHash } : {}) };
     case "auth_refused":
       return { refused_invocation: r.invocation, refused_path: r.path };
     default:

@@ -220,7 +220,7 @@ export async function classifyFlashFailure(
     }
     return below;
   }
-  const refused = refusedFlash(err);
+  const refused = refusedFlash(err) ?? dexMoved(err);
   if (refused) return skipped(refused, c.user);
   let still: AuctionData | undefined;
   let readOk = true;
@@ -274,6 +274,18 @@ export function belowMinProfitResult(err: unknown, user: string): Result | undef
     };
   }
   return undefined;
+}
+
+/** Soroswap's router error for a swap below its minimum out (`InsufficientOutputAmount`). */
+export const ROUTER_MIN_OUT = 507;
+
+/**
+ * The skip for a flash whose swap got less than its minimum out (pure): the DEX pair moved
+ * after the keeper's quote. Undefined for any other error.
+ */
+export function dexMoved(err: unknown): SkipReason | undefined {
+  if (!(err instanceof ContractCallError) || err.contractCode !== ROUTER_MIN_OUT) return undefined;
+  return { kind: "dex_moved", stage: err.stage, txHash: err.txHash ?? null };
 }
 
 /**

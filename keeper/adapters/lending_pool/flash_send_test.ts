@@ -17,10 +17,12 @@ import {
   belowMinProfitResult,
   belowMinProfitStage,
   classifyFlashFailure,
+  dexMoved,
   filledResult,
   landAndSend,
   raceLost,
   refusedFlash,
+  ROUTER_MIN_OUT,
   sendFlash,
 } from "./flash_send.ts";
 import { type Revaluation, REVALUE_LEDGERS } from "./target_block.ts";
@@ -349,6 +351,22 @@ Deno.test("classifyFlashFailure: BelowMinProfit is classified before any read, w
   );
   assert.equal(sim.outcome.status, "waiting");
   assert.equal(lines.length, 1, "a simulated refusal logs nothing here (execute logs 'not yet')");
+});
+
+Deno.test("classifyFlashFailure: a swap below its minimum out (router #507) is the skip dex_moved, at either stage, without reading the auction", async () => {
+  const chain = {} as ChainRpc; // must not be read
+  const c = { user: "GUSER", auction: { block: 5 } as never, poolId: "CPOOL", responseTimeMs: 7 };
+  for (const stage of ["transaction", "simulation"] as const) {
+    const r = await classifyFlashFailure(chain, contractError(ROUTER_MIN_OUT, stage), c);
+    assert.equal(r.outcome.status, "skipped");
+    assert.deepEqual(r.outcome.status === "skipped" && r.outcome.reason, {
+      kind: "dex_moved",
+      stage,
+      txHash: stage === "transaction" ? "ab".repeat(32) : null,
+    });
+  }
+  assert.equal(dexMoved(contractError(ROUTER_MIN_OUT + 1, "transaction")), undefined);
+  assert.equal(dexMoved(new Error("Error(Contract, #507)")), undefined);
 });
 
 Deno.test("landAndSend: BelowMinProfit in simulation waits for the next ledger and sends there; other errors, an on-chain revert and the end of the window are returned", async () => {
