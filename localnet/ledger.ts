@@ -695,6 +695,31 @@ export class Chain implements EventSource {
     return out;
   }
 
+  /**
+   * The hashes of `envelopes` (base64 XDR) in the order stellar-core would apply them if they
+   * alone made up the next ledger at the base fee. For tests that need two transactions of one
+   * ledger in a given order: the order is deterministic, so they vary one (a memo, an amount)
+   * until it comes out, then send both.
+   */
+  applyOrderOf(envelopes: string[]): string[] {
+    this.settle();
+    const members = envelopes.map((b64) => {
+      const env = xdr.TransactionEnvelope.fromXdr(b64, "base64");
+      if (env.type === "envelopeTypeTxV0") throw new TypeError("applyOrderOf: a v0 envelope");
+      const tx = env.type === "envelopeTypeTxFeeBump" ? env.feeBump.tx.innerTx.v1.tx : env.v1.tx;
+      return {
+        hash: envelopeHash(env, this.networkId),
+        envelopeB64: b64,
+        txSetBaseFee: BigInt(BASE_FEE),
+        soroban: tx.ext.type === "sorobanData",
+        source: muxedToG(tx.sourceAccount),
+        seqNum: tx.seqNum,
+        fullHash: fullHash(fromB64(b64)),
+      };
+    });
+    return applyOrder(members, txSetHash(this.latest.hash, members)).map((m) => m.hash);
+  }
+
   /** Closes the open ledger (queued transactions, direct effects) and returns it. */
   closeLedger(at?: bigint): LedgerRecord {
     if (this.#queue.length === 0 && !this.#open.dirty) return this.#closeEmpty(at);
