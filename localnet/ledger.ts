@@ -739,7 +739,7 @@ export class Chain implements EventSource {
       }
       members.push({
         p: again,
-        baseFee: baseFee * BigInt(q.ops),
+        inclusionFee: baseFee * BigInt(q.ops),
         envelopeB64: again.envelopeB64,
         txSetBaseFee: baseFee,
         soroban: !!again.soroban,
@@ -759,7 +759,7 @@ export class Chain implements EventSource {
       ? txSetHash(prev.hash, members)
       : undefined;
     const ordered = setHash ? applyOrder(members, setHash) : members;
-    const charged = ordered.map((m) => chargeTx(ctx, m.p, m.baseFee));
+    const charged = ordered.map((m) => chargeTx(ctx, m.p, m.inclusionFee));
     const txs: TxRecord[] = charged.map((c, i) =>
       applyCharged(
         setHash && c.p.soroban ? { ...ctx, prngSeed: sorobanTxPrngSeed(setHash, i) } : ctx,
@@ -987,7 +987,7 @@ export class Chain implements EventSource {
 interface SetMember extends OrderItem {
   p: ParsedTx;
   /** Inclusion fee charged (the component's base fee per operation × operations). */
-  baseFee: bigint;
+  inclusionFee: bigint;
   envelopeB64: string;
   txSetBaseFee: bigint;
 }
