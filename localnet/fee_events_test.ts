@@ -214,12 +214,15 @@ Deno.test("getEvents serves fee events with stellar-rpc's ids, failed transactio
   assert.equal(badGot.status, "FAILED");
   assert.equal(payGot.status, "SUCCESS");
   assert.ok(okGot.ledger === ledger && badGot.ledger === ledger && payGot.ledger === ledger);
-  assert.deepEqual(
-    [payGot, okGot, badGot].map((g) =>
-      (g as rpc.Api.GetSuccessfulTransactionResponse).applicationOrder
-    ),
-    [1, 2, 3],
-  );
+  const orderOf = (g: unknown) => (g as rpc.Api.GetSuccessfulTransactionResponse).applicationOrder;
+  // The classic phase first; the two Soroban transactions in stellar-core's order (full hash
+  // XOR the tx set hash), either way round: the expectations below follow it.
+  assert.equal(orderOf(payGot), 1);
+  assert.deepEqual([orderOf(okGot), orderOf(badGot)].sort(), [2, 3]);
+  const soroban = [
+    { hash: okSent.hash, account: alice.publicKey(), ok: true, order: orderOf(okGot) },
+    { hash: badSent.hash, account: dave.publicKey(), ok: false, order: orderOf(badGot) },
+  ].sort((a, b) => a.order - b.order);
   // A classic transaction has the charge only; the failed one its charge and a full refund of
   // the refundable part.
   assert.equal(
@@ -257,38 +260,39 @@ Deno.test("getEvents serves fee events with stellar-rpc's ids, failed transactio
     `${toid(tx, op)}-${String(i).padStart(10, "0")}`;
   const name = (e: Ev) => scValToNative(xdr.ScVal.fromXdr(e.topic[0], "base64"));
   // Before-all-txs charges (TOID tx 0, one index across the ledger, in application order), the
-  // transfer (tx 2, op 0), then the refunds (TOID tx 0xFFFFF).
+  // transfer (tx = its application order, op 0), then the refunds (TOID tx 0xFFFFF).
+  const okOrder = orderOf(okGot);
   assert.deepEqual(evs.map((e) => [e.id, name(e), e.txHash]), [
     [id(0, 0, 0), "fee", paySent.hash],
-    [id(0, 0, 1), "fee", okSent.hash],
-    [id(0, 0, 2), "fee", badSent.hash],
-    [id(2, 0, 0), "transfer", okSent.hash],
-    [id(0xfffff, 0, 0), "fee", okSent.hash],
-    [id(0xfffff, 0, 1), "fee", badSent.hash],
+    [id(0, 0, 1), "fee", soroban[0].hash],
+    [id(0, 0, 2), "fee", soroban[1].hash],
+    [id(okOrder, 0, 0), "transfer", okSent.hash],
+    [id(0xfffff, 0, 0), "fee", soroban[0].hash],
+    [id(0xfffff, 0, 1), "fee", soroban[1].hash],
   ]);
-  assert.deepEqual(evs.map((e) => e.transactionIndex), [0, 0, 0, 2, 0xfffff, 0xfffff]);
+  assert.deepEqual(evs.map((e) => e.transactionIndex), [0, 0, 0, okOrder, 0xfffff, 0xfffff]);
   assert.ok(
     evs.every((e) => e.operationIndex === 0 && e.type === "contract" && e.contractId === xlm),
   );
   assert.deepEqual(evs.map((e) => e.inSuccessfulContractCall), [
     true,
+    soroban[0].ok,
+    soroban[1].ok,
     true,
-    false,
-    true,
-    true,
-    false,
+    soroban[0].ok,
+    soroban[1].ok,
   ]);
   assert.deepEqual(
     evs.filter((e) => name(e) === "fee").map((e) =>
       scValToNative(xdr.ScVal.fromXdr(e.topic[1], "base64"))
     ),
-    [carol.publicKey(), alice.publicKey(), dave.publicKey(), alice.publicKey(), dave.publicKey()],
+    [carol.publicKey(), ...soroban.map((x) => x.account), ...soroban.map((x) => x.account)],
   );
   assert.equal(BigInt(scValToNative(xdr.ScVal.fromXdr(evs[0].value, "base64"))), 100n);
 
   // Paging across the stages: strictly after the cursor, in id order.
   const p1 = await call(node, "getEvents", { startLedger: ledger, pagination: { limit: 4 } });
-  assert.equal(p1.cursor, id(2, 0, 0));
+  assert.equal(p1.cursor, id(okOrder, 0, 0));
   const p2 = await call(node, "getEvents", { pagination: { cursor: p1.cursor, limit: 4 } });
   assert.deepEqual((p2.events as Ev[]).map((e) => e.id), [id(0xfffff, 0, 0), id(0xfffff, 0, 1)]);
   // A topic filter on the fee events, as a wallet would follow its fees.

@@ -46,11 +46,11 @@ import type { HostApi } from "./host_api.ts";
 import type { LedgerInfo } from "./host_api.ts";
 import { ledgerCloseMeta, resultSetHash, txEvents, txSetHash, txSetOf } from "./meta.ts";
 import { sorobanTxPrngSeed } from "./prng.ts";
+import { applyOrder, fullHash, type OrderItem } from "./apply_order.ts";
 import { EntryStore, type StoredEntry } from "./store.ts";
 import { FEE_CONFIG, type FeeConfig } from "./fees.ts";
 import {
   applyCharged,
-  type ChargedTx,
   chargeTx,
   envelopeHash,
   type ParsedTx,
@@ -60,7 +60,16 @@ import {
   validateTx,
 } from "./tx.ts";
 import { diagnosticError } from "./apply_soroban.ts";
-import { accountKey, isoSeconds, muxedToG, networkIdOf, sha256, stamp, toHex } from "./util.ts";
+import {
+  accountKey,
+  fromB64,
+  isoSeconds,
+  muxedToG,
+  networkIdOf,
+  sha256,
+  stamp,
+  toHex,
+} from "./util.ts";
 
 /**
  * One closed ledger. The header is encoded on demand from these fields; the hashes (its own,
@@ -647,9 +656,9 @@ export class Chain implements EventSource {
 
   /**
    * Picks the transactions of the next ledger from the queue: per lane, the highest inclusion
-   * bids (earlier arrival first on ties) within the lane's capacity. Returns them in
-   * application order (classic, then Soroban; arrival order in each) with the lane's per-operation inclusion fee (the lowest included bid when the lane
-   * was over capacity — surge pricing — else the base fee).
+   * bids (earlier arrival first on ties) within the lane's capacity, with the lane's
+   * per-operation inclusion fee (the lowest included bid when the lane was over capacity —
+   * surge pricing — else the base fee). The apply order is decided later, from the set's hash.
    */
   #select(): { q: Queued; baseFee: bigint }[] {
     const out: { q: Queued; baseFee: bigint }[] = [];
@@ -683,8 +692,32 @@ export class Chain implements EventSource {
       }
       for (const q of picked) out.push({ q, baseFee });
     }
-    // Classic phase first, then Soroban (CAP-63's application order); arrival order in each.
-    return out.sort((a, b) => Number(!!a.q.p.soroban) - Number(!!b.q.p.soroban) || a.q.n - b.q.n);
+    return out;
+  }
+
+  /**
+   * The hashes of `envelopes` (base64 XDR) in the order stellar-core would apply them if they
+   * alone made up the next ledger at the base fee. For tests that need two transactions of one
+   * ledger in a given order: the order is deterministic, so they vary one (a memo, an amount)
+   * until it comes out, then send both.
+   */
+  applyOrderOf(envelopes: string[]): string[] {
+    this.settle();
+    const members = envelopes.map((b64) => {
+      const env = xdr.TransactionEnvelope.fromXdr(b64, "base64");
+      if (env.type === "envelopeTypeTxV0") throw new TypeError("applyOrderOf: a v0 envelope");
+      const tx = env.type === "envelopeTypeTxFeeBump" ? env.feeBump.tx.innerTx.v1.tx : env.v1.tx;
+      return {
+        hash: envelopeHash(env, this.networkId),
+        envelopeB64: b64,
+        txSetBaseFee: BigInt(BASE_FEE),
+        soroban: tx.ext.type === "sorobanData",
+        source: muxedToG(tx.sourceAccount),
+        seqNum: tx.seqNum,
+        fullHash: fullHash(fromB64(b64)),
+      };
+    });
+    return applyOrder(members, txSetHash(this.latest.hash, members)).map((m) => m.hash);
   }
 
   /** Closes the open ledger (queued transactions, direct effects) and returns it. */
@@ -694,33 +727,46 @@ export class Chain implements EventSource {
     const seq = prev.sequence + 1;
     const closeTime = at ?? this.#open.closeTime ?? this.pendingCloseTime();
     const ctx = this.#txContext(closeTime);
-    // CAP-63 application order: the classic phase, then the Soroban phase (each in arrival
-    // order here; stellar-core shuffles by hash). Fees and sequence numbers of every
-    // transaction are processed first, then the transactions are applied, then the Soroban
-    // refunds are paid (postTxApplyFeeProcessing).
-    const charged: ChargedTx[] = [];
+    // The set: the selected transactions still valid against the state this ledger is built on
+    // (direct effects may have changed it); the others are dropped, never included.
+    const members: SetMember[] = [];
     for (const { q, baseFee } of this.#select()) {
       this.#dequeueQuiet(q);
-      // Still valid against the state this ledger is built on (direct effects may have changed
-      // it)? Otherwise it is dropped, never included.
       const again = validateTx(ctx, q.p.envelope, q.p.envelopeB64);
       if ("result" in again) {
         this.#notify(q.p.hash, undefined);
         continue;
       }
-      charged.push(chargeTx(ctx, again, baseFee * BigInt(q.ops)));
+      members.push({
+        p: again,
+        inclusionFee: baseFee * BigInt(q.ops),
+        envelopeB64: again.envelopeB64,
+        txSetBaseFee: baseFee,
+        soroban: !!again.soroban,
+        source: again.source,
+        seqNum: again.tx.seqNum,
+        fullHash: fullHash(fromB64(again.envelopeB64)),
+      });
     }
-    // stellar-core seeds each Soroban transaction's PRNG from the ledger's tx set hash and the
-    // transaction's application index; the set is exactly what is applied here, in this order.
-    const setHash = charged.some((c) => c.p.soroban)
-      ? txSetHash(prev.hash, charged.map((c) => c.p))
+    // stellar-core's apply order (apply_order.ts): the classic phase, then the Soroban phase,
+    // each shuffled by full hash XOR the set's contents hash. The hash also seeds each Soroban
+    // transaction's PRNG with its application index across the ledger. Without Soroban
+    // transactions and with one classic one, neither is needed (and the chain's hashes stay
+    // lazy). Fees and sequence numbers of every transaction are processed first, in apply order,
+    // then the transactions are applied, then the Soroban refunds are paid
+    // (postTxApplyFeeProcessing).
+    const setHash = members.some((m) => m.soroban) || members.length > 1
+      ? txSetHash(prev.hash, members)
       : undefined;
+    const ordered = setHash ? applyOrder(members, setHash) : members;
+    const charged = ordered.map((m) => chargeTx(ctx, m.p, m.inclusionFee));
     const txs: TxRecord[] = charged.map((c, i) =>
       applyCharged(
         setHash && c.p.soroban ? { ...ctx, prngSeed: sorobanTxPrngSeed(setHash, i) } : ctx,
         c,
       )
     );
+    txs.forEach((t, i) => t.txSetBaseFee = ordered[i].txSetBaseFee);
     for (const t of txs) payRefund(this.store, t, seq);
     // Transactions left waiting too long leave the queue (stellar-core's pending depth).
     for (const q of [...this.#queue]) {
@@ -935,6 +981,15 @@ export class Chain implements EventSource {
     this.feePool = s.feePool;
     this.store.currentLedger = this.latest.sequence + 1;
   }
+}
+
+/** A transaction of the set being closed: what hashing and ordering the set read of it. */
+interface SetMember extends OrderItem {
+  p: ParsedTx;
+  /** Inclusion fee charged (the component's base fee per operation × operations). */
+  inclusionFee: bigint;
+  envelopeB64: string;
+  txSetBaseFee: bigint;
 }
 
 /** Accounts a transaction occupies in the queue: its source, and a fee bump's fee source. */

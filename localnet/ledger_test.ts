@@ -95,6 +95,60 @@ Deno.test("headers chain by sha256 of the previous header; set hashes match the 
   assert.equal(loadAccount(chain.store, a.publicKey())!.seqNum, 2n << 32n);
 });
 
+Deno.test("a ledger applies in stellar-core's order whatever the arrival order; its tx set lists members by full hash", () => {
+  const chain = new Chain(Networks.STANDALONE, host);
+  const senders = [Keypair.random(), Keypair.random(), Keypair.random(), Keypair.random()];
+  classicTx(
+    chain,
+    chain.root,
+    senders.map((k) =>
+      Operation.createAccount({ destination: k.publicKey(), startingBalance: "100" })
+    ),
+  );
+  const envs = senders.map((kp) => {
+    const acc = loadAccount(chain.store, kp.publicKey())!;
+    const tx = new TransactionBuilder(new Account(kp.publicKey(), acc.seqNum.toString()), {
+      fee: "100",
+      networkPassphrase: chain.passphrase,
+    }).addOperation(
+      Operation.payment({
+        destination: chain.root.publicKey(),
+        asset: Asset.native(),
+        amount: "1",
+      }),
+    ).setTimeout(0).build();
+    tx.sign(kp);
+    return tx.toEnvelope().toXdr("base64");
+  });
+  const predicted = chain.applyOrderOf(envs);
+  const snap = chain.snapshot();
+  const orders: string[][] = [];
+  for (const arrival of [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]]) {
+    chain.revert(snap);
+    for (const i of arrival) {
+      assert.equal(
+        chain.submit(xdr.TransactionEnvelope.fromXdr(envs[i], "base64"), envs[i]).status,
+        "PENDING",
+      );
+    }
+    const l = chain.closeLedger();
+    assert.deepEqual(l.txs.map((t) => t.order), [1, 2, 3, 4]);
+    orders.push(l.txs.map((t) => t.hash));
+    // Canonical set: one component at the base fee, members by SHA-256 of the envelope.
+    const phase = txSetOf(chain.ledger(l.sequence - 1)!.hash, l.txs).v1TxSet.phases[0];
+    assert.ok(phase.type === "v0Components");
+    const comps = phase.v0Components;
+    assert.equal(comps.length, 1);
+    const c = comps[0].txsMaybeDiscountedFee;
+    assert.equal(c.baseFee, 100n);
+    const keys = c.txs.map((e) => toHex(sha256(e.toXdr())));
+    assert.deepEqual(keys, [...keys].sort());
+  }
+  assert.deepEqual(orders[1], orders[0]);
+  assert.deepEqual(orders[2], orders[0]);
+  assert.deepEqual(orders[0], predicted);
+});
+
 Deno.test("Soroban transactions go into the parallel phase; its hash matches the SDK's XDR", async () => {
   const chain = new Chain(Networks.STANDALONE, host);
   // The counter fixture's Wasm, uploaded and created directly (as Localnet.deployWasm does).

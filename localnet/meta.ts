@@ -8,6 +8,7 @@
 import { Address, nativeToScVal, xdr } from "@stellar/stellar-sdk";
 import type { Change } from "./store.ts";
 import type { TxRecord } from "./tx.ts";
+import { canonicalStages, fullHash, hashOrder, sorobanStages } from "./apply_order.ts";
 import { fromB64, fromHex, sha256, toB64 } from "./util.ts";
 
 /** LedgerEntryChanges of recorded changes (state+updated, created, state+removed). */
@@ -135,30 +136,65 @@ export function resultPair(tx: TxRecord): xdr.TransactionResultPair {
 }
 
 /**
- * The GeneralizedTransactionSet of a ledger: classic transactions in phase 0, Soroban ones in
- * the parallel phase 1 (one stage, one cluster), as protocol 23 lays them out.
+ * The GeneralizedTransactionSet of a ledger as stellar-core writes it (`sequentialPhaseToXdr`,
+ * `parallelPhaseToXdr`): classic transactions in phase 0, one component per base fee (ascending)
+ * listing its transactions by full hash; Soroban ones in the parallel phase 1 (one stage, one
+ * cluster: see `sorobanStages`), by full hash. The members' order in `txs` does not matter.
  */
 export function txSetOf(prevHash: Uint8Array, txs: TxRecord[]): xdr.GeneralizedTransactionSet {
-  const classic = txs.filter((t) => !t.soroban).map((t) => t.envelope);
-  const soroban = txs.filter((t) => t.soroban).map((t) => t.envelope);
+  const { classic, soroban, sorobanBaseFee } = canonical(txs);
   const phases = [
     xdr.TransactionPhase.v0Components(
-      classic.length === 0 ? [] : [
+      classic.map(({ baseFee, txs }) =>
         xdr.TxSetComponent.txsetCompTxsMaybeDiscountedFee(
-          new xdr.TxSetComponentTxsMaybeDiscountedFee({ baseFee: null, txs: classic }),
-        ),
-      ],
+          new xdr.TxSetComponentTxsMaybeDiscountedFee({
+            baseFee: baseFee === undefined ? null : xdr.Int64.fromString(baseFee.toString()),
+            txs: txs.map((t) => (t as TxRecord).envelope),
+          }),
+        )
+      ),
     ),
     xdr.TransactionPhase.parallelTxsComponent(
       new xdr.ParallelTxsComponent({
-        baseFee: null,
-        executionStages: soroban.length === 0 ? [] : [[soroban]],
+        baseFee: sorobanBaseFee === undefined
+          ? null
+          : xdr.Int64.fromString(sorobanBaseFee.toString()),
+        executionStages: soroban.map((stage) =>
+          stage.map((cluster) => cluster.map((t) => (t as TxRecord).envelope))
+        ),
       }),
     ),
   ];
   return xdr.GeneralizedTransactionSet.v1TxSet(
     new xdr.TransactionSetV1({ previousLedgerHash: new xdr.Hash(prevHash), phases }),
   );
+}
+
+/** The members of a set in canonical order, grouped as the XDR lays them out. */
+function canonical(txs: readonly TxSetMember[]): {
+  classic: { baseFee?: bigint; txs: TxSetMember[] }[];
+  soroban: TxSetMember[][][];
+  sorobanBaseFee?: bigint;
+} {
+  const items = txs.map((t) => ({ t, fullHash: memberFullHash(t) }));
+  const byFee = new Map<bigint | undefined, typeof items>();
+  for (const i of items) {
+    if (i.t.soroban) continue;
+    const list = byFee.get(i.t.txSetBaseFee);
+    if (list) list.push(i);
+    else byFee.set(i.t.txSetBaseFee, [i]);
+  }
+  // std::map<std::optional<int64_t>, ...>: no base fee first, then ascending.
+  const fees = [...byFee.keys()].sort((a, b) =>
+    a === undefined ? -1 : b === undefined ? 1 : a < b ? -1 : a > b ? 1 : 0
+  );
+  const classic = fees.map((baseFee) => ({
+    baseFee,
+    txs: hashOrder(byFee.get(baseFee)!).map((i) => i.t),
+  }));
+  const sor = items.filter((i) => i.t.soroban);
+  const soroban = canonicalStages(sorobanStages(sor)).map((s) => s.map((c) => c.map((i) => i.t)));
+  return { classic, soroban, sorobanBaseFee: sor[0]?.t.txSetBaseFee };
 }
 
 /** XDR writer of the few shapes hashed at every ledger close (no re-encoding of envelopes). */
@@ -170,6 +206,12 @@ class RawXdr {
     this.parts.push(b);
     return this;
   }
+  i64(n: bigint): this {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigInt64(0, n);
+    this.parts.push(b);
+    return this;
+  }
   bytes(b: Uint8Array): this {
     this.parts.push(b);
     return this;
@@ -177,27 +219,33 @@ class RawXdr {
 }
 
 /**
- * sha256 of the XDR of {@link txSetOf}(prevHash, txs), built from the envelopes' original bytes
- * (equal to `sha256(txSetOf(...).toXdr())`, without re-encoding every envelope).
+ * The contents hash of the set {@link txSetOf}(prevHash, txs) (stellar-core's
+ * `TxSetXDRFrame::getContentsHash`, the SHA-256 of its XDR), built from the envelopes' original
+ * bytes (equal to `sha256(txSetOf(...).toXdr())`, without re-encoding every envelope).
  */
 export function txSetHash(
   prevHash: Uint8Array,
   txs: readonly TxSetMember[],
 ): Uint8Array {
+  const { classic, soroban, sorobanBaseFee } = canonical(txs);
   const w = new RawXdr().u32(1).bytes(prevHash).u32(2);
-  const classic = txs.filter((t) => !t.soroban);
-  const soroban = txs.filter((t) => t.soroban);
-  w.u32(0);
-  if (classic.length === 0) w.u32(0);
-  else {
-    w.u32(1).u32(0).u32(0).u32(classic.length);
-    for (const t of classic) w.bytes(memberBytes(t));
+  const optFee = (fee: bigint | undefined) => (fee === undefined ? w.u32(0) : w.u32(1).i64(fee));
+  w.u32(0).u32(classic.length);
+  for (const c of classic) {
+    w.u32(0);
+    optFee(c.baseFee);
+    w.u32(c.txs.length);
+    for (const t of c.txs) w.bytes(memberBytes(t));
   }
-  w.u32(1).u32(0);
-  if (soroban.length === 0) w.u32(0);
-  else {
-    w.u32(1).u32(1).u32(soroban.length);
-    for (const t of soroban) w.bytes(memberBytes(t));
+  w.u32(1);
+  optFee(sorobanBaseFee);
+  w.u32(soroban.length);
+  for (const stage of soroban) {
+    w.u32(stage.length);
+    for (const cluster of stage) {
+      w.u32(cluster.length);
+      for (const t of cluster) w.bytes(memberBytes(t));
+    }
   }
   return sha256(...w.parts);
 }
@@ -211,15 +259,22 @@ export function resultSetHash(txs: TxRecord[]): Uint8Array {
 
 /**
  * What {@link txSetHash} reads of a transaction: applied ones (`TxRecord`) and ones about to be
- * applied (the ledger hashes its set before applying it, for the Soroban PRNG seeds).
+ * applied (the ledger hashes its set before applying it: the apply order and the Soroban PRNG
+ * seeds depend on the hash).
  */
-export type TxSetMember = Pick<TxRecord, "envelopeB64"> & {
+export type TxSetMember = Pick<TxRecord, "envelopeB64" | "txSetBaseFee"> & {
   soroban?: unknown;
   cache?: TxRecord["cache"];
 };
 
 function memberBytes(t: TxSetMember): Uint8Array {
   return t.cache ? envelopeBytes(t as TxRecord) : fromB64(t.envelopeB64);
+}
+
+/** stellar-core's full hash of a member (cached on applied transactions). */
+export function memberFullHash(t: TxSetMember): Uint8Array {
+  if (t.cache) return t.cache.fullHash ??= fullHash(memberBytes(t));
+  return fullHash(memberBytes(t));
 }
 
 function envelopeBytes(t: TxRecord): Uint8Array {

@@ -17,6 +17,8 @@ import {
   TransactionBuilder,
 } from "@stellar/stellar-sdk";
 import { startTestNode, type TestNode } from "@vigil/testing/localnet";
+import { compareXored } from "./apply_order.ts";
+import { sha256 } from "./util.ts";
 
 async function payment(node: TestNode, from: Keypair, to: string, fee = "100") {
   const acc = await node.server.getAccount(from.publicKey());
@@ -50,7 +52,8 @@ Deno.test("queue: NOT_FOUND until the ledger closes; several accounts land in on
   const senders = [await node.newAccount(), await node.newAccount(), await node.newAccount()];
   const txs = await Promise.all(senders.map((s) => payment(node, s, dest)));
   const before = (await node.server.getLatestLedger()).sequence;
-  const sent = [];
+  const predicted = node.chain.applyOrderOf(txs.map((t) => t.toXDR()));
+  const sent: rpc.Api.SendTransactionResponse[] = [];
   for (const tx of txs) sent.push(await node.server.sendTransaction(tx));
   for (const s of sent) assert.equal(s.status, "PENDING");
   // Queued, not applied: the first poll is NOT_FOUND, with the hash, and the sequence holds.
@@ -64,7 +67,13 @@ Deno.test("queue: NOT_FOUND until the ledger closes; several accounts land in on
   assert.deepEqual(got.map((g) => g.status), ["SUCCESS", "SUCCESS", "SUCCESS"]);
   const ok = got as rpc.Api.GetSuccessfulTransactionResponse[];
   assert.deepEqual(ok.map((g) => g.ledger), [before + 1, before + 1, before + 1]);
-  assert.deepEqual(ok.map((g) => g.applicationOrder), [1, 2, 3]);
+  // stellar-core's order, not arrival: by SHA-256 of the envelope XOR the ledger's tx set hash.
+  assert.deepEqual(ok.map((g) => g.applicationOrder).sort(), [1, 2, 3]);
+  const setHash = node.chain.latest.txSetHash;
+  const key = (i: number) => sha256(txs[i].toEnvelope().toXDR());
+  const byXor = [0, 1, 2].sort((a, b) => compareXored(key(a), key(b), setHash));
+  assert.deepEqual(byXor.map((i) => ok[i].applicationOrder), [1, 2, 3]);
+  assert.deepEqual(byXor.map((i) => sent[i].hash), predicted, "applyOrderOf predicted it");
 });
 
 Deno.test("queue: a second transaction from one account is TRY_AGAIN_LATER; re-sent is DUPLICATE", async () => {

@@ -79,6 +79,11 @@ export interface TxRecord {
   refund: bigint;
   /** Inclusion part of the charged fee (what getFeeStats reports). */
   inclusionFeeCharged: bigint;
+  /**
+   * Per-operation base fee of its tx set component (the lane's, surge-priced or the network's;
+   * set at close, written into the tx set). Unset for a transaction applied outside a ledger.
+   */
+  txSetBaseFee?: bigint;
   feeChanges: Change[];
   seqChanges: Change[];
   opChanges: Change[][];
@@ -100,6 +105,8 @@ export interface TxRecord {
     resultB64?: string;
     resultBytes?: Uint8Array;
     envelopeBytes?: Uint8Array;
+    /** SHA-256 of the envelope bytes (stellar-core's full hash: tx set order). */
+    fullHash?: Uint8Array;
     metaB64?: string;
     meta?: xdr.TransactionMeta;
     txEvents?: xdr.TransactionEvent[];

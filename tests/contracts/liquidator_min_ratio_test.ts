@@ -130,19 +130,28 @@ Deno.test("liquidator min_ratio_bps (real Blend auction): at the measured ratio 
     assert.deepEqual(await snap(), before, "nothing moved");
 
     // A price write that lands in the same ledger, before the fill. The flash is simulated (and
-    // signed) at the prices in force now, which clear t0; then XLM −5 % and the flash are sent
-    // back to back and land in one ledger, the price first.
+    // signed) at the prices in force now, which clear t0; then XLM about −5 % and the flash are
+    // sent back to back and land in one ledger. The node applies a ledger as stellar-core does
+    // (by full hash XOR the tx set hash, not by arrival), so the write's price is nudged by a
+    // stroop at a time until the write comes out first in that order.
     const signedFlash = await flash(t0);
     assert.ok(!rpc.Api.isSimulationError(signedFlash.simulation!));
     await signedFlash.sign();
     const admin = Keypair.fromSecret(w.market.accounts.market_admin.secret);
     const oracleAdmin = await w.client(w.oracle, admin);
     const xlmPrice = await price(w, w.xlm);
-    const write = await oracleAdmin.set_price({
-      asset: stellarAsset(w.xlm),
-      price: (xlmPrice * 95n) / 100n,
-    }, T);
-    await write.sign();
+    const flashXdr = signedFlash.signed!.toXDR();
+    let write;
+    for (let nudge = 0n;; nudge++) {
+      assert.ok(nudge < 64n, "some price puts the write first");
+      write = await oracleAdmin.set_price({
+        asset: stellarAsset(w.xlm),
+        price: (xlmPrice * 95n) / 100n - nudge,
+      }, T);
+      await write.sign();
+      const order = w.node.chain.applyOrderOf([write.signed!.toXDR(), flashXdr]);
+      if (order[0] === Buffer.from(write.signed!.hash()).toString("hex")) break;
+    }
     const sentPrice = await w.server.sendTransaction(write.signed!);
     const sentFlash = await w.server.sendTransaction(signedFlash.signed!);
     assert.equal(sentPrice.status, "PENDING");
