@@ -15,6 +15,7 @@
  * @module
  */
 import {
+  type Account,
   Asset,
   type Keypair,
   Keypair as KP,
@@ -174,7 +175,13 @@ export function fundChannels(
 /** A channel held by one in-flight transaction until `release`. */
 export interface ChannelLease {
   keypair: Keypair;
-  release(): void;
+  /**
+   * The channel's account for the next transaction: the pool's copy (its sequence number moves
+   * with each transaction built on it), read with `read` when there is none.
+   */
+  account(read: (address: string) => Promise<Account>): Promise<Account>;
+  /** Gives the channel back; `stale`: the copy of its account may be wrong (a send failed). */
+  release(stale?: boolean): void;
 }
 
 /**
@@ -186,6 +193,13 @@ export class ChannelPool {
   readonly #ready = new Set<string>();
   readonly #free: Keypair[] = [];
   readonly #waiters: ((k: Keypair) => void)[] = [];
+  /**
+   * The channels' accounts, kept between transactions so that the latency-critical send needs
+   * no read: building a transaction on one advances its sequence number, as the chain does when
+   * it includes it (failed or not). Dropped after a failed send, whose transaction may never
+   * have been included.
+   */
+  readonly #accounts = new Map<string, Account>();
 
   constructor(keypairs: readonly Keypair[]) {
     this.all = keypairs;
@@ -215,11 +229,20 @@ export class ChannelPool {
     if (this.#ready.size === 0) return Promise.resolve(undefined);
     const lease = (keypair: Keypair): ChannelLease => {
       let done = false;
+      const address = keypair.publicKey();
       return {
         keypair,
-        release: () => {
+        account: async (read) => {
+          const known = this.#accounts.get(address);
+          if (known) return known;
+          const fresh = await read(address);
+          this.#accounts.set(address, fresh);
+          return fresh;
+        },
+        release: (stale = false) => {
           if (done) return;
           done = true;
+          if (stale) this.#accounts.delete(address);
           this.#give(keypair);
         },
       };

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { Keypair } from "@stellar/stellar-sdk";
+import { Account, Keypair } from "@stellar/stellar-sdk";
+import { liquidationConcurrency, LIQUIDATIONS_PER_CHANNEL } from "./startup.ts";
 import {
   CHANNEL_FUNDING,
   CHANNEL_TOP_UP_BELOW,
@@ -72,4 +73,34 @@ Deno.test("channel pool: only ready channels are handed out, one holder each; a 
   assert.equal(pool.size, 2);
   const b = await pool.acquire();
   assert.equal(b?.keypair.publicKey(), c1.publicKey());
+});
+
+Deno.test("channel pool: a channel's account is read once and kept (its sequence moves with each transaction); a failed send drops it", async () => {
+  const [c0] = await deriveChannels(keeper, 1);
+  const pool = new ChannelPool([c0]);
+  pool.markReady([c0.publicKey()]);
+  let reads = 0;
+  const read = (a: string) => {
+    reads++;
+    return Promise.resolve(new Account(a, "100"));
+  };
+  const first = (await pool.acquire())!;
+  const acct = await first.account(read);
+  acct.incrementSequenceNumber(); // what building a transaction on it does
+  first.release();
+  const second = (await pool.acquire())!;
+  assert.equal((await second.account(read)).sequenceNumber(), "101", "the kept copy, advanced");
+  assert.equal(reads, 1);
+  second.release(true); // its send failed: the copy may be ahead of the chain
+  const third = (await pool.acquire())!;
+  assert.equal((await third.account(read)).sequenceNumber(), "100", "read again");
+  assert.equal(reads, 2);
+  third.release();
+});
+
+Deno.test("liquidationConcurrency: one at a time without channels, LIQUIDATIONS_PER_CHANNEL per channel, at most 16", () => {
+  assert.equal(liquidationConcurrency(0), 1);
+  assert.equal(liquidationConcurrency(1), LIQUIDATIONS_PER_CHANNEL);
+  assert.equal(liquidationConcurrency(2), 2 * LIQUIDATIONS_PER_CHANNEL);
+  assert.equal(liquidationConcurrency(16), 16);
 });

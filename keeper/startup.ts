@@ -457,6 +457,17 @@ function registrationDeps(ctx: KeeperContext, chain: ChainRpc, registry: Registr
   return { chain, registry, keypair: ctx.config.keypair, name: ctx.config.keeperName, ctx };
 }
 
+/**
+ * Liquidations a keeper runs at once per ready channel account: most of a liquidation is waiting
+ * for its landing ledger, which needs no channel; only the send leases one.
+ */
+export const LIQUIDATIONS_PER_CHANNEL = 4;
+
+/** How many tasks a cycle runs side by side with `channels` ready channel accounts (1 with none). */
+export function liquidationConcurrency(channels: number): number {
+  return channels > 0 ? Math.min(16, channels * LIQUIDATIONS_PER_CHANNEL) : 1;
+}
+
 /** The largest flash this keeper may take now: min(vault idle capital, per-flash cap). */
 export async function availableCapital(vault: VaultContract): Promise<bigint | undefined> {
   try {
@@ -520,8 +531,9 @@ export async function keeperCycle(
     vault: rt.vault,
     adapters: rt.adapters,
     signal: ctx.signal,
-    // One fill in flight per channel account (with none, one at a time from the keeper's).
-    concurrency: Math.max(1, rt.channels?.size ?? 0),
+    // Liquidations side by side (each leases a channel only for its send), up to
+    // LIQUIDATIONS_PER_CHANNEL per channel; with none, one at a time from the keeper's account.
+    concurrency: liquidationConcurrency(rt.channels?.size ?? 0),
     hooks: {
       info: (m, f) => ctx.log.info(m, f),
       warn: (m, f) => ctx.log.warn(m, f),

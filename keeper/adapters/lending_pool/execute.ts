@@ -36,8 +36,9 @@
  *    it at the prices in force when it executes (issue 26); refused in simulation that is "not
  *    yet" and the wait resumes from the next ledger (`landAndSend`). The fill records how many
  *    ledgers after the first profitable block (from that block's prices) it landed
- *    (`ledgers_after_first_profitable`). With a channel account (`deps.channel`,
- *    CHANNEL_ACCOUNTS) the flash is sent from it, so other fills run meanwhile.
+ *    (`ledgers_after_first_profitable`). With channel accounts (`deps.channels`,
+ *    CHANNEL_ACCOUNTS) the flash is sent from one leased for the send alone, so liquidations
+ *    wait for their ledgers side by side.
  *
  * Failure handling: nothing is ever outstanding. A lost race (the auction is gone or was replaced
  * when our simulation or transaction fails) is outcome "lost_race"; an unprofitable simulation is
@@ -97,7 +98,8 @@ export async function executeLiquidation(
   const state = await loadPoolState(chain, deps.poolId, deps.cache);
 
   // 1. The auction: existing, or created now.
-  const ensured = await ensureAuction(chain, keypair, state, task, deps);
+  const keeperTx = deps.keeperTx ?? ((fn) => fn());
+  const ensured = await keeperTx(() => ensureAuction(chain, keypair, state, task, deps));
   if ("skip" in ensured) return skipped(ensured.skip);
   const { auction } = ensured;
 
@@ -126,12 +128,8 @@ export async function executeLiquidation(
   if ("skip" in size) return skipped(size.skip);
   const { percent, need, lotAssets } = size;
   // A bought asset lands in the keeper account too (and its leftover is refunded there).
-  await ensureTrustlines(
-    chain,
-    keypair,
-    [...new Set([...lotAssets, ...size.buys.keys()])],
-    user,
-    deps,
+  await keeperTx(() =>
+    ensureTrustlines(chain, keypair, [...new Set([...lotAssets, ...size.buys.keys()])], user, deps)
   );
 
   // 4. The buys and swaps are planned (quotes, venue, slippage bounds) and priced before
@@ -163,11 +161,14 @@ export async function executeLiquidation(
     });
   };
   let responseTimeMs = 0;
+  // With channels the flash's source is leased at the send (below): the wait reads no account.
+  const viaChannel = (deps.channels?.size ?? 0) > 0;
+  let channel: string | undefined;
   const sent = await landAndSend(
     { targetBlock: target.block, next },
     latestTarget,
-    (at) => awaitLanding(chain, deps.channel?.publicKey() ?? me, { ...at, spl }, revalueAt, deps),
-    (landing) => {
+    (at) => awaitLanding(chain, viaChannel ? undefined : me, { ...at, spl }, revalueAt, deps),
+    async (landing) => {
       const planned = planLiquidation({
         keeper: me,
         user,
@@ -183,16 +184,30 @@ export async function executeLiquidation(
         reachedLedger: landing.reached,
         minProfit: deps.minProfit,
       });
-      responseTimeMs = Math.round(performance.now() - t0);
-      return sendFlash(
-        vault,
-        deps.liquidator,
-        amount,
-        planned,
-        responseTimeMs,
-        landing.account,
-        deps.channel,
-      );
+      // Safe to send even when the lease waited for a busy channel past the landing ledger: the
+      // liquidator checks MIN_PROFIT at execution and the vault the repayment.
+      const lease = viaChannel ? await deps.channels!.acquire() : undefined;
+      let failed = true;
+      try {
+        const account = lease
+          ? await lease.account((a) => chain.server.getAccount(a))
+          : landing.account ?? await chain.server.getAccount(me);
+        responseTimeMs = Math.round(performance.now() - t0);
+        const out = await sendFlash(
+          vault,
+          deps.liquidator,
+          amount,
+          planned,
+          responseTimeMs,
+          account,
+          lease?.keypair,
+        );
+        failed = false;
+        channel = lease?.keypair.publicKey();
+        return out;
+      } finally {
+        lease?.release(failed);
+      }
     },
     deps.log,
     user,
@@ -231,7 +246,7 @@ export async function executeLiquidation(
       ledgers_after_first_profitable: late,
       ratio: result.outcome.ratio,
       tx_hash: out.txHash,
-      channel: deps.channel?.publicKey(),
+      channel,
     });
   }
   return result;

@@ -10,7 +10,14 @@ import type { InvokeOptions } from "@vigil/soroban/tx";
 import type { SwapClient } from "../../dex/swap_client.ts";
 import type { WaitReason } from "../outcome.ts";
 import type { PoolCache } from "./pool_state.ts";
-import type { Keypair } from "@stellar/stellar-sdk";
+import type { ChannelLease } from "../../channels.ts";
+
+/** Where a flash gets its channel account: the keeper's `ChannelPool` (keeper/channels.ts). */
+export interface ChannelSource {
+  /** Channels ready to use (0: the keeper's account sends). */
+  readonly size: number;
+  acquire(): Promise<ChannelLease | undefined>;
+}
 
 /** What the lending-pool adapter needs to execute. */
 export interface ExecuteDeps {
@@ -41,10 +48,16 @@ export interface ExecuteDeps {
   touched?: (...users: string[]) => void;
   signal?: AbortSignal;
   /**
-   * The channel account (CHANNEL_ACCOUNTS) this liquidation holds: its flash's source, so other
-   * fills run meanwhile. Undefined: the keeper's account sends.
+   * The keeper's channel accounts (CHANNEL_ACCOUNTS): the flash is sent from one, leased only
+   * for the send itself, so liquidations wait for their ledgers side by side and only the sends
+   * need a channel each. Undefined or none ready: the keeper's account sends.
    */
-  channel?: Keypair;
+  channels?: ChannelSource;
+  /**
+   * Runs `fn` alone among the transactions from the keeper's own account (auction creation,
+   * trustlines): liquidations run side by side, and one account has one sequence number.
+   */
+  keeperTx?: <T>(fn: () => Promise<T>) => Promise<T>;
   /**
    * Pooled keepers split the work (issue 26, `split.ts`): called once the first profitable block
    * `target` is known; a wait reason when this keeper is a backup whose turn has not come (it

@@ -39,7 +39,8 @@ import { finite, type Revaluation, REVALUE_LEDGERS } from "./target_block.ts";
 
 /** Where the wait for the landing ledger ended: send now, with the value at the landing ledger. */
 export interface Landing {
-  account: Account;
+  /** The source account read before the wait; undefined when the send leases a channel. */
+  account?: Account;
   /** The head the decision was made at; the flash lands in `reached + 1` at the earliest. */
   reached: number;
   /** The auction valued at the landing ledger with the prices in force. */
@@ -47,8 +48,8 @@ export interface Landing {
 }
 
 /**
- * Step 5a: reads the source account `keeper` (the keeper's or its channel's: its sequence
- * number, so the latency-critical flash needs no read), then waits for the ledger before the target, and from {@link REVALUE_LEDGERS} before
+ * Step 5a: reads the source account `keeper` (its sequence number, so the latency-critical flash
+ * needs no read; undefined: the send leases a channel, whose account the pool keeps), then waits for the ledger before the target, and from {@link REVALUE_LEDGERS} before
  * it calls `revalueAt(head)` at every new ledger: it re-reads the prices and reserves in force and
  * says send (the landing ledger `head + 1` clears MIN_PROFIT), a new target (earlier or later:
  * the wait goes on), or wait (out of reach: a later cycle decides). A skip when the chain did not
@@ -56,7 +57,7 @@ export interface Landing {
  */
 export async function awaitLanding(
   chain: ChainRpc,
-  keeper: string,
+  keeper: string | undefined,
   at: { targetBlock: number; next: number; spl: number },
   revalueAt: (head: number) => Promise<Revaluation>,
   deps: Pick<ExecuteDeps, "clock" | "pollIntervalSec" | "signal">,
@@ -67,7 +68,7 @@ export async function awaitLanding(
     Date.now() + Math.max(2 * deps.pollIntervalSec, (t - next + 2) * spl * 2) * 1000 + 10_000;
   // Generous deadline (the pace estimate may be off); what matters is below: never fill early.
   let deadline = deadlineFor(target);
-  const account = await chain.server.getAccount(keeper);
+  const account = keeper === undefined ? undefined : await chain.server.getAccount(keeper);
   let seen: number | undefined;
   for (;;) {
     // Quietly until a few ledgers before the target, then at every new ledger; the first look
@@ -126,7 +127,7 @@ export async function landAndSend(
   let at = first;
   for (;;) {
     const landing = await wait(at);
-    if (!("account" in landing)) return landing;
+    if (!("reached" in landing)) return landing;
     try {
       return { out: await send(landing), landing };
     } catch (error) {

@@ -49,7 +49,7 @@ import { executeLiquidation, type LiquidationTask } from "./execute.ts";
 import { healthOf, priorityFor } from "./health.ts";
 import { loadPoolState, type PoolCache, type PoolState } from "./pool_state.ts";
 import { CREATION_BLOCK, creationReadyAt, turnOf } from "./split.ts";
-import type { ChannelLease, ChannelPool } from "../../channels.ts";
+import type { ChannelPool } from "../../channels.ts";
 
 export { BorrowerIndex } from "./discovery.ts";
 export type { BadDebtTask } from "./bad_debt.ts";
@@ -147,6 +147,8 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
   #warnedUnwritable = false;
   /** This cycle's read of the registry's keepers (reset by getTasks, like the policy). */
   #keepers: Promise<readonly string[] | undefined> | undefined;
+  /** The last of the keeper-account transactions queued by #keeperTx. */
+  #keeperTxTail: Promise<void> = Promise.resolve();
   #warnedKeepers = false;
   /** The latest ledger at this cycle's getTasks. */
   #head = 0;
@@ -292,11 +294,13 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
   async #callBadDebt(rpc: ChainRpc, keypair: Keypair, data: BadDebtTask): Promise<Result> {
     this.#badDebt.tried(data.user, data.positions);
     try {
-      return await callBadDebt(rpc, keypair, data.user, {
-        poolId: this.#opts.poolId,
-        invoke: this.#opts.invoke,
-        log: (level, msg, fields) => this.#log(level, msg, fields),
-      });
+      return await this.#keeperTx(() =>
+        callBadDebt(rpc, keypair, data.user, {
+          poolId: this.#opts.poolId,
+          invoke: this.#opts.invoke,
+          log: (level, msg, fields) => this.#log(level, msg, fields),
+        })
+      );
     } catch (err) {
       // Not the pool's answer (the RPC, fees, a timeout): try again later, not every cycle.
       this.#badDebt.tried(data.user, data.positions, Date.now() + BAD_DEBT_RETRY_MS);
@@ -341,11 +345,8 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     const creating = await this.#creationTurn(rpc, keypair.publicKey(), task.data, policy);
     if (creating) return noCapitalResult({ status: "waiting", reason: creating });
     let result: Result;
-    // A channel account, held for the whole liquidation, is its flash's source: the cycle runs
-    // one liquidation per channel at once (none ready: the keeper's account sends).
-    const lease = await this.#opts.channels?.acquire();
     try {
-      result = await this.#execute(rpc, keypair, task, this.#feeBidding(vault), policy, lease);
+      result = await this.#execute(rpc, keypair, task, this.#feeBidding(vault), policy);
     } catch (err) {
       // DRY_RUN stopped the first transaction this liquidation would have sent (an auction, a
       // trustline or the flash): it was logged where it stopped, and the task ends here.
@@ -353,8 +354,6 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
         return skipped({ kind: "dry_run", action: err.action.call }, task.data.user);
       }
       throw err;
-    } finally {
-      lease?.release();
     }
     const o = result.outcome;
     if (
@@ -364,6 +363,16 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       this.index.auctions.delete(task.data.user); // re-learned from events if it still exists
     }
     return result;
+  }
+
+  /**
+   * Runs `fn` after every earlier one has settled: transactions from the keeper's own account
+   * (auction creation, trustlines) one at a time while liquidations run side by side.
+   */
+  #keeperTx<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#keeperTxTail.then(fn, fn);
+    this.#keeperTxTail = run.then(() => {}, () => {});
+    return run;
   }
 
   /** The vault client with the flash's inclusion fee bid from its simulated profit. */
@@ -387,7 +396,6 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     task: Task<LiquidationTask>,
     vault: VaultClient,
     policy: FlashPolicy,
-    lease: ChannelLease | undefined,
   ): Promise<Result> {
     return executeLiquidation(rpc, keypair, task.data, vault, {
       minProfit: this.#opts.minProfit,
@@ -401,7 +409,8 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       invoke: this.#opts.invoke,
       availableCapital: this.#opts.availableCapital,
       signal: this.#opts.signal,
-      channel: lease?.keypair,
+      channels: this.#opts.channels,
+      keeperTx: (fn) => this.#keeperTx(fn),
       log: (level, msg, fields) => this.#log(level, msg, fields),
       poolId: this.#opts.poolId,
       usdc: this.#opts.usdc!,
