@@ -98,8 +98,7 @@ export async function executeLiquidation(
   const state = await loadPoolState(chain, deps.poolId, deps.cache);
 
   // 1. The auction: existing, or created now.
-  const keeperTx = deps.keeperTx ?? ((fn) => fn());
-  const ensured = await keeperTx(() => ensureAuction(chain, keypair, state, task, deps));
+  const ensured = await ensureAuction(chain, keypair, state, task, deps);
   if ("skip" in ensured) return skipped(ensured.skip);
   const { auction } = ensured;
 
@@ -128,8 +127,13 @@ export async function executeLiquidation(
   if ("skip" in size) return skipped(size.skip);
   const { percent, need, lotAssets } = size;
   // A bought asset lands in the keeper account too (and its leftover is refunded there).
-  await keeperTx(() =>
-    ensureTrustlines(chain, keypair, [...new Set([...lotAssets, ...size.buys.keys()])], user, deps)
+  // (The keeper's own transactions go one at a time whatever runs beside: withSourceLock.)
+  await ensureTrustlines(
+    chain,
+    keypair,
+    [...new Set([...lotAssets, ...size.buys.keys()])],
+    user,
+    deps,
   );
 
   // 4. The buys and swaps are planned (quotes, venue, slippage bounds) and priced before

@@ -53,11 +53,7 @@ export interface ExecuteDeps {
    * need a channel each. Undefined or none ready: the keeper's account sends.
    */
   channels?: ChannelSource;
-  /**
-   * Runs `fn` alone among the transactions from the keeper's own account (auction creation,
-   * trustlines): liquidations run side by side, and one account has one sequence number.
-   */
-  keeperTx?: <T>(fn: () => Promise<T>) => Promise<T>;
+
   /**
    * Pooled keepers split the work (issue 26, `split.ts`): called once the first profitable block
    * `target` is known; a wait reason when this keeper is a backup whose turn has not come (it

@@ -147,8 +147,6 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
   #warnedUnwritable = false;
   /** This cycle's read of the registry's keepers (reset by getTasks, like the policy). */
   #keepers: Promise<readonly string[] | undefined> | undefined;
-  /** The last of the keeper-account transactions queued by #keeperTx. */
-  #keeperTxTail: Promise<void> = Promise.resolve();
   #warnedKeepers = false;
   /** The latest ledger at this cycle's getTasks. */
   #head = 0;
@@ -294,13 +292,11 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
   async #callBadDebt(rpc: ChainRpc, keypair: Keypair, data: BadDebtTask): Promise<Result> {
     this.#badDebt.tried(data.user, data.positions);
     try {
-      return await this.#keeperTx(() =>
-        callBadDebt(rpc, keypair, data.user, {
-          poolId: this.#opts.poolId,
-          invoke: this.#opts.invoke,
-          log: (level, msg, fields) => this.#log(level, msg, fields),
-        })
-      );
+      return await callBadDebt(rpc, keypair, data.user, {
+        poolId: this.#opts.poolId,
+        invoke: this.#opts.invoke,
+        log: (level, msg, fields) => this.#log(level, msg, fields),
+      });
     } catch (err) {
       // Not the pool's answer (the RPC, fees, a timeout): try again later, not every cycle.
       this.#badDebt.tried(data.user, data.positions, Date.now() + BAD_DEBT_RETRY_MS);
@@ -365,16 +361,6 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
     return result;
   }
 
-  /**
-   * Runs `fn` after every earlier one has settled: transactions from the keeper's own account
-   * (auction creation, trustlines) one at a time while liquidations run side by side.
-   */
-  #keeperTx<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#keeperTxTail.then(fn, fn);
-    this.#keeperTxTail = run.then(() => {}, () => {});
-    return run;
-  }
-
   /** The vault client with the flash's inclusion fee bid from its simulated profit. */
   #feeBidding(vault: VaultClient): VaultClient {
     const bid = this.#opts.feeForProfit;
@@ -410,7 +396,6 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       availableCapital: this.#opts.availableCapital,
       signal: this.#opts.signal,
       channels: this.#opts.channels,
-      keeperTx: (fn) => this.#keeperTx(fn),
       log: (level, msg, fields) => this.#log(level, msg, fields),
       poolId: this.#opts.poolId,
       usdc: this.#opts.usdc!,
