@@ -5,9 +5,9 @@
  *    (error → log, next adapter: a failing pool never stops another), stable sort by priority
  *    (highest first), execute each task (error → log, next task), fold each result into the
  *    dashboard. Up to `concurrency` tasks run at once (issue 26: four per channel account, each
- *    leasing a channel only for its send, so
- *    auctions maturing together are filled together), started in priority order; with 1 (no
- *    channel accounts) one after the other, as the spec has it. Transactions from the keeper's
+ *    leasing a channel only for its send, so auctions maturing together are filled together),
+ *    started in priority order; with 1 (no channel accounts) one after the other, as the spec
+ *    has it. Transactions from the keeper's
  *    own account stay one at a time whatever runs (`withSourceLock`).
  * 2. Refresh the dashboard: positions, vault state, balances of KNOWN_DEPOSITORS.
  *
