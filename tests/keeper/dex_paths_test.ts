@@ -62,7 +62,9 @@ Deno.test("DEX: a transient primary failure and a fallback outside the flash pol
     ({ k } = await liquidateOne(w, keeperEnv(w, keeper), false));
     const skip = await waitLog(
       k,
-      (l) => /no venue usable inside the flash answered: skipped/.test(String(l.msg)),
+      (l) =>
+        /no venue usable inside the flash answered: skipped/.test(String(l.msg)) &&
+        l.user === xlmLot.public, // liquidations run side by side: any order
       60_000,
     );
     assert.equal(skip.user, xlmLot.public);

@@ -117,7 +117,10 @@ Deno.test({
         const op = tx.operations[0] as Operation.InvokeHostFunction;
         const tree = describeAuth(op.auth ?? []);
         console.log(`flash ${f.txHash.slice(0, 8)} signed authorization:\n${tree}`);
-        assert.match(tree, /^\[SourceAccount\]/);
+        // Sent from a channel account (CHANNEL_ACCOUNTS, default 2): the keeper's authorization
+        // is address credentials for its own address, the channel only the source.
+        assert.match(tree, new RegExp(`^\\[AddressV2 ${keeper.publicKey()}\\]`));
+        assert.notEqual(tx.source, keeper.publicKey(), "the flash's source is a channel");
         assert.match(tree, new RegExp(`${w.vault}\\.flash\\(`));
         assert.match(tree, new RegExp(`\\n    ${w.liquidator}\\.exec\\(`));
         assert.match(tree, new RegExp(`\\n      ${w.pool}\\.submit\\(`));
