@@ -40,8 +40,9 @@ export interface KeeperContext extends ApiContext {
   /**
    * Records a finished cycle in state and metrics (duration histogram, overruns). A cycle longer
    * than POLL_INTERVAL is counted as an overrun; it is a warning only when the time beyond
-   * `liquidatingMs` (liquidation attempts: waiting for an auction's profitable block, then the
-   * flash — by design up to about one interval each) exceeds POLL_INTERVAL.
+   * `liquidatingMs` (the wall time covered by liquidation tasks, which run side by side: waiting
+   * for an auction's profitable block or a backup's turn, then the flash — by design up to about
+   * one interval each) exceeds POLL_INTERVAL.
    */
   recordCycle(
     c: { startedAt: Date; durationMs: number; errors: number; liquidatingMs?: number },

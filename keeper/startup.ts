@@ -524,7 +524,7 @@ export async function keeperCycle(
   }
   // Channels spend fees: topped up before the cycle's fills (one read when nothing is due).
   if (rt.channels) await fundChannels(ctx, rt.chain, rt.channels, rt.invoke);
-  let liquidatingMs = 0;
+  const liquidating = new WallTime();
   const report = await runCycle({
     chain: rt.chain,
     keypair: ctx.config.keypair,
@@ -547,13 +547,49 @@ export async function keeperCycle(
           fields: adapter?.pool ? { pool: adapter.pool } : undefined,
         }),
       result: (adapter, task, result, ms) => {
-        if (liquidationOutcome(result.outcome)) liquidatingMs += ms;
+        if (waitsForLedgers(result.outcome)) liquidating.add(performance.now() - ms, ms);
         recordResult(ctx, adapter, task, result);
       },
       refresh: () => refreshDashboard(rt, ctx),
     },
   });
-  return { errors: report.errors, liquidatingMs };
+  return { errors: report.errors, liquidatingMs: liquidating.ms() };
+}
+
+/**
+ * True for a task whose time is mostly spent waiting for ledgers — an auction's profitable block,
+ * a backup's turn, the flash's confirmation — whatever it ended with: the keeper doing its job,
+ * not falling behind (a cycle that overruns POLL_INTERVAL only because of them is no warning).
+ */
+export function waitsForLedgers(o: TaskOutcome): boolean {
+  return liquidationOutcome(o) !== undefined || o.status === "waiting" ||
+    (o.status === "skipped" && o.user !== undefined);
+}
+
+/**
+ * Wall-clock time covered by possibly overlapping intervals (tasks run side by side: their
+ * durations must not be summed).
+ */
+export class WallTime {
+  readonly #spans: [number, number][] = [];
+
+  /** Adds the interval of `ms` starting at `start` (performance.now() time). */
+  add(start: number, ms: number): void {
+    this.#spans.push([start, start + ms]);
+  }
+
+  /** The length of the union of the intervals. */
+  ms(): number {
+    const spans = [...this.#spans].sort((a, b) => a[0] - b[0]);
+    let total = 0;
+    let end = -Infinity;
+    for (const [a, b] of spans) {
+      if (b <= end) continue;
+      total += b - Math.max(a, end);
+      end = b;
+    }
+    return total;
+  }
 }
 
 /** An adapter as logs name it: its protocol, and its pool when it has one. */

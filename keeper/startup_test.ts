@@ -16,6 +16,8 @@ import {
   neverLiquidates,
   pendingPolicyWarning,
   recordResult,
+  waitsForLedgers,
+  WallTime,
 } from "./startup.ts";
 
 const POOL = contractId(3);
@@ -272,4 +274,31 @@ Deno.test("neverLiquidates: each reason a configured keeper would never liquidat
   assert.deepEqual(neverLiquidates({ ...cfg, dryRun: true }, liq, policy), [
     "DRY_RUN=true (transactions are simulated, never sent)",
   ]);
+});
+
+Deno.test("WallTime: overlapping task intervals count once (tasks run side by side)", () => {
+  const w = new WallTime();
+  assert.equal(w.ms(), 0);
+  w.add(0, 100);
+  w.add(50, 100); // overlaps the first: 0–150
+  w.add(120, 10); // inside
+  w.add(200, 50); // apart: 200–250
+  assert.equal(w.ms(), 200);
+});
+
+Deno.test("waitsForLedgers: liquidations and their waits and skips count; rebalances, bad debt and early skips don't", () => {
+  assert.equal(
+    waitsForLedgers({ status: "waiting", reason: { kind: "below_min_profit_at_landing" } }),
+    true,
+  );
+  assert.equal(waitsForLedgers({ status: "lost_race", user: "G", error: "x" }), true);
+  assert.equal(
+    waitsForLedgers({
+      status: "skipped",
+      user: "G",
+      reason: { kind: "min_profit_reverted", txHash: null },
+    }),
+    true,
+  );
+  assert.equal(waitsForLedgers({ status: "skipped", reason: { kind: "own_position" } }), false);
 });
