@@ -20,18 +20,12 @@ import {
   type Keypair,
   Keypair as KP,
   Operation,
-  TransactionBuilder,
   xdr,
 } from "@stellar/stellar-sdk";
-import { latestLedger, ledgerNow } from "@vigil/soroban/ledger";
 import type { ChainRpc } from "@vigil/soroban/rpc";
-import { type Confirmed, sendAndConfirm } from "@vigil/soroban/send";
-import {
-  DEFAULT_VALID_FOR_LEDGERS,
-  inclusionFeeFor,
-  type InvokeOptions,
-  withSourceLock,
-} from "@vigil/soroban/tx";
+import type { Confirmed } from "@vigil/soroban/send";
+import { sendClassic } from "@vigil/soroban/change_trust";
+import type { InvokeOptions } from "@vigil/soroban/tx";
 
 /** 1 XLM in stroops. */
 export const XLM = 10_000_000n;
@@ -136,40 +130,16 @@ export function fundChannels(
   steps: readonly FundingStep[],
   opts: InvokeOptions = {},
 ): Promise<Confirmed> {
-  const me = keeper.publicKey();
-  return withSourceLock(chain, me, async () => {
-    const [account, fee, head] = await Promise.all([
-      chain.server.getAccount(me),
-      inclusionFeeFor(chain, opts),
-      latestLedger(chain),
-    ]);
-    const b = new TransactionBuilder(account, {
-      fee: String(fee),
-      networkPassphrase: chain.networkPassphrase,
-      timebounds: { minTime: 0, maxTime: ledgerNow(chain) + (opts.validForSec ?? 60) },
-      ledgerbounds: {
-        minLedger: 0,
-        maxLedger: head.sequence + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
-      },
-    });
-    for (const s of steps) {
-      b.addOperation(
-        s.kind === "create"
-          ? Operation.createAccount({
-            destination: s.account,
-            startingBalance: xlmString(s.amount),
-          })
-          : Operation.payment({
-            destination: s.account,
-            asset: Asset.native(),
-            amount: xlmString(s.amount),
-          }),
-      );
-    }
-    const tx = b.build();
-    tx.sign(keeper);
-    return await sendAndConfirm(chain, tx, opts);
-  });
+  const ops = steps.map((s) =>
+    s.kind === "create"
+      ? Operation.createAccount({ destination: s.account, startingBalance: xlmString(s.amount) })
+      : Operation.payment({
+        destination: s.account,
+        asset: Asset.native(),
+        amount: xlmString(s.amount),
+      })
+  );
+  return sendClassic(chain, keeper, ops, opts);
 }
 
 /** A channel held by one in-flight transaction until `release`. */

@@ -1,11 +1,17 @@
 /**
- * A ChangeTrust transaction (a trustline for a classic asset) through the one send path: the
- * keeper (for a lot or bid asset it must hold) and `main.ts trustline` (an operator's or a
- * depositor's USDC) both send it this way.
+ * Classic transactions through the one send path: a ChangeTrust (a trustline for a classic
+ * asset: the keeper for a lot or bid asset it must hold, `main.ts trustline` for an operator's or
+ * a depositor's USDC) and the keeper's funding of its channel accounts both send this way.
  *
  * @module
  */
-import { type Asset, type Keypair, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
+import {
+  type Asset,
+  type Keypair,
+  Operation,
+  TransactionBuilder,
+  type xdr,
+} from "@stellar/stellar-sdk";
 import { latestLedger, ledgerNow } from "./ledger.ts";
 import type { ChainRpc } from "./rpc.ts";
 import { type Confirmed, sendAndConfirm } from "./send.ts";
@@ -28,6 +34,21 @@ export function sendChangeTrust(
   asset: Asset,
   opts: InvokeOptions = {},
 ): Promise<Confirmed> {
+  return sendClassic(chain, keypair, [Operation.changeTrust({ asset })], opts);
+}
+
+/**
+ * Signs and sends classic `operations` in ONE transaction from `keypair`'s account under its
+ * submission lock ({@link withSourceLock}), bidding the fee-stats inclusion fee within
+ * `opts.maxInclusionFee`, valid for `validForLedgers` after the latest ledger; returns it
+ * confirmed (`failed` set when included but failed).
+ */
+export function sendClassic(
+  chain: ChainRpc,
+  keypair: Keypair,
+  operations: readonly xdr.Operation[],
+  opts: InvokeOptions = {},
+): Promise<Confirmed> {
   const me = keypair.publicKey();
   return withSourceLock(chain, me, async () => {
     const [account, fee, head] = await Promise.all([
@@ -35,7 +56,7 @@ export function sendChangeTrust(
       inclusionFeeFor(chain, opts),
       latestLedger(chain),
     ]);
-    const tx = new TransactionBuilder(account, {
+    const b = new TransactionBuilder(account, {
       fee: String(fee),
       networkPassphrase: chain.networkPassphrase,
       timebounds: { minTime: 0, maxTime: ledgerNow(chain) + (opts.validForSec ?? 60) },
@@ -43,7 +64,9 @@ export function sendChangeTrust(
         minLedger: 0,
         maxLedger: head.sequence + 1 + (opts.validForLedgers ?? DEFAULT_VALID_FOR_LEDGERS),
       },
-    }).addOperation(Operation.changeTrust({ asset })).build();
+    });
+    for (const op of operations) b.addOperation(op);
+    const tx = b.build();
     tx.sign(keypair);
     return await sendAndConfirm(chain, tx, opts);
   });
