@@ -8,7 +8,11 @@
 import assert from "node:assert/strict";
 import { Positions } from "@blend-capital/blend-sdk";
 import { Keypair, xdr } from "@stellar/stellar-sdk";
-import { choosePercent, type Probe } from "@vigil/keeper/adapters/lending_pool/execute";
+import {
+  BAND_MARGIN,
+  choosePercent,
+  type Probe,
+} from "@vigil/keeper/adapters/lending_pool/execute";
 import { cursorLedger } from "@vigil/keeper/adapters/lending_pool/discovery";
 import { parseHostError, RpcError } from "@vigil/soroban/errors";
 import {
@@ -206,15 +210,24 @@ Deno.test("choosePercent: 50 when accepted, else the nearest accepted on the sid
   const a = band(30, 70);
   assert.equal(await choosePercent(a.probe), 50);
   assert.deepEqual(a.probed, [50]);
-  for (const [lo, hi] of [[63, 80], [51, 51], [55, 100], [100, 100]]) {
+  // The edge found, moved BAND_MARGIN inward when the band is wide enough (an edge tips out at
+  // apply when prices or interest move).
+  for (
+    const [lo, hi, want] of [[63, 80, 65], [51, 51, 51], [55, 56, 55], [55, 100, 57], [
+      100,
+      100,
+      100,
+    ]]
+  ) {
     const b = band(lo, hi);
-    assert.equal(await choosePercent(b.probe), lo, `band ${lo}-${hi}`);
-    assert.ok(b.probed.length <= 8, `probes ${b.probed.length}`);
+    assert.equal(await choosePercent(b.probe), want, `band ${lo}-${hi}`);
+    assert.ok(b.probed.length <= 9, `probes ${b.probed.length}`);
   }
-  for (const [lo, hi] of [[10, 22], [1, 1], [1, 49], [40, 49]]) {
+  for (const [lo, hi, want] of [[10, 22, 20], [1, 1, 1], [1, 49, 47], [40, 49, 47], [48, 49, 49]]) {
     const b = band(lo, hi);
-    assert.equal(await choosePercent(b.probe), hi, `band ${lo}-${hi}`);
+    assert.equal(await choosePercent(b.probe), want, `band ${lo}-${hi}`);
   }
+  assert.equal(BAND_MARGIN, 2);
   await assert.rejects(choosePercent(band(101, 200).probe), /even 100% is too small/);
   await assert.rejects(choosePercent(band(-5, 0).probe), /even 1% is too large/);
   assert.equal(await choosePercent(() => Promise.resolve("exists")), "exists");

@@ -78,7 +78,9 @@ Deno.test({
           await until(
             () =>
               Promise.resolve(
-                k!.stderr().includes(`pool rejected a 50% auction; using nearest accepted ${p}%`),
+                k!.stderr().includes(
+                  `pool rejected a 50% auction; using ${p}%, inside its accepted band`,
+                ),
               ),
             10_000,
             `the log line for a ${p}% auction`,

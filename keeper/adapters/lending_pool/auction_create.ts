@@ -1,7 +1,8 @@
 /**
  * Step 1 of a liquidation, ensure-auction: the user's open liquidation auction, or one created
  * now at 50 % — or, when the pool rejects 50 % for its health band (`InvalidLiqTooLarge` /
- * `InvalidLiqTooSmall`), the nearest accepted percent found by simulation. No auction is created
+ * `InvalidLiqTooSmall`), the nearest accepted percent found by simulation (moved
+ * {@link BAND_MARGIN} points inside the band when accepted). No auction is created
  * that could not be filled from USDC capital ({@link creationBlocker}): its bid is USDC debt and,
  * when a DEX venue usable inside the flash can buy them, the other liabilities ({@link bidAssets}).
  * A pool that says the user is not liquidatable now (`InvalidLiquidation`: another keeper's fill
@@ -125,7 +126,7 @@ export function conversionBlocker(
   return deps.dex.flashVenues(deps.routers).length === 0 ? "no_flash_venue" : undefined;
 }
 
-/** Creates the auction (50 %, or the nearest accepted percent); undefined if it vanished. */
+/** Creates the auction (50 %, or a percent inside the accepted band); undefined if it vanished. */
 async function createAuction(
   chain: ChainRpc,
   keypair: Keypair,
@@ -162,7 +163,7 @@ async function createAuction(
   if (percent !== DEFAULT_AUCTION_PERCENT) {
     deps.log(
       "info",
-      `pool rejected a ${DEFAULT_AUCTION_PERCENT}% auction; using nearest accepted ${percent}%`,
+      `pool rejected a ${DEFAULT_AUCTION_PERCENT}% auction; using ${percent}%, inside its accepted band`,
       {
         user: task.user,
         percent,
@@ -204,7 +205,7 @@ export type Probe = "ok" | "large" | "small" | "exists";
 /**
  * The accepted percent nearest to 50: 50 itself, else the smallest accepted above it (when 50 is
  * too small) or the largest accepted below it (when 50 is too large), by binary search over the
- * pool's monotone health band. "exists" when an auction already exists. Throws when no percent
+ * pool's monotone health band, then {@link BAND_MARGIN} points inward when still accepted. "exists" when an auction already exists. Throws when no percent
  * is accepted.
  */
 export async function choosePercent(
@@ -234,7 +235,7 @@ export async function choosePercent(
       }
     }
     if (best === undefined) throw new Error("no accepted liquidation percent above 50%");
-    return best;
+    return await inward(probe, best, +BAND_MARGIN);
   }
   // Too large: largest p in [1, 50) that is not "too large".
   let lo = 1, hi = DEFAULT_AUCTION_PERCENT;
@@ -253,5 +254,25 @@ export async function choosePercent(
     }
   }
   if (best === undefined) throw new Error("no accepted liquidation percent below 50%");
-  return best;
+  return await inward(probe, best, -BAND_MARGIN);
+}
+
+/**
+ * Percentage points a percent at the edge of the pool's band is moved inward: the edge found by
+ * simulation is exactly where the post-liquidation health factor meets Blend's bound, and a price
+ * write or a ledger's interest before the transaction applies tips it out (`InvalidLiqTooSmall` /
+ * `InvalidLiqTooLarge` at apply, seen in the race bench).
+ */
+export const BAND_MARGIN = 2;
+
+/** `edge + step` when the pool accepts it too (the band may be narrower), else `edge`. */
+async function inward(
+  probe: (p: number) => Promise<Probe>,
+  edge: number,
+  step: number,
+): Promise<number | "exists"> {
+  const p = edge + step;
+  if (p < 1 || p > 100) return edge;
+  const r = await probe(p);
+  return r === "exists" ? "exists" : r === "ok" ? p : edge;
 }

@@ -6,7 +6,8 @@
  * 1. ensure-auction (`auction_create.ts`: `ensureAuction`, `creationBlocker`, `choosePercent`):
  *    use the user's open liquidation auction, or create one at 50 %. If the pool rejects 50 % for
  *    the health band (`InvalidLiqTooLarge` / `InvalidLiqTooSmall`), binary-search by simulation
- *    for the nearest accepted percent on the side the error points to, and log it.
+ *    for the nearest accepted percent on the side the error points to (then `BAND_MARGIN` points
+ *    inward when accepted), and log it.
  * 2. target block (`target_block.ts`: `targetBlock`): value the auction on Blend's 400-block curve
  *    with the pool's oracle and find the first block whose lot_value / bid_cost clears
  *    MIN_PROFIT. If that block is further away than one poll interval, stop (outcome "waiting"):
@@ -73,6 +74,7 @@ import { firstProfitableSeen, type Reading, revalue, targetBlock } from "./targe
 export { DEBT_NOT_BUYABLE, NO_DEX, NO_FLASH_VENUE } from "../outcome.ts";
 export type { AuctionValue } from "./auction.ts";
 export {
+  BAND_MARGIN,
   choosePercent,
   DEFAULT_AUCTION_PERCENT,
   PoolErrors,
