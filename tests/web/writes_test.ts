@@ -315,4 +315,7 @@ Deno.test("plain messages of the issue-20 contract errors", () => {
   assert.match(plainError(err("SwapBelowFloor")), /nothing happened/);
   assert.match(plainError(err("NotAllowed")), /swap-path token/);
   assert.match(plainError(err("NothingPending")), /no queued policy or configuration change/);
+  // Issues 24 and 26: the liquidator's buy-leg ceiling and its on-chain MIN_PROFIT check.
+  assert.match(plainError(err("SwapAboveCeiling")), /more USDC than its ceiling/);
+  assert.match(plainError(err("BelowMinProfit")), /minimum profit .* nothing was lent/);
 });

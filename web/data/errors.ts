@@ -52,6 +52,14 @@ const BY_NAME: [RegExp, string][] = [
     "A swap inside the liquidation returned less USDC than its floor (the pool oracle's value less the vault's slippage bound); nothing happened.",
   ],
   [
+    /SwapAboveCeiling/i,
+    "Buying the debt asset inside the liquidation would cost more USDC than its ceiling (the pool oracle's value plus the vault's slippage bound); nothing happened.",
+  ],
+  [
+    /BelowMinProfit/i,
+    "At the prices in force when it ran, the liquidation's collateral was worth less than the keeper's minimum profit over its debt (MIN_PROFIT); it reverted and nothing was lent.",
+  ],
+  [
     /DrawLimit|MaxDraw/i,
     "This flash would borrow more than the vault lends in one flash (its per-flash limit).",
   ],
