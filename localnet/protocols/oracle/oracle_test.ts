@@ -113,6 +113,11 @@ Deno.test("stale feed: None after 2 × resolution; the pool traps, the Blend SDK
     const c = market.contracts;
     const admin = Keypair.fromSecret(market.accounts.market_admin.secret);
     const client: AnyClient = await node.clientFor(c.oracle, admin);
+    // Stop the feed early in a round (5 s in): the stopped round then stays fresh for a whole
+    // resolution more, whatever time the set-up took (it failed once in CI, stopped late in one).
+    const res = BigInt(ORACLE_RESOLUTION);
+    const t = node.latestLedger().closeTime;
+    await node.advanceTime(Number(res - (t % res)) + 5);
     await sendAssembled(await client.set_feed({ asset: stellarAsset(c.xlm), live: false }));
     // Still fresh within 2 × resolution.
     await node.advanceTime(ORACLE_RESOLUTION);
