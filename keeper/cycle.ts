@@ -75,7 +75,7 @@ export interface CycleReport {
 
 /** Runs one cycle (see the module doc). */
 export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
-  const { chain, keypair, vault, hooks } = deps;
+  const { chain, vault, hooks } = deps;
   const report: CycleReport = { errors: 0, tasks: 0, executed: 0 };
   const fail = (kind: string, err: unknown, adapter?: Adapter) => {
     report.errors++;
@@ -95,26 +95,10 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
       continue;
     }
     report.tasks += tasks.length;
-    const queue = sortTasks(tasks);
-    // A small worker pool: each worker takes the next task in priority order when it is free.
-    const worker = async () => {
-      for (let task = queue.shift(); task; task = queue.shift()) {
-        if (deps.signal?.aborted) break;
-        const t0 = performance.now();
-        try {
-          const result = await adapter.execute(chain, keypair, task, client);
-          report.executed++;
-          hooks.result(adapter, task, result, performance.now() - t0);
-        } catch (err) {
-          if (err instanceof TaskError) {
-            hooks.result(adapter, task, err.result, performance.now() - t0);
-          }
-          fail("execute", err, adapter);
-        }
-      }
-    };
-    const workers = Math.max(1, Math.min(Math.floor(deps.concurrency ?? 1), queue.length));
-    await Promise.all(Array.from({ length: workers }, worker));
+    await runTasks(adapter, sortTasks(tasks), client, deps, {
+      fail: (err) => fail("execute", err, adapter),
+      executed: () => report.executed++,
+    });
   }
 
   // 2. Dashboard refresh.
@@ -124,6 +108,79 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
     fail("refresh", err);
   }
   return report;
+}
+
+/**
+ * Runs `queue` with a small worker pool: each worker takes the next task in priority order when it
+ * is free. A task that comes back `waiting` with a `retryAfterMs` is queued again after that
+ * delay, as long as other tasks still run or wait to: an auction maturing a few ledgers after the cycle
+ * began is not left for the next cycle, which starts only once the slowest liquidation of this
+ * one has ended. A worker with nothing to take idles while retries are pending and others run;
+ * when the last running task ends, pending retries are dropped (the next cycle finds them).
+ */
+async function runTasks(
+  adapter: Adapter,
+  queue: Task[],
+  client: VaultClient,
+  deps: CycleDeps,
+  count: { fail: (err: unknown) => void; executed: () => void },
+): Promise<void> {
+  const { chain, keypair, hooks } = deps;
+  let running = 0;
+  const retries = new Set<ReturnType<typeof setTimeout>>();
+  let idle: (() => void)[] = [];
+  const wake = () => {
+    const waiting = idle;
+    idle = [];
+    for (const w of waiting) w();
+  };
+  deps.signal?.addEventListener("abort", wake, { once: true });
+  const retryLater = (task: Task, ms: number) => {
+    const id = setTimeout(() => {
+      retries.delete(id);
+      queue.push(task);
+      wake();
+    }, ms);
+    retries.add(id);
+  };
+  const worker = async () => {
+    for (;;) {
+      if (deps.signal?.aborted) break;
+      const task = queue.shift();
+      if (!task) {
+        if (running > 0 && retries.size > 0) {
+          await new Promise<void>((r) => idle.push(r));
+          continue;
+        }
+        break;
+      }
+      running++;
+      const t0 = performance.now();
+      let result: Result | undefined;
+      try {
+        result = await adapter.execute(chain, keypair, task, client);
+        count.executed();
+        hooks.result(adapter, task, result, performance.now() - t0);
+      } catch (err) {
+        if (err instanceof TaskError) {
+          hooks.result(adapter, task, err.result, performance.now() - t0);
+        }
+        count.fail(err);
+      } finally {
+        running--;
+      }
+      const again = result?.outcome.status === "waiting" ? result.retryAfterMs : undefined;
+      if (again !== undefined && (running > 0 || queue.length > 0)) retryLater(task, again);
+      wake();
+    }
+  };
+  try {
+    const workers = Math.max(1, Math.min(Math.floor(deps.concurrency ?? 1), queue.length));
+    await Promise.all(Array.from({ length: workers }, worker));
+  } finally {
+    for (const id of retries) clearTimeout(id);
+    deps.signal?.removeEventListener("abort", wake);
+  }
 }
 
 /** A one-line description of a task for logs. */

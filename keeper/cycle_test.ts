@@ -287,3 +287,124 @@ Deno.test("concurrency: up to N tasks of an adapter run at once, started in prio
   assert.deepEqual(two.order, order, "started in priority order");
   assert.equal((await run(16)).most, 4, "never more workers than tasks");
 });
+
+const tooEarly = (ledgersToGo: number) => ({
+  kind: "too_early",
+  auctionBlock: 1,
+  targetBlock: 1 + ledgersToGo,
+  ledgersToGo,
+  ratioNow: null,
+  ratioAtTarget: null,
+} as const);
+
+Deno.test("retry: a waiting task with retryAfterMs runs again in the same cycle while another task still runs", async () => {
+  const trace: string[] = [];
+  let release!: () => void;
+  let bRuns = 0;
+  const a = adapter({
+    name: "lending_pool",
+    tasks: [t("long", 10), t("soon", 5)],
+    run: async (task) => {
+      if (task.label === "long") {
+        // Held until "soon" came back a second time: the cycle must not wait for it to end.
+        await new Promise<void>((r) => (release = r));
+        return noCapitalResult({ status: "skipped", reason: { kind: "own_position" } });
+      }
+      bRuns++;
+      if (bRuns === 2) release();
+      return bRuns === 1
+        ? noCapitalResult({ status: "waiting", reason: tooEarly(9) }, { retryAfterMs: 20 })
+        : noCapitalResult({ status: "skipped", reason: { kind: "own_position" } });
+    },
+  }, trace);
+  const h = hooks();
+  const r = await runCycle({
+    chain,
+    keypair: kp,
+    vault: fakeVault(),
+    adapters: [a],
+    hooks: h,
+    concurrency: 2,
+  });
+  assert.equal(bRuns, 2, "retried once, in this cycle");
+  assert.equal(r.executed, 3);
+  assert.deepEqual(h.results.map(([, l, res]) => `${l} ${res.outcome.status}`), [
+    "soon waiting",
+    "soon skipped",
+    "long skipped",
+  ]);
+});
+
+Deno.test("retry: dropped when nothing else runs (the next cycle finds it); none without retryAfterMs; timers cleared", async () => {
+  for (const retryAfterMs of [5, undefined]) {
+    let runs = 0;
+    const a = adapter({
+      name: "lending_pool",
+      tasks: [t("alone", 1)],
+      run: () => {
+        runs++;
+        return Promise.resolve(
+          noCapitalResult({ status: "waiting", reason: tooEarly(9) }, { retryAfterMs }),
+        );
+      },
+    }, []);
+    const r = await runCycle({
+      chain,
+      keypair: kp,
+      vault: fakeVault(),
+      adapters: [a],
+      hooks: hooks(),
+      concurrency: 4,
+    });
+    assert.equal(runs, 1, `retryAfterMs ${retryAfterMs}`);
+    assert.equal(r.executed, 1);
+  }
+  // Another task still runs, but the waiting one has no retryAfterMs: it runs once.
+  let runs = 0;
+  const b = adapter({
+    name: "lending_pool",
+    tasks: [t("long", 10), t("never", 5)],
+    run: async (task) => {
+      if (task.label === "long") await new Promise((r) => setTimeout(r, 60));
+      else runs++;
+      return noCapitalResult({ status: "waiting", reason: never });
+    },
+  }, []);
+  await runCycle({
+    chain,
+    keypair: kp,
+    vault: fakeVault(),
+    adapters: [b],
+    hooks: hooks(),
+    concurrency: 2,
+  });
+  assert.equal(runs, 1);
+});
+
+Deno.test("retry: a pending retry is dropped when the last running task ends (the cycle does not wait for it)", async () => {
+  let soonRuns = 0;
+  const a = adapter({
+    name: "lending_pool",
+    tasks: [t("long", 10), t("soon", 5)],
+    run: async (task) => {
+      if (task.label === "long") {
+        await new Promise((r) => setTimeout(r, 30));
+        return noCapitalResult({ status: "skipped", reason: { kind: "own_position" } });
+      }
+      soonRuns++;
+      // Retry far later than the other task runs.
+      return noCapitalResult({ status: "waiting", reason: tooEarly(50) }, { retryAfterMs: 60_000 });
+    },
+  }, []);
+  const t0 = performance.now();
+  await runCycle({
+    chain,
+    keypair: kp,
+    vault: fakeVault(),
+    adapters: [a],
+    hooks: hooks(),
+    concurrency: 2,
+  });
+  assert.equal(soonRuns, 1);
+  assert.ok(performance.now() - t0 < 5_000, "the cycle ended with its last running task");
+});

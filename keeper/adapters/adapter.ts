@@ -122,6 +122,11 @@ export interface Result {
   outcome: TaskOutcome;
   /** Hash of the main transaction (the fill, the rebalance), when there is one. */
   txHash?: string;
+  /**
+   * A `waiting` task worth executing again after this many ms: the cycle re-queues it while its
+   * other tasks still run, rather than leaving it to the next cycle (`keeper/cycle.ts`).
+   */
+  retryAfterMs?: number;
 }
 
 /** A settled flash. */

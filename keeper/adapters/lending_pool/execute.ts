@@ -17,7 +17,7 @@
  *    (issue 24) is bought with USDC, its exact output the bid plus a margin; when the vault's idle
  *    capital or the per-flash cap is short, fill a smaller percent that fits. Non-USDC lot and bid
  *    assets need the DEX client (without one the auction is skipped with a log line) and a
- *    trustline.
+ *    trustline, made as soon as the auction is seen (step 1), not at the target block.
  * 4. plan (`flash_plan.ts`: `planLegs`, `planBuys`, `priceSwaps`, `planLiquidation`): one buy leg
  *    per non-USDC bid asset (`router_get_amounts_in`, best venue and path; `max_in` from the quote
  *    and SLIPPAGE_BPS, never above the oracle ceiling), one Blend `submit` (fill, repay the bid,
@@ -55,9 +55,9 @@ import type { ChainRpc } from "@vigil/soroban/rpc";
 import type { PlannedBuy, PlannedLeg } from "../../dex/swap_client.ts";
 import { ensureTrustline } from "../../token.ts";
 import { noCapitalResult, type Result, skipped, type VaultClient } from "../adapter.ts";
-import { ensureAuction } from "./auction_create.ts";
+import { conversionBlocker, ensureAuction } from "./auction_create.ts";
 import type { ExecuteDeps, LiquidationTask } from "./execute_deps.ts";
-import { sizeLiquidation } from "./flash_size.ts";
+import { sizeLiquidation, usdcPart } from "./flash_size.ts";
 import { planLegs, planLiquidation } from "./flash_plan.ts";
 import { valueAt } from "./auction.ts";
 import {
@@ -68,7 +68,15 @@ import {
   sendFlash,
 } from "./flash_send.ts";
 import { loadPoolState } from "./pool_state.ts";
-import { firstProfitableSeen, type Reading, revalue, targetBlock } from "./target_block.ts";
+import {
+  firstProfitableSeen,
+  type Reading,
+  retryAfterMs,
+  revalue,
+  targetBlock,
+  waitWindowLedgers,
+} from "./target_block.ts";
+import type { WaitReason } from "../outcome.ts";
 
 // The names this module has always exported, for its importers.
 export { DEBT_NOT_BUYABLE, NO_DEX, NO_FLASH_VENUE } from "../outcome.ts";
@@ -103,6 +111,17 @@ export async function executeLiquidation(
   const ensured = await ensureAuction(chain, keypair, state, task, deps);
   if ("skip" in ensured) return skipped(ensured.skip);
   const { auction } = ensured;
+  // Every asset the fill may leave in the keeper account needs a trustline, made now, while the
+  // auction is young: made at the target block, it would cost the fill a ledger or more. (No
+  // flash venue: a non-USDC asset is a skip at sizing, and nothing is made for it.)
+  const received = [...new Set([...auction.lot.keys(), ...auction.bid.keys()])];
+  await ensureTrustlines(
+    chain,
+    keypair,
+    conversionBlocker(deps) === undefined ? received : received.filter((a) => a === deps.usdc),
+    user,
+    deps,
+  );
 
   // 2. The first profitable block.
   const head = await latestLedger(chain);
@@ -115,7 +134,13 @@ export async function executeLiquidation(
     pollIntervalSec: deps.pollIntervalSec,
     secondsPerLedger: spl,
   });
-  if ("wait" in decided) return noCapitalResult({ status: "waiting", reason: decided.wait });
+  const windowLedgers = waitWindowLedgers(deps.pollIntervalSec, spl);
+  /** A waiting outcome, with when the cycle may execute it again. */
+  const waiting = (reason: WaitReason) =>
+    noCapitalResult({ status: "waiting", reason }, {
+      retryAfterMs: retryAfterMs(reason, windowLedgers, spl),
+    });
+  if ("wait" in decided) return waiting(decided.wait);
   const { target, next } = decided;
   // Pooled keepers split the work (split.ts): a backup waits for its turn, or for a later cycle.
   const turn = await deps.awaitTurn?.(auction, target.block, next, spl);
@@ -127,24 +152,18 @@ export async function executeLiquidation(
   const sizeAt = { ...target, bid: valueAt(state, user, auction, next).bid };
   const size = await sizeLiquidation(state, auction, sizeAt, user, deps);
   if ("skip" in size) return skipped(size.skip);
-  const { percent, need, lotAssets } = size;
-  // A bought asset lands in the keeper account too (and its leftover is refunded there).
-  // (The keeper's own transactions go one at a time whatever runs beside: withSourceLock.)
-  await ensureTrustlines(
-    chain,
-    keypair,
-    [...new Set([...lotAssets, ...size.buys.keys()])],
-    user,
-    deps,
-  );
+  const { need, lotAssets } = size;
 
   // 4. The buys and swaps are planned (quotes, venue, slippage bounds) and priced before
   // waiting, so nothing but the flash itself is left for the latency-critical moment.
   const swaps = await planLegs(chain, state, target, size, user, deps);
   if ("skip" in swaps) return skipped(swaps.skip, user);
   const { legs, buys } = swaps;
+  // The DEX's depth may have cut the part of the auction filled (`fitToDepth`).
+  const percent = swaps.percent;
+  const usdcAmount = percent === size.percent ? size.amount : usdcPart(need, percent);
   // The flash lends the buys' USDC too (what they do not spend goes back to the vault).
-  const amount = buys.reduce((s, b) => s + b.maxIn, size.amount);
+  const amount = buys.reduce((s, b) => s + b.maxIn, usdcAmount);
   if (buys.length > 0) {
     const available = await deps.availableCapital?.();
     if (available !== undefined && amount > available) {
@@ -156,7 +175,7 @@ export async function executeLiquidation(
   // (prices move while the keeper waits), then send the flash into the ledger that clears.
   const readings: Reading[] = [{ landing: next, state }];
   // The target may slide later with the prices, but not past what this cycle set out to wait for.
-  const latestTarget = next + Math.ceil(deps.pollIntervalSec / spl) + 3;
+  const latestTarget = next + windowLedgers;
   const revalueAt = async (head: number) => {
     const now = await loadPoolState(chain, deps.poolId, deps.cache);
     readings.push({ landing: head + 1, state: now });
@@ -219,7 +238,7 @@ export async function executeLiquidation(
     user,
   );
   if ("skip" in sent) return skipped(sent.skip, user);
-  if ("wait" in sent) return noCapitalResult({ status: "waiting", reason: sent.wait });
+  if ("wait" in sent) return waiting(sent.wait);
   if ("error" in sent) {
     return await classifyFlashFailure(chain, sent.error, {
       user,
@@ -258,18 +277,25 @@ export async function executeLiquidation(
   return result;
 }
 
-/** The keeper account receives every lot asset: a trustline for each classic one that lacks it. */
+/**
+ * The keeper account receives every lot asset and every bought bid asset (its leftover is refunded
+ * there): a trustline for each classic one that lacks it. The keeper never removes one, so an
+ * asset checked once (`deps.trusted`) is not read again. (The keeper's own transactions go one at
+ * a time whatever runs beside: withSourceLock.)
+ */
 async function ensureTrustlines(
   chain: ChainRpc,
   keypair: Keypair,
-  lotAssets: readonly string[],
+  assets: readonly string[],
   user: string,
-  deps: Pick<ExecuteDeps, "invoke" | "log">,
+  deps: Pick<ExecuteDeps, "invoke" | "log" | "trusted">,
 ): Promise<void> {
-  for (const a of lotAssets) {
+  for (const a of assets) {
+    if (deps.trusted?.has(a)) continue;
     if ((await ensureTrustline(chain, keypair, a, deps.invoke)) === "created") {
       deps.log("info", `trustline created for lot asset ${a}`, { user });
     }
+    deps.trusted?.add(a);
   }
 }
 

@@ -48,6 +48,11 @@ export interface ExecuteDeps {
   touched?: (...users: string[]) => void;
   signal?: AbortSignal;
   /**
+   * Assets the keeper account is known to hold a trustline for (or need none): checked once per
+   * run, since the keeper never removes one. Undefined: checked at every liquidation.
+   */
+  trusted?: Set<string>;
+  /**
    * The keeper's channel accounts (CHANNEL_ACCOUNTS): the flash is sent from one, leased only
    * for the send itself, so liquidations wait for their ledgers side by side and only the sends
    * need a channel each. Undefined or none ready: the keeper's account sends.

@@ -54,9 +54,10 @@ export async function planLegs(
   sized: SizedBuys,
   user: string,
   deps: ExecuteDeps,
-): Promise<{ legs: PlannedLeg[]; buys: PlannedBuy[] } | { skip: SkipReason }> {
+): Promise<{ legs: PlannedLeg[]; buys: PlannedBuy[]; percent: number } | { skip: SkipReason }> {
   let buys: PlannedBuy[] = [];
   let legs: PlannedLeg[];
+  const percent = sized.percent;
   try {
     buys = await planBuys(chain, state, sized.buys, deps);
     const leftovers = new Map([...sized.buys].map(([a, b]) => [a, b.amountOut - b.bid]));
@@ -66,6 +67,26 @@ export async function planLegs(
     });
   } catch (err) {
     if (!(err instanceof ErrSlippageExceeded || err instanceof ErrNoRoute)) throw err;
+    // The whole lot would push the pairs past the floor: a smaller part of the auction may not
+    // (its swaps move the pairs less). The rest stays in the auction for a later fill.
+    const fit = err instanceof ErrSlippageExceeded && sized.buys.size === 0
+      ? await fitToDepth(
+        sized.percent,
+        (p) => planSwaps(chain, state, target, p, deps).catch(unlessSlippage),
+      )
+      : undefined;
+    if (fit) {
+      deps.log(
+        "info",
+        `lot too large for the DEX's depth: filling ${fit.percent}% of the auction`,
+        {
+          user,
+          planned_percent: sized.percent,
+          percent: fit.percent,
+        },
+      );
+      return { legs: fit.value, buys, percent: fit.percent };
+    }
     const what = buys.length > 0 || sized.buys.size === 0
       ? "lot cannot be converted to USDC"
       : "bid asset cannot be bought with USDC";
@@ -78,7 +99,7 @@ export async function planLegs(
     );
     return { skip: { kind: "swap_unplannable", error: err.name as SwapErrorName } };
   }
-  if (buys.length === 0) return { legs, buys };
+  if (buys.length === 0) return { legs, buys, percent };
   const priced = priceSwaps(state, target, sized, buys, legs, deps.usdc);
   const fields = {
     user,
@@ -109,7 +130,48 @@ export async function planLegs(
     return { skip: { kind: "swap_unplannable", error: "ErrSlippageExceeded" } };
   }
   deps.log("info", "both swap legs priced: the liquidation clears MIN_PROFIT after swaps", fields);
-  return { legs, buys };
+  return { legs, buys, percent };
+}
+
+/** The smallest part of an auction {@link fitToDepth} fills: below it a fill rarely pays its fee. */
+export const MIN_DEPTH_FIT_PERCENT = 5;
+
+/** Quote rounds {@link fitToDepth} spends at most (percent within ~3 points of the largest). */
+const DEPTH_FIT_ROUNDS = 6;
+
+/**
+ * The largest percent below `percent` (and at least {@link MIN_DEPTH_FIT_PERCENT}) for which
+ * `plan` succeeds, found by bisection over at most {@link DEPTH_FIT_ROUNDS} quote rounds, with what
+ * `plan` returned for it; undefined when not even the smallest fits. A smaller lot moves a
+ * constant-product pair less, so whether a percent fits only changes once along the way.
+ */
+export async function fitToDepth<T>(
+  percent: number,
+  plan: (percent: number) => Promise<T | undefined>,
+): Promise<{ percent: number; value: T } | undefined> {
+  let lo = MIN_DEPTH_FIT_PERCENT;
+  let hi = percent - 1;
+  if (hi < lo) return undefined;
+  let best: { percent: number; value: T } | undefined;
+  for (let round = 0; round < DEPTH_FIT_ROUNDS && lo <= hi; round++) {
+    // The first round tries the floor itself: when even that fails, nothing else is quoted.
+    const p = round === 0 ? lo : Math.ceil((lo + hi) / 2);
+    const value = await plan(p);
+    if (value === undefined) {
+      if (round === 0) return undefined;
+      hi = p - 1;
+    } else {
+      best = { percent: p, value };
+      lo = p + 1;
+    }
+  }
+  return best;
+}
+
+/** `undefined` for a slippage refusal (the caller tries a smaller size); any other error rethrown. */
+function unlessSlippage(err: unknown): undefined {
+  if (err instanceof ErrSlippageExceeded) return undefined;
+  throw err;
 }
 
 /**

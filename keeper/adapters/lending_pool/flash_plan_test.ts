@@ -1,7 +1,14 @@
 /** The liquidation plan, alone: the Blend requests, the liquidator's plan, what may be signed. */
 import assert from "node:assert/strict";
 import { Keypair, scValToNative, StrKey } from "@stellar/stellar-sdk";
-import { ALLOWANCE_LEDGERS, minRatioBps, planLiquidation, priceSwaps } from "./flash_plan.ts";
+import {
+  ALLOWANCE_LEDGERS,
+  fitToDepth,
+  MIN_DEPTH_FIT_PERCENT,
+  minRatioBps,
+  planLiquidation,
+  priceSwaps,
+} from "./flash_plan.ts";
 import type { AuctionValue } from "./auction.ts";
 import type { PoolState } from "./pool_state.ts";
 
@@ -172,4 +179,35 @@ Deno.test("priceSwaps: (USDC lot + sales of lot and leftover) / (USDC bid + buys
     priceSwaps(state, target, { percent: 50, need: 2_000n }, [{ quote: 5_000n }], [], USDC).cost,
     6_000n,
   );
+});
+
+Deno.test("fitToDepth: the largest percent that plans, within a few points, in at most 6 quote rounds", async () => {
+  for (const limit of [5, 6, 17, 42, 50, 77, 98]) {
+    const tried: number[] = [];
+    // A constant-product pair: a lot fits below the floor up to `limit` % of the auction.
+    const fit = await fitToDepth(100, (p) => {
+      tried.push(p);
+      return Promise.resolve(p <= limit ? `legs@${p}` : undefined);
+    });
+    assert.ok(fit, `limit ${limit}`);
+    assert.ok(fit.percent <= limit, `never above what fits (${fit.percent} > ${limit})`);
+    assert.ok(limit - fit.percent <= 3, `within 3 points of ${limit}: ${fit.percent}`);
+    assert.equal(fit.value, `legs@${fit.percent}`, "the legs planned for the percent returned");
+    assert.ok(tried.length <= 6, `${tried.length} rounds`);
+    assert.ok(tried.every((p) => p >= MIN_DEPTH_FIT_PERCENT && p < 100));
+  }
+});
+
+Deno.test("fitToDepth: nothing fits, or nothing below the percent: undefined after one quote at most", async () => {
+  const tried: number[] = [];
+  const none = await fitToDepth(100, (p) => {
+    tried.push(p);
+    return Promise.resolve(undefined);
+  });
+  assert.equal(none, undefined);
+  assert.deepEqual(tried, [MIN_DEPTH_FIT_PERCENT], "only the smallest is quoted");
+  let calls = 0;
+  const below = await fitToDepth(MIN_DEPTH_FIT_PERCENT, () => Promise.resolve(++calls));
+  assert.equal(below, undefined);
+  assert.equal(calls, 0);
 });

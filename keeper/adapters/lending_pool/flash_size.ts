@@ -125,7 +125,7 @@ export async function sizeLiquidation(
 }
 
 /** The USDC bid at `percent`, rounded up, plus the 0.1 % buffer of {@link sizeFlash}. */
-function usdcPart(need: bigint, percent: number): bigint {
+export function usdcPart(need: bigint, percent: number): bigint {
   const amount = (need * BigInt(percent) + 99n) / 100n;
   return amount + amount / 1000n + 1n;
 }

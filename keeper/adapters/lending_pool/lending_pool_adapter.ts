@@ -130,6 +130,8 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
   readonly clock = new LedgerClock();
   readonly #opts: LendingPoolOptions;
   readonly #cache: PoolCache = {};
+  /** Assets whose trustline the keeper account holds (`ExecuteDeps.trusted`). */
+  readonly #trusted = new Set<string>();
   #state: PoolState | undefined;
   #views: PositionView[] = [];
   #lastSync: SyncReport | undefined;
@@ -391,6 +393,7 @@ export class LendingPoolAdapter implements Adapter<LendingPoolTask> {
       maxSlippageBps: policy.max_slippage_bps,
       tokens: policy.tokens,
       cache: this.#cache,
+      trusted: this.#trusted,
       clock: this.clock,
       invoke: this.#opts.invoke,
       availableCapital: this.#opts.availableCapital,

@@ -23,6 +23,35 @@ export interface TargetInputs {
 }
 
 /**
+ * The ledgers ahead a liquidation waits in place for its first profitable block: one poll
+ * interval, plus a few ledgers for the trustline transactions. Further away, it is `too_early`.
+ */
+export function waitWindowLedgers(pollIntervalSec: number, secondsPerLedger: number): number {
+  return Math.ceil(pollIntervalSec / secondsPerLedger) + 3;
+}
+
+/**
+ * When a waiting liquidation is worth executing again (ms), for the cycle to re-queue it while its
+ * other tasks still run (`keeper/cycle.ts`): a `too_early` one once its block enters the wait
+ * window, a refusal at the landing ledger after one ledger; undefined for the other reasons
+ * (never profitable, a backup's turn: the next cycle is soon enough).
+ */
+export function retryAfterMs(
+  reason: WaitReason,
+  windowLedgers: number,
+  spl: number,
+): number | undefined {
+  switch (reason.kind) {
+    case "too_early":
+      return Math.max(1, reason.ledgersToGo - windowLedgers) * spl * 1000;
+    case "below_min_profit_at_landing":
+      return spl * 1000;
+    default:
+      return undefined;
+  }
+}
+
+/**
  * Step 2, target block (pure): the first block whose lot value / bid cost clears MIN_PROFIT, or a
  * wait reason when there is none or it is more than one poll interval (plus a few ledgers for the
  * trustline transactions) away — so the next cycle never arrives too late to send the flash.
@@ -37,8 +66,7 @@ export function targetBlock(
   const target = firstProfitableBlock(state, user, auction, inp.minProfit, next);
   const now = valueAt(state, user, auction, next);
   if (!target) return { wait: { kind: "never_profitable", ratioNow: finite(now.ratio) } };
-  const maxWait = Math.ceil(inp.pollIntervalSec / inp.secondsPerLedger) + 3;
-  if (target.block - next > maxWait) {
+  if (target.block - next > waitWindowLedgers(inp.pollIntervalSec, inp.secondsPerLedger)) {
     return {
       wait: {
         kind: "too_early",

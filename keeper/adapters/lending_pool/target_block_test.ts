@@ -7,7 +7,13 @@ import { AuctionData } from "@blend-capital/blend-sdk";
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
 import type { PoolState } from "./pool_state.ts";
 import { valueAt } from "./auction.ts";
-import { firstProfitableSeen, revalue, targetBlock } from "./target_block.ts";
+import {
+  firstProfitableSeen,
+  retryAfterMs,
+  revalue,
+  targetBlock,
+  waitWindowLedgers,
+} from "./target_block.ts";
 
 const contract = () => StrKey.encodeContract(crypto.getRandomValues(new Uint8Array(32)));
 const USDC = contract();
@@ -159,4 +165,23 @@ Deno.test("firstProfitableSeen: each block valued with the prices of its own rea
     { landing: 1185, state: pricedState(1.0) },
   ];
   assert.equal(firstProfitableSeen(falling, USER, AUCTION, MIN), undefined);
+});
+
+Deno.test("retryAfterMs: too_early once the block enters the wait window; one ledger after a refusal at landing; none otherwise", () => {
+  const w = waitWindowLedgers(3, 1);
+  assert.equal(w, 6);
+  assert.equal(waitWindowLedgers(3, 5), 4, "5 s ledgers: one ledger per poll, plus 3");
+  const early = (ledgersToGo: number) => ({
+    kind: "too_early",
+    auctionBlock: 1,
+    targetBlock: 1 + ledgersToGo,
+    ledgersToGo,
+    ratioNow: null,
+    ratioAtTarget: null,
+  } as const);
+  assert.equal(retryAfterMs(early(10), w, 1), 4_000);
+  assert.equal(retryAfterMs(early(7), w, 1), 1_000);
+  assert.equal(retryAfterMs(early(3), w, 5), 5_000, "at least one ledger");
+  assert.equal(retryAfterMs({ kind: "below_min_profit_at_landing" }, w, 5), 5_000);
+  assert.equal(retryAfterMs({ kind: "never_profitable", ratioNow: 0.5 }, w, 1), undefined);
 });
