@@ -8,7 +8,8 @@
  *    leasing a channel only for its send, so auctions maturing together are filled together),
  *    started in priority order; with 1 (no channel accounts) one after the other, as the spec
  *    has it. Transactions from the keeper's
- *    own account stay one at a time whatever runs (`withSourceLock`).
+ *    own account stay one at a time whatever runs (`withSourceLock`). A task that comes back
+ *    with `retryAfterMs` runs again after it while other tasks still run.
  * 2. Refresh the dashboard: positions, vault state, balances of KNOWN_DEPOSITORS.
  *
  * Issue 12 removed the spec's first step, `recoverStaleDraw`: vault capital leaves the vault only
@@ -112,7 +113,8 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
 
 /**
  * Runs `queue` with a small worker pool: each worker takes the next task in priority order when it
- * is free. A task that comes back `waiting` with a `retryAfterMs` is queued again after that
+ * is free. A task that comes back with a `retryAfterMs` (waiting for a block a few ledgers away,
+ * or a part of an auction filled) is queued again after that
  * delay, as long as other tasks still run or wait to: an auction maturing a few ledgers after the cycle
  * began is not left for the next cycle, which starts only once the slowest liquidation of this
  * one has ended. A worker with nothing to take idles while retries are pending and others run;
@@ -169,7 +171,7 @@ async function runTasks(
       } finally {
         running--;
       }
-      const again = result?.outcome.status === "waiting" ? result.retryAfterMs : undefined;
+      const again = result?.retryAfterMs;
       if (again !== undefined && (running > 0 || queue.length > 0)) retryLater(task, again);
       wake();
     }

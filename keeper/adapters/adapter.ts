@@ -123,8 +123,9 @@ export interface Result {
   /** Hash of the main transaction (the fill, the rebalance), when there is one. */
   txHash?: string;
   /**
-   * A `waiting` task worth executing again after this many ms: the cycle re-queues it while its
-   * other tasks still run, rather than leaving it to the next cycle (`keeper/cycle.ts`).
+   * A task worth executing again after this many ms — `waiting` for a block a few ledgers away,
+   * or `filled` for only a part of the auction: the cycle re-queues it while its other tasks still
+   * run, rather than leaving it to the next cycle (`keeper/cycle.ts`).
    */
   retryAfterMs?: number;
 }

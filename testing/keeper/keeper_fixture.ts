@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Asset, Keypair, rpc, scValToNative, xdr } from "@stellar/stellar-sdk";
+import { Address, Asset, Keypair, rpc, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { seedTrustline, setupDevChain } from "@vigil/localnet/dev_setup";
 import { deployVigil, type VigilConfig } from "@vigil/contracts/deploy/deploy_vigil";
 import type { FlashPolicy } from "@vigil/contracts/clients";
@@ -382,5 +382,24 @@ export async function dexTrader(w: World) {
       deadline: 1n << 40n,
     }, { source: id });
     return amounts[amounts.length - 1];
+  };
+}
+
+/**
+ * The contract and function an envelope's one operation calls, as the local node received it
+ * (`Chain.submit`); undefined when it is not a contract call.
+ */
+export function calledFunction(
+  env: xdr.TransactionEnvelope,
+): { contract: string; fn: string } | undefined {
+  if (env.type !== "envelopeTypeTx") return undefined;
+  const body = env.v1.tx.operations[0]?.body;
+  if (body?.type !== "invokeHostFunction") return undefined;
+  const hf = body.invokeHostFunctionOp.hostFunction;
+  if (hf.type !== "hostFunctionTypeInvokeContract") return undefined;
+  const call = hf.invokeContract;
+  return {
+    contract: Address.fromScAddress(call.contractAddress).toString(),
+    fn: String(call.functionName),
   };
 }

@@ -12,16 +12,10 @@
  * The old recovery path (`recoverStaleDraw`) is gone: there is nothing left to recover.
  */
 import assert from "node:assert/strict";
-import {
-  Address,
-  Asset,
-  type Keypair,
-  Operation,
-  TransactionBuilder,
-  type xdr,
-} from "@stellar/stellar-sdk";
+import { Asset, type Keypair, Operation, TransactionBuilder, type xdr } from "@stellar/stellar-sdk";
 import {
   balance,
+  calledFunction,
   events,
   keeperEnv,
   shock,
@@ -106,14 +100,8 @@ Deno.test("kill -9 at random points while liquidating: the vault loses nothing, 
 
 /** True when `env` is a transaction whose one operation calls `vault.flash`. */
 function isFlash(env: xdr.TransactionEnvelope, vault: string): boolean {
-  if (env.type !== "envelopeTypeTx") return false;
-  const body = env.v1.tx.operations[0]?.body;
-  if (body?.type !== "invokeHostFunction") return false;
-  const hf = body.invokeHostFunctionOp.hostFunction;
-  if (hf.type !== "hostFunctionTypeInvokeContract") return false;
-  const a = hf.invokeContract;
-  return Address.fromScAddress(a.contractAddress).toString() === vault &&
-    String(a.functionName) === "flash";
+  const call = calledFunction(env);
+  return call?.contract === vault && call.fn === "flash";
 }
 
 /**

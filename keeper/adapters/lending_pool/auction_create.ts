@@ -16,7 +16,7 @@ import {
   ContractErrorType,
   type Positions,
 } from "@blend-capital/blend-sdk";
-import type { Keypair } from "@stellar/stellar-sdk";
+import type { Keypair, xdr } from "@stellar/stellar-sdk";
 import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
 import { ContractCallError } from "@vigil/soroban/errors";
 import type { ChainRpc } from "@vigil/soroban/rpc";
@@ -147,6 +147,38 @@ async function createAuction(
     sv.addresses(lot),
     sv.u32(p),
   ];
+  for (let attempt = 1;; attempt++) {
+    const created = await probeAndCreate(chain, keypair, task, deps, args);
+    if (created !== "band_moved") return created;
+    // The pool's band is narrow (a few points) and moves with every price and ledger of interest:
+    // the percent found by simulation fell out of it before the transaction applied. Once more
+    // from the new prices; a second miss goes to the cycle as the error it is.
+    if (attempt >= CREATE_ATTEMPTS) {
+      throw new Error(
+        "the pool's accepted liquidation band moved before new_auction applied, twice",
+      );
+    }
+    deps.log("info", "the pool's accepted band moved before the auction applied; choosing again", {
+      user: task.user,
+    });
+  }
+}
+
+/** Times {@link createAuction} chooses a percent and sends `new_auction`. */
+const CREATE_ATTEMPTS = 2;
+
+/**
+ * Chooses the percent by simulation and sends `new_auction`: the auction, undefined when it
+ * vanished, or "band_moved" when sending it failed with the band's own errors (in the send's
+ * simulation or at apply).
+ */
+async function probeAndCreate(
+  chain: ChainRpc,
+  keypair: Keypair,
+  task: LiquidationTask,
+  deps: ExecuteDeps,
+  args: (p: number) => xdr.ScVal[],
+): Promise<AuctionData | undefined | "band_moved"> {
   const percent = await choosePercent(async (p) => {
     try {
       await simulateRead(chain, deps.poolId, "new_auction", args(p));
@@ -194,6 +226,15 @@ async function createAuction(
       err instanceof ContractCallError && err.contractCode === ContractErrorType.AuctionInProgress
     ) {
       return await readAuction(chain, deps.poolId, task.user);
+    }
+    // The band's errors from the send's own simulation or from the transaction: the prices or
+    // a ledger's interest moved it after the probes.
+    if (
+      err instanceof ContractCallError &&
+      (err.contractCode === ContractErrorType.InvalidLiqTooLarge ||
+        err.contractCode === ContractErrorType.InvalidLiqTooSmall)
+    ) {
+      return "band_moved";
     }
     throw err;
   }

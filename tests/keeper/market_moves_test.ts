@@ -1,10 +1,15 @@
 /**
- * A lot too large for the DEX's depth (issue 26): selling the whole lot inside the flash would
- * push the pair below the keeper's oracle-based slippage floor, while a part of it would not. The
- * keeper's real lending-pool adapter (in process, over JSON-RPC, on the real Blend pool and
- * Soroswap router) fills the largest part that sells above the floor (`fitToDepth`) instead of
- * skipping the auction; the vault books the profit; the rest stays in the auction for a later
- * fill, which the keeper makes once the pair has recovered.
+ * The market moves under the keeper (issue 26). The keeper's real lending-pool adapter, in
+ * process, over JSON-RPC, on the real Blend pool and Soroswap router:
+ *
+ * - a lot too large for the DEX's depth: selling the whole lot inside the flash would push the
+ *   pair below the keeper's oracle-based slippage floor, a part of it would not. The keeper fills
+ *   the largest part that sells above the floor (`fitToDepth`) instead of skipping the auction;
+ *   the vault books the profit; the rest stays in the auction, and the keeper fills it once the
+ *   pair has recovered;
+ * - the pool's accepted liquidation band moves (a price written in the ledger of the keeper's
+ *   `new_auction`, applied before it): the transaction fails with the band's error; the keeper
+ *   chooses the percent again from the new prices and creates the auction in the same task.
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
@@ -20,8 +25,11 @@ import { ErrSlippageExceeded } from "@vigil/soroban/errors";
 import {
   type MarketWorld,
   openAuction,
+  setOraclePrice,
   startMarketWorld,
 } from "@vigil/testing/contracts/market_world";
+import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
+import { calledFunction } from "@vigil/testing/keeper/keeper_fixture";
 
 const SLIPPAGE_BPS = 100;
 
@@ -41,8 +49,8 @@ async function lotXlm(w: MarketWorld): Promise<bigint | undefined> {
   }
 }
 
-Deno.test("a lot too large for the DEX's depth: the keeper fills the part that sells above its floor, the rest later", async () => {
-  const w = await startMarketWorld();
+/** The keeper's lending-pool adapter on `w`'s pool, signing as eve, in process. */
+function keeperOn(w: MarketWorld) {
   const chain = new ChainRpc(w.node.rpcUrl, { networkPassphrase: w.node.networkPassphrase });
   const dex = new SwapClient({
     usdc: w.usdc,
@@ -61,11 +69,18 @@ Deno.test("a lot too large for the DEX's depth: the keeper fills the part that s
     log: (level, msg, fields) => logs.push({ level, msg, fields }),
   });
   const vault = new VaultContract(chain, w.eve, w.vault).client();
+  /** One cycle's execution of the borrower's liquidation. */
   const liquidate = async (): Promise<Result> => {
     const task = (await adapter.getTasks(chain)).find((t) => t.data.user === w.borrower);
-    assert.ok(task, "the open auction is a task");
+    assert.ok(task, "the borrower is a task");
     return await adapter.execute(chain, w.eve, task, vault);
   };
+  return { chain, dex, logs, liquidate };
+}
+
+Deno.test("a lot too large for the DEX's depth: the keeper fills the part that sells above its floor, the rest later", async () => {
+  const w = await startMarketWorld();
+  const { chain, dex, logs, liquidate } = keeperOn(w);
   /** Whether `amount` XLM sells above the keeper's floor on the pair as it is now. */
   const sells = async (amount: bigint): Promise<boolean> => {
     const state = await loadPoolState(chain, w.pool, {});
@@ -101,6 +116,7 @@ Deno.test("a lot too large for the DEX's depth: the keeper fills the part that s
     const percent = r.outcome.status === "filled" ? r.outcome.percent : 0;
     console.log(`whale sold ${sold} XLM; the keeper filled ${percent}% of the auction`);
     assert.ok(percent >= 20 && percent < 100, `filled ${percent}%`);
+    assert.ok((r.retryAfterMs ?? 0) > 0, "the cycle is asked to come back for the rest");
     assert.ok(
       logs.some((l) =>
         l.msg === `lot too large for the DEX's depth: filling ${percent}% of the auction`
@@ -121,6 +137,61 @@ Deno.test("a lot too large for the DEX's depth: the keeper fills the part that s
     assert.equal(await lotXlm(w), undefined, "the auction is filled");
     assert.ok((await w.state()).total_profit > after.total_profit);
   } finally {
+    chain.close();
+    await w.close();
+  }
+});
+
+Deno.test("the pool's band moves before new_auction applies: the keeper chooses the percent again and creates the auction", async () => {
+  const w = await startMarketWorld();
+  const { chain, logs, liquidate } = keeperOn(w);
+  const ledger = w.node.chain;
+  const submit = ledger.submit.bind(ledger);
+  const onQueued = ledger.onQueued;
+  const attempts: string[] = [];
+  try {
+    // borrower_xlm_1 under water (XLM −15 %), no auction yet: the keeper creates it.
+    await setOraclePrice(w, w.xlm, 850_000n);
+    // The keeper's first new_auction: before its ledger closes, XLM recovers 10 % (a direct
+    // write applies before every transaction of the open ledger), so the percent it found by
+    // simulation no longer leaves the borrower inside the pool's band.
+    let moved: Promise<unknown> | undefined;
+    let creating = false;
+    ledger.submit = (env, b64) => {
+      // (The ledger calls onQueued from inside submit.)
+      creating = calledFunction(env)?.fn === "new_auction";
+      const out = submit(env, b64);
+      if (out.status === "PENDING" && creating) attempts.push(out.hash);
+      return out;
+    };
+    ledger.onQueued = () => {
+      if (creating && !moved) {
+        moved = w.node.invoke(w.oracle, "set_price", {
+          asset: stellarAsset(w.xlm),
+          price: 935_000n,
+        }, { source: w.market.accounts.market_admin.public }).then(() => onQueued?.());
+        return;
+      }
+      onQueued?.();
+    };
+    const r = await liquidate();
+    assert.equal(attempts.length, 2, "new_auction sent twice");
+    const first = await w.node.server.getTransaction(attempts[0]);
+    const second = await w.node.server.getTransaction(attempts[1]);
+    assert.equal(first.status, "FAILED", "the band moved under the first");
+    assert.equal(second.status, "SUCCESS");
+    assert.ok(
+      logs.some((l) =>
+        l.msg === "the pool's accepted band moved before the auction applied; choosing again"
+      ),
+    );
+    assert.ok(logs.some((l) => /^liquidation auction created for /.test(l.msg)));
+    // The auction is open (the task then waits for its profitable block).
+    assert.ok(await lotXlm(w));
+    assert.equal(r.outcome.status, "waiting", JSON.stringify(r.outcome));
+  } finally {
+    ledger.submit = submit;
+    ledger.onQueued = onQueued;
     chain.close();
     await w.close();
   }
