@@ -111,14 +111,19 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
   return report;
 }
 
+/** Times one task is queued again within a cycle ({@link runTasks}). */
+export const MAX_RETRIES_PER_CYCLE = 8;
+
 /**
  * Runs `queue` with a small worker pool: each worker takes the next task in priority order when it
- * is free. A task that comes back with a `retryAfterMs` (waiting for a block a few ledgers away,
- * or a part of an auction filled) is queued again after that
- * delay, as long as other tasks still run or wait to: an auction maturing a few ledgers after the cycle
- * began is not left for the next cycle, which starts only once the slowest liquidation of this
- * one has ended. A worker with nothing to take idles while retries are pending and others run;
- * when the last running task ends, pending retries are dropped (the next cycle finds them).
+ * is free. A task that comes back with a `retryAfterMs` is queued again, at most
+ * {@link MAX_RETRIES_PER_CYCLE} times:
+ * - 0 (a part of an auction filled, the rest profitable already): next in line, at once;
+ * - later (waiting for a block a few ledgers away): after that delay, as long as other tasks still
+ *   run or wait to. An auction maturing a few ledgers after the cycle began is then not left for
+ *   the next cycle, which starts only once the slowest liquidation of this one has ended. A
+ *   worker with nothing to take idles while such retries are pending and others run; when the
+ *   last running task ends, they are dropped (the next cycle finds them).
  */
 async function runTasks(
   adapter: Adapter,
@@ -130,6 +135,7 @@ async function runTasks(
   const { chain, keypair, hooks } = deps;
   let running = 0;
   const retries = new Set<ReturnType<typeof setTimeout>>();
+  const retried = new Map<Task, number>();
   let idle: (() => void)[] = [];
   const wake = () => {
     const waiting = idle;
@@ -172,7 +178,13 @@ async function runTasks(
         running--;
       }
       const again = result?.retryAfterMs;
-      if (again !== undefined && (running > 0 || queue.length > 0)) retryLater(task, again);
+      const tries = (retried.get(task) ?? 0) + 1;
+      if (again !== undefined && tries <= MAX_RETRIES_PER_CYCLE) {
+        retried.set(task, tries);
+        // Now: next in line (the rest of a part-filled auction is profitable already).
+        if (again <= 0) queue.unshift(task);
+        else if (running > 0 || queue.length > 0) retryLater(task, again);
+      }
       wake();
     }
   };

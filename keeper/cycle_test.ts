@@ -16,7 +16,7 @@ import {
 } from "./adapters/adapter.ts";
 import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
 import type { ChainRpc } from "@vigil/soroban/rpc";
-import { type CycleHooks, runCycle, type VaultLike } from "./cycle.ts";
+import { type CycleHooks, MAX_RETRIES_PER_CYCLE, runCycle, type VaultLike } from "./cycle.ts";
 
 const chain = {} as ChainRpc;
 const never = { kind: "never_profitable", ratioNow: null } as const;
@@ -407,4 +407,48 @@ Deno.test("retry: a pending retry is dropped when the last running task ends (th
   });
   assert.equal(soonRuns, 1);
   assert.ok(performance.now() - t0 < 5_000, "the cycle ended with its last running task");
+});
+
+Deno.test("retry: retryAfterMs 0 (a part filled) runs next in line at once, even alone, at most MAX_RETRIES_PER_CYCLE times", async () => {
+  const trace: string[] = [];
+  let parts = 0;
+  const a = adapter({
+    name: "lending_pool",
+    tasks: [t("part", 10), t("other", 5)],
+    run: (task) => {
+      if (task.label !== "part") {
+        return Promise.resolve(
+          noCapitalResult({ status: "skipped", reason: { kind: "own_position" } }),
+        );
+      }
+      parts++;
+      // Two parts, then the rest.
+      return Promise.resolve(
+        parts < 3
+          ? noCapitalResult({ status: "waiting", reason: never }, { retryAfterMs: 0 })
+          : noCapitalResult({ status: "skipped", reason: { kind: "own_position" } }),
+      );
+    },
+  }, trace);
+  await runCycle({ chain, keypair: kp, vault: fakeVault(), adapters: [a], hooks: hooks() });
+  assert.deepEqual(trace.filter((l) => l.startsWith("execute")), [
+    "execute lending_pool:part",
+    "execute lending_pool:part",
+    "execute lending_pool:part",
+    "execute lending_pool:other",
+  ], "one worker: the part-filled task again before the next one");
+  // A task that always asks again is bounded.
+  let runs = 0;
+  const b = adapter({
+    name: "lending_pool",
+    tasks: [t("forever", 1)],
+    run: () => {
+      runs++;
+      return Promise.resolve(
+        noCapitalResult({ status: "waiting", reason: never }, { retryAfterMs: 0 }),
+      );
+    },
+  }, []);
+  await runCycle({ chain, keypair: kp, vault: fakeVault(), adapters: [b], hooks: hooks() });
+  assert.equal(runs, 1 + MAX_RETRIES_PER_CYCLE);
 });

@@ -275,9 +275,9 @@ export async function executeLiquidation(
     });
   }
   // A part of the auction (the vault's capital or the DEX's depth was short): the rest is still
-  // on offer, and at a better ratio each ledger. The cycle runs the task again from the next
-  // ledger, while the capital the flash lent is back in the vault.
-  if (percent < 100) return { ...result, retryAfterMs: Math.round(spl * 1000) };
+  // on offer, profitable already and more so each ledger, and the capital the flash lent is back
+  // in the vault. The cycle runs the task again at once (it lands in the next ledger).
+  if (percent < 100) return { ...result, retryAfterMs: 0 };
   return result;
 }
 
