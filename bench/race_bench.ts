@@ -37,7 +37,8 @@
  * Vigil took 7 fills to 15 (32 %); with it 10 to 12 (45 %), the pairs within 0.5 %.
  *
  * `deno task bench race [--minutes 4.5] [--seed 26] [--ledger-ms 1000] [--no-arbitrage]
- * [--arbitrage-band-bps 50]`
+ * [--arbitrage-band-bps 50] [--logs FILE] [--keeper-log-level debug]` (the keepers' JSON lines at
+ * that level in the log file, for analysis)
  *
  * @module
  */
@@ -70,6 +71,8 @@ const { values } = parseArgs({
     logs: { type: "string" },
     "no-arbitrage": { type: "boolean", default: false },
     "arbitrage-band-bps": { type: "string", default: String(DEFAULT_BAND_BPS) },
+    // The keepers' LOG_LEVEL; given, their JSON lines go to the log file as they are.
+    "keeper-log-level": { type: "string" },
   },
 });
 const minutes = Number(values.minutes);
@@ -145,7 +148,9 @@ try {
   const specs = keeperNames.map((name, i) => {
     const port = freePort();
     const env = demoKeeperEnv(out, { name, first: i === 0, port, pollInterval: 3, outPath });
-    return { name: env.KEEPER_NAME, port, env };
+    const level = values["keeper-log-level"];
+    if (level === undefined) return { name: env.KEEPER_NAME, port, env };
+    return { name: env.KEEPER_NAME, port, env: { ...env, LOG_LEVEL: level }, raw: true };
   });
   keepers.push(...await spawnKeepersInTurn(specs, (who, l) => keep(`[${who}] ${l}`)));
   const competitor = startCompetitor({

@@ -29,6 +29,8 @@ export interface KeeperSpec {
   port: number;
   /** The full keeper environment (KEEPER_SECRET included). */
   env: Record<string, string>;
+  /** Hand the keeper's JSON log lines over as they are (a bench keeps them for analysis). */
+  raw?: boolean;
 }
 
 /** A running keeper process. */
@@ -60,7 +62,7 @@ export function spawnKeeper(
   const pumps = [
     pump(child.stdout, (l) => onLine(spec.name, l)),
     pump(child.stderr, (l) => {
-      onLine(spec.name, humanLine(l));
+      onLine(spec.name, spec.raw ? l : humanLine(l));
     }),
   ];
   const status = child.status.then(async (s) => {

@@ -189,6 +189,10 @@ export async function executeLiquidation(
   // With channels the flash's source is leased at the send (below): the wait reads no account.
   const viaChannel = (deps.channels?.size ?? 0) > 0;
   let channel: string | undefined;
+  // For the fill's log line: how long the send waited for a free channel, and the head it was
+  // decided at (it lands in the next ledger at the earliest).
+  let channelWaitMs = 0;
+  let decidedAt: number | undefined;
   const sent = await landAndSend(
     { targetBlock: target.block, next },
     latestTarget,
@@ -211,7 +215,10 @@ export async function executeLiquidation(
       });
       // Safe to send even when the lease waited for a busy channel past the landing ledger: the
       // liquidator checks MIN_PROFIT at execution and the vault the repayment.
+      const asked = performance.now();
       const lease = viaChannel ? await deps.channels!.acquire() : undefined;
+      channelWaitMs = Math.round(performance.now() - asked);
+      decidedAt = landing.reached;
       let failed = true;
       try {
         const account = lease
@@ -272,6 +279,8 @@ export async function executeLiquidation(
       ratio: result.outcome.ratio,
       tx_hash: out.txHash,
       channel,
+      channel_wait_ms: channelWaitMs,
+      decided_at: decidedAt,
     });
   }
   // A part of the auction (the vault's capital or the DEX's depth was short): the rest is still
