@@ -17,6 +17,7 @@ import {
 import { ROOT_ONLY } from "@vigil/soroban/auth_guard";
 import type { ChainRpc } from "@vigil/soroban/rpc";
 import { type CycleHooks, MAX_RETRIES_PER_CYCLE, runCycle, type VaultLike } from "./cycle.ts";
+import { tooEarly } from "./adapters/lending_pool/target_block.ts";
 
 const chain = {} as ChainRpc;
 const never = { kind: "never_profitable", ratioNow: null } as const;
@@ -288,14 +289,12 @@ Deno.test("concurrency: up to N tasks of an adapter run at once, started in prio
   assert.equal((await run(16)).most, 4, "never more workers than tasks");
 });
 
-const tooEarly = (ledgersToGo: number) => ({
-  kind: "too_early",
-  auctionBlock: 1,
-  targetBlock: 1 + ledgersToGo,
-  ledgersToGo,
-  ratioNow: null,
-  ratioAtTarget: null,
-} as const);
+/** One cycle of `adapters` with fresh hooks and vault. */
+const cycleOf = (adapters: Adapter[], concurrency?: number, h = hooks()) =>
+  runCycle({ chain, keypair: kp, vault: fakeVault(), adapters, hooks: h, concurrency });
+
+/** A `too_early` wait for a block `ledgersToGo` ledgers away. */
+const early = (ledgersToGo: number) => tooEarly(1, { block: 1 + ledgersToGo, ratio: 1.03 }, 1, 0.5);
 
 Deno.test("retry: a waiting task with retryAfterMs runs again in the same cycle while another task still runs", async () => {
   const trace: string[] = [];
@@ -313,19 +312,12 @@ Deno.test("retry: a waiting task with retryAfterMs runs again in the same cycle 
       bRuns++;
       if (bRuns === 2) release();
       return bRuns === 1
-        ? noCapitalResult({ status: "waiting", reason: tooEarly(9) }, { retryAfterMs: 20 })
+        ? noCapitalResult({ status: "waiting", reason: early(9) }, { retryAfterMs: 20 })
         : noCapitalResult({ status: "skipped", reason: { kind: "own_position" } });
     },
   }, trace);
   const h = hooks();
-  const r = await runCycle({
-    chain,
-    keypair: kp,
-    vault: fakeVault(),
-    adapters: [a],
-    hooks: h,
-    concurrency: 2,
-  });
+  const r = await cycleOf([a], 2, h);
   assert.equal(bRuns, 2, "retried once, in this cycle");
   assert.equal(r.executed, 3);
   assert.deepEqual(h.results.map(([, l, res]) => `${l} ${res.outcome.status}`), [
@@ -344,18 +336,11 @@ Deno.test("retry: dropped when nothing else runs (the next cycle finds it); none
       run: () => {
         runs++;
         return Promise.resolve(
-          noCapitalResult({ status: "waiting", reason: tooEarly(9) }, { retryAfterMs }),
+          noCapitalResult({ status: "waiting", reason: early(9) }, { retryAfterMs }),
         );
       },
     }, []);
-    const r = await runCycle({
-      chain,
-      keypair: kp,
-      vault: fakeVault(),
-      adapters: [a],
-      hooks: hooks(),
-      concurrency: 4,
-    });
+    const r = await cycleOf([a], 4);
     assert.equal(runs, 1, `retryAfterMs ${retryAfterMs}`);
     assert.equal(r.executed, 1);
   }
@@ -370,14 +355,7 @@ Deno.test("retry: dropped when nothing else runs (the next cycle finds it); none
       return noCapitalResult({ status: "waiting", reason: never });
     },
   }, []);
-  await runCycle({
-    chain,
-    keypair: kp,
-    vault: fakeVault(),
-    adapters: [b],
-    hooks: hooks(),
-    concurrency: 2,
-  });
+  await cycleOf([b], 2);
   assert.equal(runs, 1);
 });
 
@@ -393,18 +371,11 @@ Deno.test("retry: a pending retry is dropped when the last running task ends (th
       }
       soonRuns++;
       // Retry far later than the other task runs.
-      return noCapitalResult({ status: "waiting", reason: tooEarly(50) }, { retryAfterMs: 60_000 });
+      return noCapitalResult({ status: "waiting", reason: early(50) }, { retryAfterMs: 60_000 });
     },
   }, []);
   const t0 = performance.now();
-  await runCycle({
-    chain,
-    keypair: kp,
-    vault: fakeVault(),
-    adapters: [a],
-    hooks: hooks(),
-    concurrency: 2,
-  });
+  await cycleOf([a], 2);
   assert.equal(soonRuns, 1);
   assert.ok(performance.now() - t0 < 5_000, "the cycle ended with its last running task");
 });
@@ -430,7 +401,7 @@ Deno.test("retry: retryAfterMs 0 (a part filled) runs next in line at once, even
       );
     },
   }, trace);
-  await runCycle({ chain, keypair: kp, vault: fakeVault(), adapters: [a], hooks: hooks() });
+  await cycleOf([a]);
   assert.deepEqual(trace.filter((l) => l.startsWith("execute")), [
     "execute lending_pool:part",
     "execute lending_pool:part",
@@ -449,6 +420,6 @@ Deno.test("retry: retryAfterMs 0 (a part filled) runs next in line at once, even
       );
     },
   }, []);
-  await runCycle({ chain, keypair: kp, vault: fakeVault(), adapters: [b], hooks: hooks() });
+  await cycleOf([b]);
   assert.equal(runs, 1 + MAX_RETRIES_PER_CYCLE);
 });

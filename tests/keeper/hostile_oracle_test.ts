@@ -16,12 +16,8 @@
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
-import { LendingPoolAdapter } from "@vigil/keeper/adapters/lending_pool/lending_pool_adapter";
 import type { Result } from "@vigil/keeper/adapters/adapter";
-import { ChainRpc } from "@vigil/soroban/rpc";
 import { type PlannedLeg, SwapClient } from "@vigil/keeper/dex/swap_client";
-import { soroswapVenue } from "@vigil/keeper/dex/venues";
-import { VaultContract } from "@vigil/keeper/vault_client";
 import {
   type MarketWorld,
   openAuction,
@@ -29,6 +25,7 @@ import {
   startMarketWorld,
 } from "@vigil/testing/contracts/market_world";
 import { USDC } from "@vigil/testing/contracts/vigil_fixture";
+import { inProcessKeeper } from "@vigil/testing/keeper/in_process_keeper";
 
 /** The oracle's XLM price once openAuction shocked it (7 decimals, USD). */
 const ORACLE_XLM = 850_000n;
@@ -47,34 +44,9 @@ class ObservedSwapClient extends SwapClient {
   }
 }
 
-/** The keeper's lending-pool adapter on `w`'s pool, signing as eve, in process. */
+/** The keeper's lending-pool adapter on `w`'s pool, in process, with the observed DEX client. */
 function keeperOn(w: MarketWorld) {
-  const chain = new ChainRpc(w.node.rpcUrl, { networkPassphrase: w.node.networkPassphrase });
-  const dex = new ObservedSwapClient({
-    usdc: w.usdc,
-    slippageBps: 100,
-    primary: soroswapVenue("primary", w.router),
-  });
-  const logs: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
-  const adapter = new LendingPoolAdapter({
-    poolId: w.pool,
-    keeper: w.eve.publicKey(),
-    usdc: w.usdc,
-    liquidator: w.liquidator,
-    minProfit: 1.02,
-    pollIntervalSec: 3,
-    dex,
-    log: (level, msg, fields) => logs.push({ level, msg, fields }),
-  });
-  const vault = new VaultContract(chain, w.eve, w.vault).client();
-  /** One cycle's execution of the borrower's auction. */
-  const liquidate = async (): Promise<Result> => {
-    const tasks = await adapter.getTasks(chain);
-    const task = tasks.find((t) => t.data.user === w.borrower);
-    assert.ok(task, "the open auction is a task");
-    return await adapter.execute(chain, w.eve, task, vault);
-  };
-  return { chain, dex, logs, liquidate };
+  return inProcessKeeper(w, { makeDex: (o) => new ObservedSwapClient(o) });
 }
 
 /** The attacker's XLM and USDC (the world's DEX whale). */

@@ -13,14 +13,8 @@
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
-import { LendingPoolAdapter } from "@vigil/keeper/adapters/lending_pool/lending_pool_adapter";
 import { oracleRefValue } from "@vigil/keeper/adapters/lending_pool/execute";
 import { loadPoolState } from "@vigil/keeper/adapters/lending_pool/pool_state";
-import type { Result } from "@vigil/keeper/adapters/adapter";
-import { SwapClient } from "@vigil/keeper/dex/swap_client";
-import { soroswapVenue } from "@vigil/keeper/dex/venues";
-import { VaultContract } from "@vigil/keeper/vault_client";
-import { ChainRpc } from "@vigil/soroban/rpc";
 import { ErrSlippageExceeded } from "@vigil/soroban/errors";
 import {
   type MarketWorld,
@@ -30,6 +24,7 @@ import {
 } from "@vigil/testing/contracts/market_world";
 import { stellarAsset } from "@vigil/localnet/protocols/oracle/contract/spec";
 import { calledFunction } from "@vigil/testing/keeper/keeper_fixture";
+import { inProcessKeeper } from "@vigil/testing/keeper/in_process_keeper";
 
 const SLIPPAGE_BPS = 100;
 
@@ -49,33 +44,9 @@ async function lotXlm(w: MarketWorld): Promise<bigint | undefined> {
   }
 }
 
-/** The keeper's lending-pool adapter on `w`'s pool, signing as eve, in process. */
+/** The keeper's lending-pool adapter on `w`'s pool, in process. */
 function keeperOn(w: MarketWorld) {
-  const chain = new ChainRpc(w.node.rpcUrl, { networkPassphrase: w.node.networkPassphrase });
-  const dex = new SwapClient({
-    usdc: w.usdc,
-    slippageBps: SLIPPAGE_BPS,
-    primary: soroswapVenue("primary", w.router),
-  });
-  const logs: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
-  const adapter = new LendingPoolAdapter({
-    poolId: w.pool,
-    keeper: w.eve.publicKey(),
-    usdc: w.usdc,
-    liquidator: w.liquidator,
-    minProfit: 1.02,
-    pollIntervalSec: 3,
-    dex,
-    log: (level, msg, fields) => logs.push({ level, msg, fields }),
-  });
-  const vault = new VaultContract(chain, w.eve, w.vault).client();
-  /** One cycle's execution of the borrower's liquidation. */
-  const liquidate = async (): Promise<Result> => {
-    const task = (await adapter.getTasks(chain)).find((t) => t.data.user === w.borrower);
-    assert.ok(task, "the borrower is a task");
-    return await adapter.execute(chain, w.eve, task, vault);
-  };
-  return { chain, dex, logs, liquidate };
+  return inProcessKeeper(w, { slippageBps: SLIPPAGE_BPS });
 }
 
 Deno.test("a lot too large for the DEX's depth: the keeper fills the part that sells above its floor, the rest later", async () => {

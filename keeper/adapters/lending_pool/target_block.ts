@@ -31,6 +31,26 @@ export function waitWindowLedgers(pollIntervalSec: number, secondsPerLedger: num
 }
 
 /**
+ * The wait reason of an auction whose first profitable block `target` is too far from `from` (the
+ * next ledger), with its ratio at `from` (`ratioNow`).
+ */
+export function tooEarly(
+  auctionBlock: number,
+  target: Pick<AuctionValue, "block" | "ratio">,
+  from: number,
+  ratioNow: number,
+): Extract<WaitReason, { kind: "too_early" }> {
+  return {
+    kind: "too_early",
+    auctionBlock,
+    targetBlock: target.block,
+    ledgersToGo: target.block - from,
+    ratioNow: finite(ratioNow),
+    ratioAtTarget: finite(target.ratio),
+  };
+}
+
+/**
  * When a waiting liquidation is worth executing again (ms), for the cycle to re-queue it while its
  * other tasks still run (`keeper/cycle.ts`): a `too_early` one once its block enters the wait
  * window, a refusal at the landing ledger after one ledger; undefined for the other reasons
@@ -67,16 +87,7 @@ export function targetBlock(
   const now = valueAt(state, user, auction, next);
   if (!target) return { wait: { kind: "never_profitable", ratioNow: finite(now.ratio) } };
   if (target.block - next > waitWindowLedgers(inp.pollIntervalSec, inp.secondsPerLedger)) {
-    return {
-      wait: {
-        kind: "too_early",
-        auctionBlock: auction.block,
-        targetBlock: target.block,
-        ledgersToGo: target.block - next,
-        ratioNow: finite(now.ratio),
-        ratioAtTarget: finite(target.ratio),
-      },
-    };
+    return { wait: tooEarly(auction.block, target, next, now.ratio) };
   }
   return { target, next };
 }
@@ -114,16 +125,7 @@ export function revalue(
   const target = firstProfitableBlock(state, user, auction, inp.minProfit, inp.landing + 1);
   if (!target) return { wait: { kind: "never_profitable", ratioNow: finite(at.ratio) } };
   if (target.block > inp.latestTarget) {
-    return {
-      wait: {
-        kind: "too_early",
-        auctionBlock: auction.block,
-        targetBlock: target.block,
-        ledgersToGo: target.block - inp.landing,
-        ratioNow: finite(at.ratio),
-        ratioAtTarget: finite(target.ratio),
-      },
-    };
+    return { wait: tooEarly(auction.block, target, inp.landing, at.ratio) };
   }
   return { target };
 }

@@ -12,6 +12,7 @@ import {
   retryAfterMs,
   revalue,
   targetBlock,
+  tooEarly,
   waitWindowLedgers,
 } from "./target_block.ts";
 
@@ -171,14 +172,8 @@ Deno.test("retryAfterMs: too_early once the block enters the wait window; one le
   const w = waitWindowLedgers(3, 1);
   assert.equal(w, 6);
   assert.equal(waitWindowLedgers(3, 5), 4, "5 s ledgers: one ledger per poll, plus 3");
-  const early = (ledgersToGo: number) => ({
-    kind: "too_early",
-    auctionBlock: 1,
-    targetBlock: 1 + ledgersToGo,
-    ledgersToGo,
-    ratioNow: null,
-    ratioAtTarget: null,
-  } as const);
+  const early = (ledgersToGo: number) =>
+    tooEarly(1, { block: 1 + ledgersToGo, ratio: 1.03 }, 1, 0.5);
   assert.equal(retryAfterMs(early(10), w, 1), 4_000);
   assert.equal(retryAfterMs(early(7), w, 1), 1_000);
   assert.equal(retryAfterMs(early(3), w, 5), 5_000, "at least one ledger");
