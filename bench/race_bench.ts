@@ -90,6 +90,8 @@ const arbNote = values["no-arbitrage"]
   : `DEX kept within ${bandBps / 100}% of the oracle`;
 say(`race: ${minutes} min, seed ${seed}, ${ledgerMs} ms ledgers, ${arbNote}; logs in ${logFile}`);
 const keeperNames = ["keeper1", "keeper2"];
+/** Each keeper's log name (KEEPER_NAME, the log lines' prefix) → its account. */
+const keeperAccounts = new Map<string, string>();
 const network = await startDevNetwork({
   port: 0,
   ledgerMs,
@@ -146,6 +148,7 @@ try {
 
   // In turn, as the demo starts them: two registrations in one ledger conflict in the registry.
   const specs = keeperNames.map((name, i) => {
+    keeperAccounts.set(`keeper-${i + 1}`, out.accounts[name].public);
     const port = freePort();
     const env = demoKeeperEnv(out, { name, first: i === 0, port, pollInterval: 3, outPath });
     const level = values["keeper-log-level"];
@@ -232,6 +235,8 @@ async function report(
   let vigilFills = 0, compFills = 0, other = 0, below = 0;
   const after: number[] = [];
   const auctions = new Map<string, AuctionData>();
+  /** Each user's fillers (accounts), for the lost races below. */
+  const fillers = new Map<string, Set<string>>();
   for (const e of evs) {
     if (Number(e.topics[1]) !== 0) continue;
     const user = String(e.topics[2]);
@@ -239,6 +244,7 @@ async function report(
     if (e.name !== "fill_auction") continue;
     const data = auctions.get(user);
     const [filler, percent] = e.value as [string, bigint];
+    fillers.set(user, (fillers.get(user) ?? new Set()).add(String(filler)));
     // Vigil's keepers fill through the liquidator (the fill's `from` is the keeper's account).
     const who = vigilFillers.has(String(filler))
       ? "vigil"
@@ -283,8 +289,11 @@ async function report(
     ? String(sorted[(sorted.length - 1) / 2])
     : String((sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2);
   if (other > 0) say(`race: ${other} fill(s) by neither`);
-  const lostRaces = await countLines(/lost race|already filled by another keeper/);
-  say(`race: Vigil keepers' lost races (log lines): ${lostRaces}`);
+  const lost = await lostRaces(fillers);
+  say(
+    `race: lost races logged by Vigil's keepers: ${lost.all} (auction filled by the other Vigil ` +
+      `keeper ${lost.toVigil}, by the competitor ${lost.toCompetitor}, by both ${lost.toBoth})`,
+  );
   console.log(
     `race: vigil ${vigilFills} competitor ${compFills} share ${
       share.toFixed(0)
@@ -341,9 +350,42 @@ function auctionData(v: unknown): AuctionData {
   );
 }
 
-async function countLines(re: RegExp): Promise<number> {
+/**
+ * The lost races Vigil's keepers logged (once per keeper and auction: the info line names the
+ * user as `GABC…WXYZ`, the debug line in full), each classed by who filled that user's auction
+ * according to the pool's `fill_auction` events: the other Vigil keeper (the split's backups and
+ * primaries crossing), the competitor, or both (a part fill).
+ */
+async function lostRaces(
+  fillers: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<{ all: number; toVigil: number; toCompetitor: number; toBoth: number }> {
   const text = await Deno.readTextFile(logFile);
-  return text.split("\n").filter((l) => l.startsWith("[keeper") && re.test(l)).length;
+  const vigilKeepers = new Set(keeperAccounts.values());
+  const seen = new Set<string>();
+  const out = { all: 0, toVigil: 0, toCompetitor: 0, toBoth: 0 };
+  for (const line of text.split("\n")) {
+    const m = /^\[(keeper-\d+)\] /.exec(line);
+    if (!m) continue;
+    const named = /lost the race for (G[A-Z2-7]{3})…([A-Z2-7]{4})/.exec(line) ??
+      /already filled by another keeper: (G[A-Z2-7]{3})[A-Z2-7]{48}([A-Z2-7]{4})/.exec(line);
+    if (!named) continue;
+    const [, head, tail] = named;
+    const key = `${m[1]} ${head}${tail}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.all++;
+    const me = keeperAccounts.get(m[1]);
+    const by = new Set<string>();
+    for (const [user, fs] of fillers) {
+      if (user.startsWith(head) && user.endsWith(tail)) { for (const f of fs) by.add(f); }
+    }
+    const otherVigil = [...by].some((f) => f !== me && vigilKeepers.has(f));
+    const competitor = [...by].some((f) => !vigilKeepers.has(f));
+    if (otherVigil && competitor) out.toBoth++;
+    else if (otherVigil) out.toVigil++;
+    else if (competitor) out.toCompetitor++;
+  }
+  return out;
 }
 
 function freePort(): number {
