@@ -16,7 +16,6 @@
  */
 // @ts-ignore: the Blend SDK's stellar-sdk 14 graph resolves @types/node 12, which lacks node:assert/strict
 import assert from "node:assert/strict";
-import type { Result } from "@vigil/keeper/adapters/adapter";
 import { type PlannedLeg, SwapClient } from "@vigil/keeper/dex/swap_client";
 import {
   type MarketWorld,
