@@ -24,7 +24,7 @@ export interface LoggedLine {
 /**
  * The adapter on `w`'s pool with a DEX client on the world's Soroswap router (`SLIPPAGE_BPS`
  * `slippageBps`, default 100), built by `makeDex` when the test needs its own subclass; MIN_PROFIT
- * 1.02, a 3 s poll interval. `liquidate` runs one cycle's execution of the borrower's task.
+ * 1.02, a 3 s poll interval. `liquidate` runs one cycle's execution of a borrower's task.
  */
 export function inProcessKeeper<D extends SwapClient = SwapClient>(
   w: MarketWorld,
@@ -50,9 +50,9 @@ export function inProcessKeeper<D extends SwapClient = SwapClient>(
     log: (level, msg, fields) => logs.push({ level, msg, fields }),
   });
   const vault = new VaultContract(chain, w.eve, w.vault).client();
-  /** One cycle's execution of the borrower's liquidation. */
-  const liquidate = async (): Promise<Result> => {
-    const task = (await adapter.getTasks(chain)).find((t) => t.data.user === w.borrower);
+  /** One cycle's execution of `user`'s liquidation (default: the world's borrower). */
+  const liquidate = async (user = w.borrower): Promise<Result> => {
+    const task = (await adapter.getTasks(chain)).find((t) => t.data.user === user);
     assert.ok(task, "the borrower is a task");
     return await adapter.execute(chain, w.eve, task, vault);
   };

@@ -7,6 +7,8 @@
  *   the largest part that sells above the floor (`fitToDepth`) instead of skipping the auction;
  *   the vault books the profit; the rest stays in the auction, and the keeper fills it once the
  *   pair has recovered;
+ * - a lot asset the keeper account holds no trustline for: the trustline is made in the first cycle
+ *   that meets the auction (its profitable block ~200 ledgers away), once;
  * - the pool's accepted liquidation band moves (a price written in the ledger of the keeper's
  *   `new_auction`, applied before it): the transaction fails with the band's error; the keeper
  *   chooses the percent again from the new prices and creates the auction in the same task.
@@ -16,7 +18,10 @@ import assert from "node:assert/strict";
 import { oracleRefValue } from "@vigil/keeper/adapters/lending_pool/execute";
 import { loadPoolState } from "@vigil/keeper/adapters/lending_pool/pool_state";
 import { ErrSlippageExceeded } from "@vigil/soroban/errors";
+import { Asset, Operation } from "@stellar/stellar-sdk";
+import { sendClassic } from "@vigil/soroban/change_trust";
 import {
+  borrowerNamed,
   type MarketWorld,
   openAuction,
   setOraclePrice,
@@ -163,6 +168,42 @@ Deno.test("the pool's band moves before new_auction applies: the keeper chooses 
   } finally {
     ledger.submit = submit;
     ledger.onQueued = onQueued;
+    chain.close();
+    await w.close();
+  }
+});
+
+Deno.test("a lot asset the keeper has no trustline for: made when the keeper first meets the auction, long before its block", async () => {
+  const w = await startMarketWorld();
+  const { chain, logs, liquidate } = keeperOn(w);
+  try {
+    // Eve holds no WETH trustline (the world seeds one at 0: removed).
+    const weth = new Asset("WETH", w.market.accounts.weth_issuer.public);
+    const removed = await sendClassic(chain, w.eve, [
+      Operation.changeTrust({ asset: weth, limit: "0" }),
+    ]);
+    assert.equal(removed.failed, undefined);
+    await assert.rejects(w.bal(w.weth, w.eve.publicKey()), "no WETH trustline");
+    // borrower_weth_1 (WETH collateral) under water: WETH −20 %.
+    const user = borrowerNamed(w, "borrower_weth_1");
+    const { price } = await w.node.view<{ price: bigint }>(w.oracle, "lastprice", [
+      stellarAsset(w.weth),
+    ]);
+    await setOraclePrice(w, w.weth, (price * 80n) / 100n);
+    // The keeper creates the auction; its profitable block is ~200 ledgers away, so the task
+    // waits — and the trustline is already there.
+    const first = await liquidate(user);
+    assert.equal(first.outcome.status, "waiting", JSON.stringify(first.outcome));
+    assert.ok(logs.some((l) => /^liquidation auction created for /.test(l.msg)));
+    assert.equal(await w.bal(w.weth, w.eve.publicKey()), 0n, "the WETH trustline exists");
+    const made = () =>
+      logs.filter((l) => l.msg === `trustline created for auction asset ${w.weth}`);
+    assert.equal(made().length, 1);
+    // The next cycle makes none.
+    const again = await liquidate(user);
+    assert.equal(again.outcome.status, "waiting");
+    assert.equal(made().length, 1);
+  } finally {
     chain.close();
     await w.close();
   }

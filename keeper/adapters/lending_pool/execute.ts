@@ -306,7 +306,7 @@ async function ensureTrustlines(
   for (const a of assets) {
     if (deps.trusted?.has(a)) continue;
     if ((await ensureTrustline(chain, keypair, a, deps.invoke)) === "created") {
-      deps.log("info", `trustline created for lot asset ${a}`, { user });
+      deps.log("info", `trustline created for auction asset ${a}`, { user });
     }
     deps.trusted?.add(a);
   }
